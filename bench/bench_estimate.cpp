@@ -1,0 +1,58 @@
+// Throughput of the estimator, natively and in wasm (scripts/bench.sh runs both).
+//   inference_memory: the numeric estimate for one workload of a prepared model (what the
+//                     fit map evaluates per cell; includes the safety margin)
+//   estimate:         request struct -> resolved, prepared, estimated, explained and fitted
+//   estimate_json:    request JSON text -> report JSON text (the JS API path)
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "api/estimate.hpp"
+#include "io/request_json.hpp"
+
+using namespace vramfit;
+using Clock = std::chrono::steady_clock;
+
+template <class F>
+double per_second(F&& body, double min_seconds) {
+  int64_t iterations = 0, batch = 1;
+  const auto start = Clock::now();
+  double elapsed = 0;
+  while (elapsed < min_seconds) {
+    for (int64_t i = 0; i < batch; ++i) body(iterations + i);
+    iterations += batch;
+    batch *= 2;
+    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  }
+  return static_cast<double>(iterations) / elapsed;
+}
+
+int main() {
+  const Catalog& catalog = builtin_catalog();
+  const ModelPreset& model = *catalog.find_model("llama-3.1-70b");
+  const PreparedInference prepared =
+      prepare_inference(catalog.formats, model.spec, *catalog.formats.find_format("gguf-q4_k_m"), 0,
+                        catalog.formats.storage_types[static_cast<size_t>(catalog.formats.find_storage("f16"))]);
+  InferenceSettings settings;
+  volatile int64_t sink = 0;
+
+  const double memory_rate = per_second([&](int64_t i) {
+    settings.context_tokens = 1024 + (i & 65535);
+    settings.concurrent_sequences = 1 + (i & 15);
+    sink = sink + inference_memory(prepared, settings).total;
+  }, 1.0);
+
+  Request request = *request_from_json({{"model", {{"preset", "llama-3.1-8b"}}}, {"weights", {{"format", "bf16"}}}});
+  const double estimate_rate = per_second([&](int64_t i) {
+    request.settings.context_tokens = 1024 + (i & 4095);
+    sink = sink + estimate(request, catalog).value().memory.total;
+  }, 1.0);
+
+  const std::string text = request_to_json(request).dump();
+  const double json_rate = per_second([&](int64_t) { sink = sink + static_cast<int64_t>(estimate_json(text).size()); }, 1.0);
+
+  std::printf("inference_memory (Llama 3.1 70B Q4_K_M, varying context x sequences): %.2f M estimates/s\n", memory_rate / 1e6);
+  std::printf("estimate (Llama 3.1 8B BF16, request -> report incl. breakdown and fit): %.0f estimates/s\n", estimate_rate);
+  std::printf("estimate_json (JSON text in, JSON text out): %.0f estimates/s\n", json_rate);
+  return sink == 42 ? 1 : 0;
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs everything vramfit needs on Debian 12 (bookworm) and fetches the Dear ImGui
+# source. Safe to run again: it does nothing when everything is already there.
+#   sudo-less as root, or with sudo.  Usage: scripts/setup.sh
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+
+# --- System packages -------------------------------------------------------------
+# build: cmake ninja g++ (native), emscripten + binaryen (web), libglfw3-dev + libgl-dev
+# (desktop app), nlohmann-json3-dev, catch2, libcli11-dev (headers for every target),
+# nodejs (runs the wasm tests), dpkg-dev (apt-get source needs dpkg-source),
+# chromium + xvfb + imagemagick (browser and desktop tests, screenshots).
+packages=(cmake ninja-build g++ emscripten binaryen libglfw3-dev libgl-dev
+          nlohmann-json3-dev catch2 libcli11-dev nodejs dpkg-dev xauth xvfb
+          chromium imagemagick python3 ca-certificates)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# --- Dear ImGui source (Debian's source package, pinned and checksummed) ------------
+# Debian ships no ImGui package with its sources, so take the upstream tarball from the
+# source package, with a private sources list: the system's apt configuration is untouched.
+IMGUI_VERSION="1.86"
+IMGUI_DEB_VERSION="1.86+ds-1"
+IMGUI_ORIG="imgui_${IMGUI_VERSION}+ds.orig.tar.xz"
+IMGUI_SHA256="$(cat "$here/scripts/imgui.sha256" | cut -d' ' -f1)"
+dest="$here/third_party/imgui"
+if [ ! -f "$dest/imgui.cpp" ]; then
+  tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+  mkdir -p "$tmp/lists/partial" "$tmp/archives/partial"
+  echo "deb-src http://deb.debian.org/debian bookworm main" > "$tmp/sources.list"
+  apt_opts=(-o "Dir::Etc::SourceList=$tmp/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
+            -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache::Archives=$tmp/archives"
+            -o "APT::Sandbox::User=root")
+  apt-get "${apt_opts[@]}" update -q >/dev/null
+  (cd "$tmp" && apt-get "${apt_opts[@]}" source --download-only -q "imgui=$IMGUI_DEB_VERSION" >/dev/null)
+  echo "$IMGUI_SHA256  $tmp/$IMGUI_ORIG" | sha256sum -c --quiet - \
+    || { echo "setup: checksum of $IMGUI_ORIG does not match scripts/imgui.sha256" >&2; exit 1; }
+  mkdir -p "$tmp/src" && tar -xf "$tmp/$IMGUI_ORIG" -C "$tmp/src"
+  src="$(dirname "$(find "$tmp/src" -name imgui.cpp | head -n1)")"
+  mkdir -p "$dest" && cp -r "$src/." "$dest/"
+  echo "setup: Dear ImGui $IMGUI_VERSION in third_party/imgui"
+fi
+echo "setup: ready"

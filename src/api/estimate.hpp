@@ -1,0 +1,48 @@
+// The one entry point every front end calls: a request in, a report out. The CLI, the
+// desktop/web app and the JavaScript API all go through here, so they agree byte for byte.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "catalog/catalog.hpp"
+#include "core/fit.hpp"
+#include "core/inference.hpp"
+#include "core/request.hpp"
+#include "core/result.hpp"
+
+namespace vramfit {
+
+struct GpuVerdict {
+  const Gpu* gpu = nullptr;
+  FitResult fit;
+};
+
+struct Report {
+  Request request;
+  std::string model_id;    // preset id, or "custom"
+  std::string model_name;
+  PreparedInference prepared;
+  InferenceMemory memory;
+  Breakdown breakdown;
+  Gpu gpu;                 // the chosen GPU (catalog entry or custom)
+  FitResult fit;
+  std::vector<GpuVerdict> gpus;  // every catalog GPU, when request.compare_gpus
+};
+
+// Resolves the request against the catalog (preset, format, KV dtype, GPU) and estimates.
+Result<Report> estimate(const Request& request, const Catalog& catalog);
+
+// Storage type for a KV cache dtype name ("f16", "fp16", "q8_0", ...), or -1.
+int kv_cache_storage_type(const FormatTables& tables, const std::string& dtype);
+
+nlohmann::json breakdown_to_json(const Breakdown& breakdown);
+nlohmann::json report_to_json(const Report& report);
+nlohmann::json error_to_json(const Error& error);
+
+// Request JSON text in, report (or error) JSON text out. Never throws.
+std::string estimate_json(const std::string& request_text);
+
+}  // namespace vramfit

@@ -1,0 +1,215 @@
+#include "cli.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "api/estimate.hpp"
+#include "io/hf_config.hpp"
+#include "io/request_json.hpp"
+#include "text_report.hpp"
+
+namespace vramfit {
+
+using nlohmann::json;
+
+namespace {
+
+bool read_file(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  text = buffer.str();
+  return true;
+}
+
+// Options of `vramfit infer`; each one given on the command line overrides the request.
+struct InferOptions {
+  std::string request_file, config_file, model, weights, kv, gpu, overhead, units;
+  int64_t group_size = 0, context = 0, sequences = 0, gpu_count = 0, runtime_mib = -1, prefill_chunk = 0;
+  double margin = -1, capacity_gib = 0;
+  bool no_flash_attention = false, compare = false, as_json = false;
+};
+
+void add_infer_options(CLI::App& app, InferOptions& o) {
+  app.add_option("--request", o.request_file, "Request JSON file (schema in README); other options override it")
+      ->check(CLI::ExistingFile);
+  auto* model = app.add_option("-m,--model", o.model, "Model preset id (vramfit models)");
+  app.add_option("--config", o.config_file, "Hugging Face config.json of the model")->check(CLI::ExistingFile)->excludes(model);
+  app.add_option("-w,--weights", o.weights, "Weight format id (vramfit formats), e.g. bf16, gguf-q4_k_m, gptq-int4");
+  app.add_option("--group-size", o.group_size, "Group size of GPTQ/AWQ formats")->check(CLI::Range(int64_t(16), int64_t(65536)));
+  app.add_option("--kv", o.kv, "KV cache dtype: f16, bf16, f32, fp8, q8_0, q4_0, ...");
+  app.add_option("-c,--context", o.context, "Context tokens per sequence")->check(CLI::Range(int64_t(1), kMaxContextTokens));
+  app.add_option("-s,--sequences", o.sequences, "Concurrent sequences")->check(CLI::Range(int64_t(1), kMaxSequences));
+  app.add_option("-g,--gpu", o.gpu, "GPU id (vramfit gpus)");
+  app.add_option("--capacity-gib", o.capacity_gib, "Custom GPU memory in GiB instead of --gpu")
+      ->check(CLI::Range(0.001, 1048576.0));
+  app.add_option("-n,--gpu-count", o.gpu_count, "GPUs, tensor parallel")->check(CLI::Range(int64_t(1), kMaxGpuCount));
+  app.add_option("--margin", o.margin, "Safety margin as a fraction, 0 to 0.30 (default 0.10)")->check(CLI::Range(0.0, 0.30));
+  app.add_option("--overhead", o.overhead, "engine (runtime + compute buffer + margin) or articles (margin only)")
+      ->check(CLI::IsMember({"engine", "articles"}));
+  app.add_option("--runtime-mib", o.runtime_mib, "CUDA context and runtime per GPU, MiB (default 512)")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
+  app.add_option("--prefill-chunk", o.prefill_chunk, "Tokens per forward pass (default 512)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 20));
+  app.add_flag("--no-flash-attention", o.no_flash_attention, "Count the attention score matrix");
+  app.add_option("--units", o.units, "GB (10^9) or GiB (2^30)")->check(CLI::IsMember({"GB", "GiB", "gb", "gib"}));
+  app.add_flag("--compare", o.compare, "Also answer for every catalog GPU");
+  app.add_flag("--json", o.as_json, "Print the report as JSON");
+}
+
+// Builds the request JSON: the --request file, then each option given.
+bool build_request(const InferOptions& o, json& request, std::ostream& err) {
+  request = json::object();
+  if (!o.request_file.empty()) {
+    std::string text;
+    if (!read_file(o.request_file, text)) { err << "error: --request: cannot read " << o.request_file << "\n"; return false; }
+    request = json::parse(text, nullptr, false);
+    if (request.is_discarded() || !request.is_object()) {
+      err << "error: --request: " << o.request_file << " is not a JSON object\n";
+      return false;
+    }
+  }
+  if (!o.config_file.empty()) {
+    std::string text;
+    if (!read_file(o.config_file, text)) { err << "error: --config: cannot read " << o.config_file << "\n"; return false; }
+    json config = json::parse(text, nullptr, false);
+    if (config.is_discarded()) { err << "error: --config: " << o.config_file << " is not valid JSON\n"; return false; }
+    request["model"] = {{"config", config}};
+  }
+  if (!o.model.empty()) request["model"] = {{"preset", o.model}};
+  if (!o.weights.empty()) request["weights"]["format"] = o.weights;
+  if (o.group_size > 0) request["weights"]["group_size"] = o.group_size;
+  if (!o.kv.empty()) request["kv_cache"]["dtype"] = o.kv;
+  if (o.context > 0) request["context_tokens"] = o.context;
+  if (o.sequences > 0) request["concurrent_sequences"] = o.sequences;
+  if (!o.gpu.empty()) request["gpu"] = {{"id", o.gpu}};
+  if (o.capacity_gib > 0) request["gpu"] = {{"capacity_bytes", static_cast<int64_t>(o.capacity_gib * static_cast<double>(kGiB))}};
+  if (o.gpu_count > 0) request["gpu_count"] = o.gpu_count;
+  if (o.margin >= 0) request["overhead"]["margin_fraction"] = o.margin;
+  if (!o.overhead.empty()) request["overhead"]["model"] = o.overhead;
+  if (o.runtime_mib >= 0) request["overhead"]["runtime_bytes"] = o.runtime_mib * kMiB;
+  if (o.prefill_chunk > 0) request["overhead"]["prefill_chunk_tokens"] = o.prefill_chunk;
+  if (o.no_flash_attention) request["overhead"]["flash_attention"] = false;
+  if (!o.units.empty()) request["units"] = (o.units == "GiB" || o.units == "gib") ? "GiB" : "GB";
+  if (o.compare) request["compare_gpus"] = true;
+  return true;
+}
+
+}  // namespace
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"vramfit: will this model fit on this GPU, and why? Every figure with its formula.", "vramfit"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Help for every subcommand");
+
+  InferOptions infer;
+  CLI::App* infer_cmd = app.add_subcommand("infer", "Inference memory: weights, KV cache, overhead, margin; fit on a GPU");
+  add_infer_options(*infer_cmd, infer);
+
+  bool gpus_json = false, models_json = false, formats_json = false;
+  std::string gpu_units = "GB";
+  CLI::App* gpus_cmd = app.add_subcommand("gpus", "List the GPU catalog");
+  gpus_cmd->add_flag("--json", gpus_json, "As JSON");
+  gpus_cmd->add_option("--units", gpu_units, "GB or GiB")->check(CLI::IsMember({"GB", "GiB", "gb", "gib"}));
+  CLI::App* models_cmd = app.add_subcommand("models", "List the model presets");
+  models_cmd->add_flag("--json", models_json, "As JSON");
+  CLI::App* formats_cmd = app.add_subcommand("formats", "List the weight formats");
+  formats_cmd->add_flag("--json", formats_json, "As JSON");
+
+  static const char* const commands[] = {"infer", "gpus", "models", "formats"};
+  if (!args.empty() && !args[0].empty() && args[0][0] != '-' &&
+      std::none_of(std::begin(commands), std::end(commands), [&](const char* c) { return args[0] == c; })) {
+    err << "error: unknown command '" << args[0] << "' (commands: infer, gpus, models, formats)\n";
+    err << "Run 'vramfit --help' for usage.\n";
+    return 2;
+  }
+  // CLI11 parses a vector given in reverse order.
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp& e) {
+    out << app.help(e.get_name() == "--help-all" ? "" : "", CLI::AppFormatMode::Normal);
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    // Help requested on a subcommand comes as CallForHelp from that subcommand.
+    if (e.get_exit_code() == 0) {
+      for (CLI::App* sub : app.get_subcommands()) { out << sub->help(); return 0; }
+      out << app.help();
+      return 0;
+    }
+    err << "error: " << e.what() << "\n";
+    err << "Run 'vramfit --help' or 'vramfit <command> --help' for usage.\n";
+    return 2;
+  }
+
+  const Catalog& catalog = builtin_catalog();
+  if (catalog.models.empty()) {
+    err << "error: the built-in catalog failed to load: " << builtin_catalog_error() << "\n";
+    return 1;
+  }
+
+  if (*gpus_cmd) {
+    DisplayUnits units = DisplayUnits::gb;
+    parse_units(gpu_units, units);
+    if (gpus_json) {
+      json list = json::array();
+      for (const Gpu& g : catalog.gpus) {
+        list.push_back({{"id", g.id}, {"name", g.name}, {"vendor", g.vendor}, {"segment", g.segment},
+                        {"total_bytes", g.total_bytes}, {"usable_bytes", g.usable_bytes()},
+                        {"usable_fraction", g.usable_fraction}, {"bandwidth_gbs", g.bandwidth_gbs},
+                        {"basis", g.basis}, {"source", g.source}});
+      }
+      out << list.dump(2) << "\n";
+    } else {
+      print_gpus(out, catalog, units);
+    }
+    return 0;
+  }
+  if (*models_cmd) {
+    if (models_json) {
+      json list = json::array();
+      for (const ModelPreset& m : catalog.models) {
+        list.push_back({{"id", m.id}, {"name", m.name}, {"family", m.family}, {"hf_repo", m.hf_repo},
+                        {"parameters", count_parameters(m.spec)}, {"active_parameters", count_active_parameters(m.spec)},
+                        {"published_parameters", m.published_parameters}, {"config", write_hf_config(m.spec)}});
+      }
+      out << list.dump(2) << "\n";
+    } else {
+      print_models(out, catalog);
+    }
+    return 0;
+  }
+  if (*formats_cmd) {
+    if (formats_json) {
+      json list = json::array();
+      for (const WeightFormat& f : catalog.formats.formats) {
+        const StorageType& t = catalog.formats.storage_types[static_cast<size_t>(f.default_type)];
+        list.push_back({{"id", f.id}, {"label", f.label}, {"main_layout", t.id}, {"bytes_per_element", t.bytes_per_element()}});
+      }
+      out << list.dump(2) << "\n";
+    } else {
+      print_formats(out, catalog);
+    }
+    return 0;
+  }
+
+  json request_json;
+  if (!build_request(infer, request_json, err)) return 2;
+  auto request = request_from_json(request_json);
+  if (!request) { err << "error: " << request.error().message << "\n"; return 2; }
+  auto report = estimate(*request, catalog);
+  if (!report) { err << "error: " << report.error().message << "\n"; return 2; }
+  if (infer.as_json) out << report_to_json(*report).dump(2) << "\n";
+  else print_report(out, *report);
+  return 0;
+}
+
+}  // namespace vramfit

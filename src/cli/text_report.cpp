@@ -1,0 +1,102 @@
+#include "text_report.hpp"
+
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace vramfit {
+
+namespace {
+
+std::string pad(const std::string& text, size_t width) {
+  return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
+}
+
+std::string pad_left(const std::string& text, size_t width) {
+  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+}
+
+void print_item(std::ostream& out, const BreakdownItem& item, DisplayUnits units, int depth) {
+  const std::string indent(static_cast<size_t>(2 + 2 * depth), ' ');
+  out << indent << pad(item.label, 34 - indent.size()) << pad_left(format_bytes(item.bytes, units), 12) << "\n";
+  out << indent << "  = " << item.formula << "\n";
+  for (const BreakdownItem& child : item.children) print_item(out, child, units, depth + 1);
+}
+
+std::string tokens(int64_t n) { return with_thousands(n) + (n == 1 ? " token" : " tokens"); }
+
+}  // namespace
+
+void print_report(std::ostream& out, const Report& r) {
+  const DisplayUnits u = r.request.units;
+  const InferenceSettings& s = r.request.settings;
+  out << "vramfit: " << r.model_name << " (" << with_thousands(r.prepared.weights.parameters) << " parameters), "
+      << r.request.weight_format << " weights, " << r.prepared.kv_type.label << " KV cache, "
+      << tokens(s.context_tokens) << " x " << s.concurrent_sequences
+      << (s.concurrent_sequences == 1 ? " sequence" : " sequences") << "\n\n";
+  for (const BreakdownItem& item : r.breakdown.items) print_item(out, item, u, 0);
+  out << "  " << pad(s.gpu_count > 1 ? "Total per GPU" : "Total", 32) << pad_left(format_bytes(r.memory.total, u), 12)
+      << "   (" << with_thousands(r.memory.total) << " B)\n\n";
+
+  const FitResult& f = r.fit;
+  const std::string gpu = std::to_string(s.gpu_count) + " x " + r.gpu.name;
+  out << (f.fits ? "FITS" : "DOES NOT FIT") << " on " << gpu << " (" << format_bytes(f.capacity_bytes, u)
+      << (s.gpu_count > 1 ? " usable each" : " usable") << "): "
+      << (f.fits ? "headroom " + format_bytes(f.headroom_bytes, u)
+                 : "short by " + format_bytes(-f.headroom_bytes, u))
+      << "\n";
+  if (f.max_context_tokens > 0) {
+    out << "  longest context that fits: " << tokens(f.max_context_tokens)
+        << (f.context_limited_by_model ? " (the model's own limit)" : "") << "\n";
+  } else {
+    out << "  longest context that fits: none (the rest does not fit even without a KV cache)\n";
+  }
+  out << "  most sequences at " << tokens(s.context_tokens) << ": " << with_thousands(f.max_concurrent_sequences) << "\n";
+  out << "  fewest " << r.gpu.name << " GPUs (tensor parallel): "
+      << (f.min_gpus > 0 ? std::to_string(f.min_gpus) : "more than " + std::to_string(kMaxGpuCount)) << "\n";
+  for (const std::string& w : r.breakdown.warnings) out << "warning: " << w << "\n";
+  for (const std::string& a : r.breakdown.assumptions) out << "assumed: " << a << "\n";
+
+  if (!r.gpus.empty()) {
+    out << "\n  " << pad("GPU", 30) << pad_left("usable", 12) << pad_left("needed", 12) << pad_left("headroom", 12)
+        << "  verdict\n";
+    for (const GpuVerdict& v : r.gpus) {
+      std::string verdict = v.fit.fits ? "fits" : (v.fit.min_gpus > 0 ? "needs " + std::to_string(v.fit.min_gpus) : "no");
+      out << "  " << pad(v.gpu->name, 30) << pad_left(format_bytes(v.fit.capacity_bytes, u), 12)
+          << pad_left(format_bytes(v.fit.required_bytes, u), 12) << pad_left(format_bytes(v.fit.headroom_bytes, u), 12)
+          << "  " << verdict << "\n";
+    }
+  }
+}
+
+void print_gpus(std::ostream& out, const Catalog& catalog, DisplayUnits units) {
+  out << pad("id", 20) << pad("name", 30) << pad_left("memory", 12) << pad_left("usable", 12) << pad_left("GB/s", 8)
+      << "  basis\n";
+  for (const Gpu& g : catalog.gpus) {
+    std::ostringstream bw;
+    bw << static_cast<int64_t>(g.bandwidth_gbs);
+    out << pad(g.id, 20) << pad(g.name, 30) << pad_left(format_bytes(g.total_bytes, units), 12)
+        << pad_left(format_bytes(g.usable_bytes(), units), 12) << pad_left(bw.str(), 8) << "  " << g.basis << "\n";
+  }
+}
+
+void print_models(std::ostream& out, const Catalog& catalog) {
+  out << pad("id", 18) << pad("name", 30) << pad_left("parameters", 18) << pad_left("layers", 8)
+      << pad_left("KV heads", 10) << "\n";
+  for (const ModelPreset& m : catalog.models) {
+    out << pad(m.id, 18) << pad(m.name, 30) << pad_left(with_thousands(count_parameters(m.spec)), 18)
+        << pad_left(std::to_string(m.spec.layers), 8) << pad_left(std::to_string(m.spec.kv_heads), 10) << "\n";
+  }
+}
+
+void print_formats(std::ostream& out, const Catalog& catalog) {
+  out << pad("id", 16) << pad("name", 44) << "main layout\n";
+  for (const WeightFormat& f : catalog.formats.formats) {
+    const StorageType& t = catalog.formats.storage_types[static_cast<size_t>(f.default_type)];
+    std::ostringstream bpe;
+    bpe << std::fixed << std::setprecision(4) << t.bytes_per_element() << " B/element";
+    out << pad(f.id, 16) << pad(f.label, 44) << t.label << ", " << bpe.str() << "\n";
+  }
+}
+
+}  // namespace vramfit

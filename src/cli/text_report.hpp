@@ -1,0 +1,15 @@
+// The CLI's human-readable tables.
+#pragma once
+#include <iosfwd>
+
+#include "api/estimate.hpp"
+#include "catalog/catalog.hpp"
+
+namespace vramfit {
+
+void print_report(std::ostream& out, const Report& report);
+void print_gpus(std::ostream& out, const Catalog& catalog, DisplayUnits units);
+void print_models(std::ostream& out, const Catalog& catalog);
+void print_formats(std::ostream& out, const Catalog& catalog);
+
+}  // namespace vramfit

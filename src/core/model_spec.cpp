@@ -1,0 +1,221 @@
+#include "model_spec.hpp"
+
+#include <string>
+
+namespace vramfit {
+
+int64_t ModelSpec::sliding_layer_count() const {
+  if (sliding_window <= 0) return 0;
+  int64_t n = 0;
+  for (int64_t i = 0; i < layers && i < static_cast<int64_t>(sliding_layers.size()); ++i) {
+    n += sliding_layers[static_cast<size_t>(i)] != 0;
+  }
+  return n;
+}
+
+const char* tensor_role_name(TensorRole role) {
+  switch (role) {
+    case TensorRole::token_embd: return "token_embd";
+    case TensorRole::output: return "output";
+    case TensorRole::attn_q: return "attn_q";
+    case TensorRole::attn_k: return "attn_k";
+    case TensorRole::attn_v: return "attn_v";
+    case TensorRole::attn_qkv: return "attn_qkv";
+    case TensorRole::attn_output: return "attn_output";
+    case TensorRole::attn_q_a: return "attn_q_a";
+    case TensorRole::attn_q_b: return "attn_q_b";
+    case TensorRole::attn_kv_a: return "attn_kv_a_mqa";
+    case TensorRole::attn_kv_b: return "attn_kv_b";
+    case TensorRole::ffn_gate: return "ffn_gate";
+    case TensorRole::ffn_up: return "ffn_up";
+    case TensorRole::ffn_down: return "ffn_down";
+    case TensorRole::ffn_gate_exps: return "ffn_gate_exps";
+    case TensorRole::ffn_up_exps: return "ffn_up_exps";
+    case TensorRole::ffn_down_exps: return "ffn_down_exps";
+    case TensorRole::ffn_gate_shexp: return "ffn_gate_shexp";
+    case TensorRole::ffn_up_shexp: return "ffn_up_shexp";
+    case TensorRole::ffn_down_shexp: return "ffn_down_shexp";
+    case TensorRole::shared_expert_gate: return "ffn_gate_inp_shexp";
+    case TensorRole::router: return "ffn_gate_inp";
+    case TensorRole::vector: return "vector";
+  }
+  return "?";
+}
+
+bool is_expert_role(TensorRole role) {
+  return role == TensorRole::ffn_gate_exps || role == TensorRole::ffn_up_exps ||
+         role == TensorRole::ffn_down_exps;
+}
+
+namespace {
+
+std::optional<Error> require_positive(int64_t value, const char* field) {
+  if (value <= 0) {
+    return make_error("model.not_positive", field,
+                      std::string(field) + " must be a positive integer (got " +
+                          std::to_string(value) + ")");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Error> validate_model_spec(const ModelSpec& s) {
+  // The KV cache needs the attention shape even when only the parameter count is known.
+  if (auto e = require_positive(s.layers, "num_hidden_layers")) return e;
+  if (s.uses_mla()) {
+    if (auto e = require_positive(s.attention_heads, "num_attention_heads")) return e;
+    if (auto e = require_positive(s.qk_rope_head_dim, "qk_rope_head_dim")) return e;
+  } else {
+    if (auto e = require_positive(s.kv_heads, "num_key_value_heads")) return e;
+    if (auto e = require_positive(s.head_dim, "head_dim")) return e;
+  }
+  if (s.parameters_only > 0) return std::nullopt;
+
+  if (auto e = require_positive(s.hidden_size, "hidden_size")) return e;
+  if (auto e = require_positive(s.attention_heads, "num_attention_heads")) return e;
+  if (auto e = require_positive(s.vocab_size, "vocab_size")) return e;
+  if (!s.uses_mla() && s.attention_heads % s.kv_heads != 0) {
+    return make_error("model.heads_not_divisible", "num_key_value_heads",
+                      "num_key_value_heads (" + std::to_string(s.kv_heads) +
+                          ") must divide num_attention_heads (" +
+                          std::to_string(s.attention_heads) + ")");
+  }
+  if (s.uses_mla()) {
+    if (auto e = require_positive(s.qk_nope_head_dim, "qk_nope_head_dim")) return e;
+    if (auto e = require_positive(s.v_head_dim, "v_head_dim")) return e;
+  }
+  const bool has_dense_layers = !s.is_moe() || s.first_dense_layers > 0;
+  if (has_dense_layers) {
+    if (auto e = require_positive(s.intermediate_size, "intermediate_size")) return e;
+  }
+  if (s.is_moe()) {
+    if (auto e = require_positive(s.experts_per_token, "num_experts_per_tok")) return e;
+    if (auto e = require_positive(s.moe_intermediate_size, "moe_intermediate_size")) return e;
+    if (s.experts_per_token > s.experts) {
+      return make_error("model.out_of_range", "num_experts_per_tok",
+                        "num_experts_per_tok (" + std::to_string(s.experts_per_token) +
+                            ") must not exceed the number of experts (" +
+                            std::to_string(s.experts) + ")");
+    }
+    if (s.first_dense_layers < 0 || s.first_dense_layers > s.layers) {
+      return make_error("model.out_of_range", "first_k_dense_replace",
+                        "first_k_dense_replace must lie between 0 and num_hidden_layers");
+    }
+  }
+  if (s.sliding_window < 0) {
+    return make_error("model.out_of_range", "sliding_window", "sliding_window must not be negative");
+  }
+  return std::nullopt;
+}
+
+std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
+  std::vector<TensorShape> t;
+  if (s.parameters_only > 0) return t;
+  const int64_t h = s.hidden_size;
+  auto add = [&t](TensorRole role, int32_t layer, int64_t row_length, int64_t rows,
+                  int64_t copies = 1) {
+    t.push_back(TensorShape{role, layer, row_length, rows, copies});
+  };
+  auto vec = [&add](int32_t layer, int64_t n) { add(TensorRole::vector, layer, n, 1); };
+  const bool layer_norm_bias = s.norm == NormKind::layer;
+  auto norm = [&](int32_t layer, int64_t n) {
+    vec(layer, n);
+    if (layer_norm_bias) vec(layer, n);
+  };
+
+  add(TensorRole::token_embd, -1, h, s.vocab_size);
+  for (int32_t i = 0; i < static_cast<int32_t>(s.layers); ++i) {
+    for (int n = 0; n < s.norms_per_layer; ++n) norm(i, h);
+
+    // Attention (HF LlamaAttention & co.: q, k, v, o; MLA per DeepseekV3Attention).
+    if (s.uses_mla()) {
+      const int64_t qk_head = s.qk_nope_head_dim + s.qk_rope_head_dim;
+      if (s.q_lora_rank > 0) {
+        add(TensorRole::attn_q_a, i, h, s.q_lora_rank);
+        vec(i, s.q_lora_rank);  // q_a_layernorm
+        add(TensorRole::attn_q_b, i, s.q_lora_rank, s.attention_heads * qk_head);
+      } else {
+        add(TensorRole::attn_q, i, h, s.attention_heads * qk_head);
+      }
+      add(TensorRole::attn_kv_a, i, h, s.kv_lora_rank + s.qk_rope_head_dim);
+      vec(i, s.kv_lora_rank);  // kv_a_layernorm
+      add(TensorRole::attn_kv_b, i, s.kv_lora_rank,
+          s.attention_heads * (s.qk_nope_head_dim + s.v_head_dim));
+      add(TensorRole::attn_output, i, s.attention_heads * s.v_head_dim, h);
+    } else {
+      const int64_t q_dim = s.attention_heads * s.head_dim;
+      const int64_t kv_dim = s.kv_heads * s.head_dim;
+      if (s.fused_qkv) {
+        add(TensorRole::attn_qkv, i, h, q_dim + 2 * kv_dim);
+        if (s.qkv_bias) vec(i, q_dim + 2 * kv_dim);
+      } else {
+        add(TensorRole::attn_q, i, h, q_dim);
+        add(TensorRole::attn_k, i, h, kv_dim);
+        add(TensorRole::attn_v, i, h, kv_dim);
+        if (s.qkv_bias) { vec(i, q_dim); vec(i, kv_dim); vec(i, kv_dim); }
+      }
+      add(TensorRole::attn_output, i, q_dim, h);
+      if (s.attention_output_bias) vec(i, h);
+      if (s.qk_norm) { vec(i, s.head_dim); vec(i, s.head_dim); }
+      if (s.attention_sinks) vec(i, s.attention_heads);
+    }
+
+    // Feed-forward: dense MLP, or router + experts (+ shared experts).
+    if (s.is_moe_layer(i)) {
+      const int64_t e = s.experts, f = s.moe_intermediate_size;
+      add(TensorRole::router, i, h, e);
+      if (s.router_bias) vec(i, e);
+      if (s.router_score_correction) vec(i, e);
+      add(TensorRole::ffn_gate_exps, i, h, f, e);
+      add(TensorRole::ffn_up_exps, i, h, f, e);
+      add(TensorRole::ffn_down_exps, i, f, h, e);
+      if (s.expert_bias) {
+        add(TensorRole::vector, i, 2 * f, 1, e);  // gate_up_proj_bias
+        add(TensorRole::vector, i, h, 1, e);      // down_proj_bias
+      }
+      if (s.shared_experts > 0) {
+        const int64_t fs = s.shared_expert_intermediate_size * s.shared_experts;
+        add(TensorRole::ffn_gate_shexp, i, h, fs);
+        add(TensorRole::ffn_up_shexp, i, h, fs);
+        add(TensorRole::ffn_down_shexp, i, fs, h);
+        if (s.shared_expert_gate) add(TensorRole::shared_expert_gate, i, h, 1);
+      }
+    } else {
+      const int64_t f = s.intermediate_size;
+      if (s.mlp == MlpKind::gated) {
+        add(TensorRole::ffn_gate, i, h, f);
+        if (s.mlp_bias) vec(i, f);
+      }
+      add(TensorRole::ffn_up, i, h, f);
+      if (s.mlp_bias) vec(i, f);
+      add(TensorRole::ffn_down, i, f, h);
+      if (s.mlp_bias) vec(i, h);
+    }
+  }
+  norm(-1, h);  // final norm
+  if (!s.tied_embeddings) add(TensorRole::output, -1, h, s.vocab_size);
+  return t;
+}
+
+int64_t count_parameters(const ModelSpec& s) {
+  if (s.parameters_only > 0) return s.parameters_only;
+  int64_t total = 0;
+  for (const TensorShape& t : enumerate_tensors(s)) total += t.elements();
+  return total;
+}
+
+int64_t count_active_parameters(const ModelSpec& s) {
+  if (s.parameters_only > 0) return s.parameters_only;
+  int64_t total = 0;
+  for (const TensorShape& t : enumerate_tensors(s)) {
+    if (is_expert_role(t.role) || (t.role == TensorRole::vector && t.copies > 1)) {
+      total += t.row_length * t.rows * s.experts_per_token;
+    } else {
+      total += t.elements();
+    }
+  }
+  return total;
+}
+
+}  // namespace vramfit

@@ -1,0 +1,109 @@
+// A decoder-only transformer in the terms of a Hugging Face config.json, and the exact list
+// of its weight tensors (from which parameters and stored bytes are counted).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "result.hpp"
+
+namespace vramfit {
+
+enum class MlpKind { gated, plain };  // gated: gate, up, down (SwiGLU/GeGLU); plain: up, down
+enum class NormKind { rms, layer };   // layer norm carries a bias as well as a weight
+
+struct ModelSpec {
+  std::string architecture;         // config.json model_type
+  // > 0 when only the parameter count is known (the articles' "8 B model"): weights are
+  // sized from the count; the attention shape is still needed for the KV cache.
+  int64_t parameters_only = 0;
+
+  int64_t layers = 0;               // num_hidden_layers
+  int64_t hidden_size = 0;
+  int64_t attention_heads = 0;
+  int64_t kv_heads = 0;             // num_key_value_heads (GQA: fewer than attention_heads)
+  int64_t head_dim = 0;             // explicit head_dim, else hidden_size / attention_heads
+  int64_t intermediate_size = 0;    // dense MLP width
+  int64_t vocab_size = 0;
+  int64_t max_context_tokens = 0;   // max_position_embeddings (0 = unknown)
+  bool tied_embeddings = false;
+  bool qkv_bias = false;            // Qwen2, gpt-oss
+  bool attention_output_bias = false;
+  bool mlp_bias = false;
+  MlpKind mlp = MlpKind::gated;
+  NormKind norm = NormKind::rms;
+  int norms_per_layer = 2;          // Gemma 2/3: 4 (pre/post attention, pre/post MLP)
+  bool qk_norm = false;             // Qwen3, Gemma 3: RMSNorm over head_dim on q and k
+  bool attention_sinks = false;     // gpt-oss: one learned logit per head
+  bool fused_qkv = false;           // Phi-3: one qkv_proj (GGUF attn_qkv)
+
+  // Mixture of experts
+  int64_t experts = 0;              // routed experts per MoE layer
+  int64_t experts_per_token = 0;
+  int64_t moe_intermediate_size = 0;
+  int64_t shared_experts = 0;
+  int64_t shared_expert_intermediate_size = 0;  // per shared expert
+  bool shared_expert_gate = false;  // Qwen2-MoE: sigmoid gate on the shared expert
+  int64_t first_dense_layers = 0;   // DeepSeek first_k_dense_replace
+  bool router_bias = false;         // gpt-oss
+  bool expert_bias = false;         // gpt-oss: biases on expert projections
+  bool router_score_correction = false;  // DeepSeek-V3 e_score_correction_bias
+
+  // Multi-head latent attention (DeepSeek-V2/V3)
+  int64_t q_lora_rank = 0;          // 0: q is projected directly
+  int64_t kv_lora_rank = 0;         // > 0 switches MLA on
+  int64_t qk_rope_head_dim = 0;
+  int64_t qk_nope_head_dim = 0;
+  int64_t v_head_dim = 0;
+
+  // Sliding-window attention: sliding_layers[i] != 0 when layer i sees only the last
+  // sliding_window tokens. Empty: every layer attends to the whole context.
+  int64_t sliding_window = 0;
+  std::vector<uint8_t> sliding_layers;
+
+  bool uses_mla() const { return kv_lora_rank > 0; }
+  bool is_moe() const { return experts > 0; }
+  bool is_moe_layer(int64_t layer) const { return is_moe() && layer >= first_dense_layers; }
+  bool is_sliding_layer(int64_t layer) const {
+    return sliding_window > 0 && layer < static_cast<int64_t>(sliding_layers.size()) &&
+           sliding_layers[static_cast<size_t>(layer)] != 0;
+  }
+  int64_t sliding_layer_count() const;
+};
+
+// What a weight tensor does; drives which tensors a quantization format keeps unquantized.
+enum class TensorRole : uint8_t {
+  token_embd, output, attn_q, attn_k, attn_v, attn_qkv, attn_output,
+  attn_q_a, attn_q_b, attn_kv_a, attn_kv_b,
+  ffn_gate, ffn_up, ffn_down,
+  ffn_gate_exps, ffn_up_exps, ffn_down_exps,
+  ffn_gate_shexp, ffn_up_shexp, ffn_down_shexp, shared_expert_gate,
+  router, vector
+};
+const char* tensor_role_name(TensorRole role);  // GGUF-style name, e.g. "attn_v", "ffn_down_exps"
+bool is_expert_role(TensorRole role);
+
+// One weight tensor (or `copies` identical ones), shaped as ggml stores it:
+// row_length = input features (ne[0]), rows = output features (ne[1]).
+struct TensorShape {
+  TensorRole role;
+  int32_t layer;      // -1 for tensors outside the layer stack
+  int64_t row_length;
+  int64_t rows;
+  int64_t copies;     // experts stacked in one GGUF tensor; 1 otherwise
+  int64_t elements() const { return row_length * rows * copies; }
+};
+
+// Fails with an error naming the field when the spec cannot describe a model.
+std::optional<Error> validate_model_spec(const ModelSpec& spec);
+
+// Every weight tensor, layer by layer. Empty for a parameters-only spec.
+std::vector<TensorShape> enumerate_tensors(const ModelSpec& spec);
+
+// Exact parameter count (sum of tensor elements), or parameters_only.
+int64_t count_parameters(const ModelSpec& spec);
+// Parameters used per token: routed experts count experts_per_token / experts of their size.
+int64_t count_active_parameters(const ModelSpec& spec);
+
+}  // namespace vramfit

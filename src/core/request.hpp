@@ -1,0 +1,37 @@
+// One request: everything a front end can ask. The same struct is the CLI's --request file,
+// the JS API's argument, the URL hash and the app's state (JSON in src/io/request_json).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "inference.hpp"
+#include "model_spec.hpp"
+#include "units.hpp"
+
+namespace vramfit {
+
+constexpr int kRequestVersion = 1;
+
+struct Request {
+  int version = kRequestVersion;
+  std::string mode = "inference";
+
+  // The model: a preset id, or a spec given inline (as config.json fields).
+  std::string model_preset = "llama-3.1-8b";
+  bool has_custom_model = false;
+  ModelSpec custom_model;
+
+  std::string weight_format = "bf16";  // id from data/weight_formats.json
+  int64_t group_size = 0;              // grouped formats (GPTQ/AWQ); 0 = the format's default
+  std::string kv_cache_dtype = "f16";  // f32, f16, bf16, fp8, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl
+
+  InferenceSettings settings;          // context, sequences, overhead, margin, GPU count
+
+  std::string gpu_id = "rtx-4090";     // catalog id, or empty with a custom capacity
+  int64_t gpu_capacity_bytes = 0;      // custom GPU (used when > 0)
+  bool compare_gpus = false;           // also answer for every catalog GPU
+
+  DisplayUnits units = DisplayUnits::gb;
+};
+
+}  // namespace vramfit

@@ -1,0 +1,256 @@
+#include "hf_config.hpp"
+
+#include <cmath>
+#include <set>
+
+namespace vramfit {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int64_t kMaxDimension = int64_t(1) << 40;  // no real model comes near this
+
+struct Reader {
+  const json& config;
+  std::string origin;
+  std::optional<Error> error;
+
+  bool has(const char* key) const { return config.contains(key) && !config.at(key).is_null(); }
+
+  void fail(const std::string& field, const std::string& what) {
+    if (!error) error = make_error("config.invalid_field", field, origin + ": " + field + " " + what);
+  }
+
+  // A non-negative integer; JSON floats with an integral value (4096.0) are accepted.
+  int64_t integer(const char* key, int64_t fallback) {
+    if (!has(key)) return fallback;
+    const json& v = config.at(key);
+    if (v.is_number_integer()) {
+      const int64_t x = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(kMaxDimension)
+                            ? kMaxDimension + 1
+                            : v.get<int64_t>();
+      if (x < 0) { fail(key, "must not be negative (got " + std::to_string(x) + ")"); return fallback; }
+      if (x > kMaxDimension) { fail(key, "is too large (" + v.dump() + ")"); return fallback; }
+      return x;
+    }
+    if (v.is_number_float()) {
+      const double d = v.get<double>();
+      if (!std::isfinite(d)) { fail(key, "must be a finite number"); return fallback; }
+      if (d < 0 || d != std::floor(d) || d > static_cast<double>(kMaxDimension)) {
+        fail(key, "must be a non-negative integer (got " + v.dump() + ")");
+        return fallback;
+      }
+      return static_cast<int64_t>(d);
+    }
+    fail(key, std::string("must be a number (got ") + v.type_name() + ")");
+    return fallback;
+  }
+
+  bool boolean(const char* key, bool fallback) {
+    if (!has(key)) return fallback;
+    const json& v = config.at(key);
+    if (!v.is_boolean()) { fail(key, std::string("must be true or false (got ") + v.type_name() + ")"); return fallback; }
+    return v.get<bool>();
+  }
+
+  std::string text(const char* key, const std::string& fallback) {
+    if (!has(key)) return fallback;
+    const json& v = config.at(key);
+    if (!v.is_string()) { fail(key, std::string("must be a string (got ") + v.type_name() + ")"); return fallback; }
+    return v.get<std::string>();
+  }
+};
+
+const std::set<std::string> kKnownArchitectures = {
+    "parameters_only", "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
+    "gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss"};
+
+}  // namespace
+
+Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin) {
+  if (!root.is_object()) {
+    return make_error("config.not_object", "", origin + ": expected a JSON object");
+  }
+  // Multimodal configs keep the language model under text_config (Gemma 3, LLaVA, ...).
+  const bool nested = root.contains("text_config") && root.at("text_config").is_object();
+  const json& config = nested ? root.at("text_config") : root;
+  Reader r{config, origin, std::nullopt};
+  HfConfigRead out;
+  ModelSpec& s = out.spec;
+
+  std::string type = r.text("model_type", "");
+  if (nested && type.empty()) type = Reader{root, origin, std::nullopt}.text("model_type", "");
+  if (type.empty()) {
+    type = "llama";
+    out.assumptions.push_back("model_type missing: read as a Llama-style decoder.");
+  } else if (!kKnownArchitectures.count(type)) {
+    out.assumptions.push_back("model_type '" + type + "' is not one vramfit knows: read as a Llama-style decoder "
+                              "(gated MLP, RMSNorm, separate q/k/v/o, no biases unless attention_bias/mlp_bias).");
+  }
+  s.architecture = type;
+  const bool gemma = type.rfind("gemma", 0) == 0;
+  const bool gemma_4_norms = type == "gemma2" || type == "gemma3" || type == "gemma3_text";
+
+  s.parameters_only = r.integer("parameters", 0);
+  s.hidden_size = r.integer("hidden_size", 0);
+  s.layers = r.integer("num_hidden_layers", 0);
+  s.attention_heads = r.integer("num_attention_heads", 0);
+  s.kv_heads = r.integer("num_key_value_heads", s.attention_heads);
+  if (!r.has("num_key_value_heads") && s.attention_heads > 0 && type != "deepseek_v2" && type != "deepseek_v3") {
+    out.assumptions.push_back("num_key_value_heads missing: taken equal to num_attention_heads (no GQA).");
+  }
+  const int64_t derived_head_dim = s.attention_heads > 0 ? s.hidden_size / s.attention_heads : 0;
+  s.head_dim = r.integer("head_dim", derived_head_dim);
+  s.intermediate_size = r.integer("intermediate_size", 0);
+  s.vocab_size = r.integer("vocab_size", 0);
+  s.max_context_tokens = r.integer("max_position_embeddings", 0);
+  s.tied_embeddings = r.boolean("tie_word_embeddings", gemma);
+
+  const bool attention_bias = r.boolean("attention_bias", type == "gpt_oss");
+  s.qkv_bias = type == "qwen2" || type == "qwen2_moe" || attention_bias;
+  s.attention_output_bias = attention_bias;
+  s.mlp_bias = r.boolean("mlp_bias", false);
+  s.qk_norm = type == "qwen3" || type == "qwen3_moe" || type == "gemma3" || type == "gemma3_text";
+  s.norms_per_layer = gemma_4_norms ? 4 : 2;
+  s.attention_sinks = type == "gpt_oss";
+  s.fused_qkv = type == "phi3";
+
+  // Explicit structure keys (not Hugging Face's; written by write_hf_config for custom models).
+  s.qkv_bias = r.boolean("qkv_bias", s.qkv_bias);
+  s.attention_output_bias = r.boolean("attention_output_bias", s.attention_output_bias);
+  s.qk_norm = r.boolean("qk_norm", s.qk_norm);
+  s.norms_per_layer = static_cast<int>(r.integer("norms_per_layer", s.norms_per_layer));
+  s.attention_sinks = r.boolean("attention_sinks", s.attention_sinks);
+  s.fused_qkv = r.boolean("fused_qkv", s.fused_qkv);
+  if (r.text("mlp_kind", "gated") == "plain") s.mlp = MlpKind::plain;
+  if (r.text("norm_kind", "rms") == "layer") s.norm = NormKind::layer;
+
+  // Mixture of experts: the key differs per family.
+  s.experts = r.integer("num_local_experts", r.integer("num_experts", r.integer("n_routed_experts", 0)));
+  if (s.experts > 0) {
+    s.experts_per_token = r.integer("num_experts_per_tok", 0);
+    s.moe_intermediate_size = r.integer("moe_intermediate_size", s.intermediate_size);
+    if (type == "qwen2_moe") {
+      s.shared_experts = r.has("shared_expert_intermediate_size") ? 1 : 0;
+      s.shared_expert_intermediate_size = r.integer("shared_expert_intermediate_size", 0);
+      s.shared_expert_gate = s.shared_experts > 0;
+    } else {
+      s.shared_experts = r.integer("n_shared_experts", 0);
+      s.shared_expert_intermediate_size = s.moe_intermediate_size;
+    }
+    s.first_dense_layers = r.integer("first_k_dense_replace", 0);
+    s.router_bias = s.expert_bias = type == "gpt_oss";
+    s.router_score_correction = type == "deepseek_v3";
+    if (r.integer("decoder_sparse_step", 1) != 1 ||
+        (r.has("mlp_only_layers") && config.at("mlp_only_layers").is_array() && !config.at("mlp_only_layers").empty())) {
+      out.assumptions.push_back("decoder_sparse_step / mlp_only_layers: every layer read as an MoE layer.");
+    }
+  }
+
+  // Multi-head latent attention (DeepSeek-V2/V3).
+  s.kv_lora_rank = r.integer("kv_lora_rank", 0);
+  if (s.kv_lora_rank > 0) {
+    s.q_lora_rank = r.integer("q_lora_rank", 0);
+    s.qk_rope_head_dim = r.integer("qk_rope_head_dim", 0);
+    s.qk_nope_head_dim = r.integer("qk_nope_head_dim", 0);
+    s.v_head_dim = r.integer("v_head_dim", 0);
+    s.head_dim = s.qk_nope_head_dim + s.qk_rope_head_dim;
+  }
+
+  // Sliding-window attention: which layers see only the window.
+  const int64_t window = r.integer("sliding_window", 0);
+  const bool sliding_enabled = r.boolean("use_sliding_window", true) && type != "phi3";
+  if (window > 0 && sliding_enabled && s.layers > 0 && s.layers <= (1 << 16)) {
+    s.sliding_layers.assign(static_cast<size_t>(s.layers), 0);
+    if (config.contains("layer_types") && config.at("layer_types").is_array()) {
+      const json& types = config.at("layer_types");
+      if (types.size() != static_cast<size_t>(s.layers)) {
+        r.fail("layer_types", "must list one entry per layer (" + std::to_string(s.layers) + "), got " +
+                                  std::to_string(types.size()));
+      } else {
+        for (size_t i = 0; i < types.size(); ++i) {
+          if (!types[i].is_string()) { r.fail("layer_types[" + std::to_string(i) + "]", "must be a string"); break; }
+          s.sliding_layers[i] = types[i].get<std::string>() == "sliding_attention";
+        }
+      }
+    } else if (r.has("sliding_window_pattern")) {
+      // Gemma 3: every pattern-th layer is global, the others slide.
+      const int64_t pattern = r.integer("sliding_window_pattern", 0);
+      if (pattern <= 0) r.fail("sliding_window_pattern", "must be a positive integer");
+      for (int64_t i = 0; pattern > 0 && i < s.layers; ++i) s.sliding_layers[static_cast<size_t>(i)] = (i + 1) % pattern != 0;
+    } else if (type == "gemma2") {
+      for (int64_t i = 0; i < s.layers; ++i) s.sliding_layers[static_cast<size_t>(i)] = i % 2 == 0;  // even layers slide
+    } else {
+      for (auto& layer : s.sliding_layers) layer = 1;  // Mistral v0.1 style: every layer
+    }
+    s.sliding_window = window;
+    if (s.sliding_layer_count() == 0) { s.sliding_window = 0; s.sliding_layers.clear(); }
+  }
+
+  if (r.error) return *r.error;
+  if (auto e = validate_model_spec(s)) {
+    e->message = origin + ": " + e->message;
+    return *e;
+  }
+  return out;
+}
+
+Result<HfConfigRead> read_hf_config_text(const std::string& text, const std::string& origin) {
+  const json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) {
+    return make_error("config.bad_json", "", origin + ": not valid JSON");
+  }
+  return read_hf_config(parsed, origin);
+}
+
+json write_hf_config(const ModelSpec& s) {
+  json c;
+  c["model_type"] = s.architecture.empty() ? "llama" : s.architecture;
+  if (s.parameters_only > 0) c["parameters"] = s.parameters_only;
+  c["hidden_size"] = s.hidden_size;
+  c["num_hidden_layers"] = s.layers;
+  c["num_attention_heads"] = s.attention_heads;
+  c["num_key_value_heads"] = s.kv_heads;
+  c["head_dim"] = s.head_dim;
+  c["intermediate_size"] = s.intermediate_size;
+  c["vocab_size"] = s.vocab_size;
+  if (s.max_context_tokens > 0) c["max_position_embeddings"] = s.max_context_tokens;
+  c["tie_word_embeddings"] = s.tied_embeddings;
+  c["qkv_bias"] = s.qkv_bias;
+  c["attention_output_bias"] = s.attention_output_bias;
+  c["mlp_bias"] = s.mlp_bias;
+  c["qk_norm"] = s.qk_norm;
+  c["norms_per_layer"] = s.norms_per_layer;
+  c["attention_sinks"] = s.attention_sinks;
+  c["fused_qkv"] = s.fused_qkv;
+  c["mlp_kind"] = s.mlp == MlpKind::plain ? "plain" : "gated";
+  c["norm_kind"] = s.norm == NormKind::layer ? "layer" : "rms";
+  if (s.experts > 0) {
+    c["num_local_experts"] = s.experts;
+    c["num_experts_per_tok"] = s.experts_per_token;
+    c["moe_intermediate_size"] = s.moe_intermediate_size;
+    if (s.shared_experts > 0 && s.architecture == "qwen2_moe") {
+      c["shared_expert_intermediate_size"] = s.shared_expert_intermediate_size;
+    } else if (s.shared_experts > 0) {
+      c["n_shared_experts"] = s.shared_experts;
+    }
+    if (s.first_dense_layers > 0) c["first_k_dense_replace"] = s.first_dense_layers;
+  }
+  if (s.kv_lora_rank > 0) {
+    c["q_lora_rank"] = s.q_lora_rank;
+    c["kv_lora_rank"] = s.kv_lora_rank;
+    c["qk_rope_head_dim"] = s.qk_rope_head_dim;
+    c["qk_nope_head_dim"] = s.qk_nope_head_dim;
+    c["v_head_dim"] = s.v_head_dim;
+  }
+  if (s.sliding_window > 0) {
+    c["sliding_window"] = s.sliding_window;
+    json types = json::array();
+    for (uint8_t sliding : s.sliding_layers) types.push_back(sliding ? "sliding_attention" : "full_attention");
+    c["layer_types"] = types;
+  }
+  return c;
+}
+
+}  // namespace vramfit

@@ -1,0 +1,26 @@
+// Hugging Face config.json -> ModelSpec. Used for the presets (data/models.json) and for a
+// user's own config.json. Errors name the JSON field; what was assumed is listed.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/model_spec.hpp"
+#include "core/result.hpp"
+
+namespace vramfit {
+
+struct HfConfigRead {
+  ModelSpec spec;
+  std::vector<std::string> assumptions;  // defaults filled in, architectures guessed
+};
+
+// `origin` names the source in messages ("config.json", "models.json: llama-3.1-8b").
+Result<HfConfigRead> read_hf_config(const nlohmann::json& config, const std::string& origin);
+Result<HfConfigRead> read_hf_config_text(const std::string& text, const std::string& origin);
+
+// The spec as config.json fields that read_hf_config turns back into the same spec.
+nlohmann::json write_hf_config(const ModelSpec& spec);
+
+}  // namespace vramfit

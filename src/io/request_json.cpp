@@ -1,0 +1,219 @@
+#include "request_json.hpp"
+
+#include <cmath>
+#include <set>
+
+#include "core/fit.hpp"
+#include "hf_config.hpp"
+
+namespace vramfit {
+
+using nlohmann::json;
+
+namespace {
+
+struct Fields {
+  const json& object;
+  std::string path;  // "" at the top, "overhead." inside an object
+  std::optional<Error> error;
+
+  std::string name(const char* key) const { return path + key; }
+  bool has(const char* key) const { return object.contains(key); }
+
+  void fail(const std::string& id, const std::string& field, const std::string& what) {
+    if (!error) error = make_error(id, field, field + ": " + what);
+  }
+
+  void only(std::initializer_list<const char*> keys) {
+    std::set<std::string> allowed(keys.begin(), keys.end());
+    for (auto it = object.begin(); it != object.end(); ++it) {
+      // Keys starting with "_" are annotations ("_about", "_expect"), ignored.
+      if (!it.key().empty() && it.key()[0] == '_') continue;
+      if (!allowed.count(it.key())) fail("request.unknown_field", path + it.key(), "unknown field");
+    }
+  }
+
+  int64_t integer(const char* key, int64_t fallback, int64_t min, int64_t max) {
+    if (!has(key)) return fallback;
+    const json& v = object.at(key);
+    int64_t x = 0;
+    if (v.is_number_unsigned()) {
+      x = v.get<uint64_t>() > uint64_t(max) ? max + 1 : static_cast<int64_t>(v.get<uint64_t>());
+    } else if (v.is_number_integer()) {
+      x = v.get<int64_t>();
+    } else if (v.is_number_float() && std::isfinite(v.get<double>()) && v.get<double>() == std::floor(v.get<double>()) &&
+               std::fabs(v.get<double>()) < 9.0e15) {
+      x = static_cast<int64_t>(v.get<double>());
+    } else {
+      fail("request.wrong_type", name(key), std::string("must be an integer (got ") + v.dump() + ")");
+      return fallback;
+    }
+    if (x < min || x > max) {
+      fail("request.out_of_range", name(key),
+           "must be between " + std::to_string(min) + " and " + std::to_string(max) + " (got " + v.dump() + ")");
+      return fallback;
+    }
+    return x;
+  }
+
+  double number(const char* key, double fallback, double min, double max) {
+    if (!has(key)) return fallback;
+    const json& v = object.at(key);
+    if (!v.is_number() || !std::isfinite(v.get<double>())) {
+      fail("request.wrong_type", name(key), std::string("must be a number (got ") + v.dump() + ")");
+      return fallback;
+    }
+    const double x = v.get<double>();
+    if (x < min || x > max) {
+      fail("request.out_of_range", name(key), "must be between " + json(min).dump() + " and " + json(max).dump() +
+                                                  " (got " + v.dump() + ")");
+      return fallback;
+    }
+    return x;
+  }
+
+  bool boolean(const char* key, bool fallback) {
+    if (!has(key)) return fallback;
+    const json& v = object.at(key);
+    if (!v.is_boolean()) { fail("request.wrong_type", name(key), "must be true or false (got " + v.dump() + ")"); return fallback; }
+    return v.get<bool>();
+  }
+
+  std::string text(const char* key, const std::string& fallback) {
+    if (!has(key)) return fallback;
+    const json& v = object.at(key);
+    if (!v.is_string()) { fail("request.wrong_type", name(key), "must be a string (got " + v.dump() + ")"); return fallback; }
+    return v.get<std::string>();
+  }
+
+  // A nested object; null when absent. Reports a type error when present but not an object.
+  const json* sub(const char* key) {
+    if (!has(key)) return nullptr;
+    if (!object.at(key).is_object()) {
+      fail("request.wrong_type", name(key), "must be an object (got " + object.at(key).dump() + ")");
+      return nullptr;
+    }
+    return &object.at(key);
+  }
+};
+
+}  // namespace
+
+Result<Request> request_from_json(const json& root) {
+  if (!root.is_object()) return make_error("request.not_object", "", "request: expected a JSON object");
+  Request r;
+  Fields top{root, "", std::nullopt};
+  top.only({"v", "mode", "model", "weights", "kv_cache", "context_tokens", "concurrent_sequences", "overhead",
+            "gpu", "gpu_count", "compare_gpus", "units"});
+  r.version = static_cast<int>(top.integer("v", kRequestVersion, 1, 1000));
+  if (!top.error && r.version != kRequestVersion) {
+    top.fail("request.unsupported_version", "v", "version " + std::to_string(r.version) + " is not supported (this build reads 1)");
+  }
+  r.mode = top.text("mode", r.mode);
+  if (!top.error && r.mode != "inference") {
+    top.fail("request.bad_value", "mode", "'" + r.mode + "' is not a mode this build estimates (inference)");
+  }
+
+  if (const json* model = top.sub("model")) {
+    Fields f{*model, "model.", std::nullopt};
+    f.only({"preset", "config"});
+    if (f.has("preset") == f.has("config")) {
+      f.fail("request.bad_value", "model", "give exactly one of preset or config");
+    } else if (f.has("preset")) {
+      r.model_preset = f.text("preset", "");
+    } else {
+      auto read = read_hf_config(model->at("config"), "model.config");
+      if (!read) {
+        Error e = read.error();
+        e.field = e.field.empty() ? "model.config" : "model.config." + e.field;
+        return e;
+      }
+      r.has_custom_model = true;
+      r.custom_model = read->spec;
+      r.model_preset.clear();
+    }
+    if (f.error) return *f.error;
+  }
+  if (const json* weights = top.sub("weights")) {
+    Fields f{*weights, "weights.", std::nullopt};
+    f.only({"format", "group_size"});
+    r.weight_format = f.text("format", r.weight_format);
+    r.group_size = f.integer("group_size", 0, 0, 65536);
+    if (!f.error && r.group_size != 0 && (r.group_size < 16 || (r.group_size & (r.group_size - 1)) != 0)) {
+      f.fail("request.bad_value", "weights.group_size", "must be a power of two of at least 16 (got " + std::to_string(r.group_size) + ")");
+    }
+    if (f.error) return *f.error;
+  }
+  if (const json* kv = top.sub("kv_cache")) {
+    Fields f{*kv, "kv_cache.", std::nullopt};
+    f.only({"dtype"});
+    r.kv_cache_dtype = f.text("dtype", r.kv_cache_dtype);
+    if (f.error) return *f.error;
+  }
+  InferenceSettings& s = r.settings;
+  s.context_tokens = top.integer("context_tokens", s.context_tokens, 1, kMaxContextTokens);
+  s.concurrent_sequences = top.integer("concurrent_sequences", s.concurrent_sequences, 1, kMaxSequences);
+  if (const json* overhead = top.sub("overhead")) {
+    Fields f{*overhead, "overhead.", std::nullopt};
+    f.only({"model", "runtime_bytes", "prefill_chunk_tokens", "flash_attention", "margin_fraction"});
+    const std::string model = f.text("model", "engine");
+    if (model == "engine") s.overhead = OverheadModel::engine;
+    else if (model == "articles") s.overhead = OverheadModel::articles;
+    else f.fail("request.bad_value", "overhead.model", "must be 'engine' or 'articles' (got '" + model + "')");
+    s.runtime_bytes = f.integer("runtime_bytes", s.runtime_bytes, 0, int64_t(1) << 40);
+    s.prefill_chunk_tokens = f.integer("prefill_chunk_tokens", s.prefill_chunk_tokens, 1, int64_t(1) << 20);
+    s.flash_attention = f.boolean("flash_attention", s.flash_attention);
+    s.margin_fraction = f.number("margin_fraction", s.margin_fraction, 0.0, 0.30);
+    if (f.error) return *f.error;
+  }
+  if (const json* gpu = top.sub("gpu")) {
+    Fields f{*gpu, "gpu.", std::nullopt};
+    f.only({"id", "capacity_bytes"});
+    if (f.has("id") == f.has("capacity_bytes")) {
+      f.fail("request.bad_value", "gpu", "give exactly one of id or capacity_bytes");
+    }
+    r.gpu_id = f.text("id", "");
+    r.gpu_capacity_bytes = f.integer("capacity_bytes", 0, 1, int64_t(1) << 50);
+    if (f.error) return *f.error;
+  }
+  s.gpu_count = top.integer("gpu_count", 1, 1, kMaxGpuCount);
+  r.compare_gpus = top.boolean("compare_gpus", false);
+  const std::string units = top.text("units", "GB");
+  if (!top.error && !parse_units(units, r.units)) {
+    top.fail("request.bad_value", "units", "must be 'GB' or 'GiB' (got '" + units + "')");
+  }
+  if (top.error) return *top.error;
+  return r;
+}
+
+Result<Request> request_from_text(const std::string& text) {
+  const json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return make_error("request.bad_json", "", "request: not valid JSON");
+  return request_from_json(parsed);
+}
+
+json request_to_json(const Request& r) {
+  json j;
+  j["v"] = r.version;
+  j["mode"] = r.mode;
+  if (r.has_custom_model) j["model"] = {{"config", write_hf_config(r.custom_model)}};
+  else j["model"] = {{"preset", r.model_preset}};
+  j["weights"] = {{"format", r.weight_format}};
+  if (r.group_size > 0) j["weights"]["group_size"] = r.group_size;
+  j["kv_cache"] = {{"dtype", r.kv_cache_dtype}};
+  j["context_tokens"] = r.settings.context_tokens;
+  j["concurrent_sequences"] = r.settings.concurrent_sequences;
+  j["overhead"] = {{"model", r.settings.overhead == OverheadModel::articles ? "articles" : "engine"},
+                   {"runtime_bytes", r.settings.runtime_bytes},
+                   {"prefill_chunk_tokens", r.settings.prefill_chunk_tokens},
+                   {"flash_attention", r.settings.flash_attention},
+                   {"margin_fraction", r.settings.margin_fraction}};
+  if (r.gpu_capacity_bytes > 0) j["gpu"] = {{"capacity_bytes", r.gpu_capacity_bytes}};
+  else j["gpu"] = {{"id", r.gpu_id}};
+  j["gpu_count"] = r.settings.gpu_count;
+  j["compare_gpus"] = r.compare_gpus;
+  j["units"] = units_name(r.units);
+  return j;
+}
+
+}  // namespace vramfit

@@ -1,0 +1,72 @@
+// The catalogs load, are large enough, and every preset's exact parameter count equals the
+// count its checkpoint publishes (model.safetensors.index.json total_size / 2 for bf16).
+#include "helpers.hpp"
+
+using namespace vramfit;
+using namespace vramfit::test;
+
+TEST_CASE("the built-in catalog loads", "[catalog]") {
+  INFO(builtin_catalog_error());
+  REQUIRE(builtin_catalog_error().empty());
+  const Catalog& c = builtin_catalog();
+  CHECK(c.gpus.size() >= 30);
+  CHECK(c.models.size() >= 25);
+  CHECK(c.formats.formats.size() >= 25);
+}
+
+TEST_CASE("GPU capacities are the driver-reported figures", "[catalog]") {
+  const Catalog& c = builtin_catalog();
+  REQUIRE(c.find_gpu("rtx-4090"));
+  CHECK(c.find_gpu("rtx-4090")->total_bytes == 24564 * kMiB);
+  CHECK(c.find_gpu("h100-80")->total_bytes == 81559 * kMiB);
+  for (const Gpu& g : c.gpus) {
+    INFO(g.id);
+    CHECK(g.total_bytes > 0);
+    CHECK(g.usable_bytes() <= g.total_bytes);
+    CHECK(g.bandwidth_gbs > 0);
+    CHECK_FALSE(g.source.empty());
+  }
+  // Apple unified memory: a stated share is usable by the GPU.
+  const Gpu* mac = c.find_gpu("apple-m4-max-128");
+  REQUIRE(mac);
+  CHECK(mac->usable_bytes() == 128 * kGiB * 3 / 4);
+}
+
+TEST_CASE("every preset's parameter count equals the published count", "[catalog][parameters]") {
+  int checked = 0;
+  for (const ModelPreset& m : builtin_catalog().models) {
+    if (m.published_parameters == 0) continue;  // the articles' models have no checkpoint
+    INFO(m.id);
+    CHECK(count_parameters(m.spec) == m.published_parameters);
+    ++checked;
+  }
+  CHECK(checked >= 25);
+}
+
+TEST_CASE("well-known exact counts", "[catalog][parameters]") {
+  CHECK(count_parameters(preset("llama-3.1-8b").spec) == 8030261248);
+  CHECK(count_parameters(preset("llama-3.1-70b").spec) == 70553706496);
+  CHECK(count_parameters(preset("mixtral-8x7b").spec) == 46702792704);
+  CHECK(count_parameters(preset("deepseek-v3").spec) == 671026419200);
+  CHECK(count_parameters(preset("gpt-oss-20b").spec) == 20914757184);
+}
+
+TEST_CASE("MoE active parameters", "[catalog][parameters]") {
+  // Mixtral: 2 of 8 experts per token -> 12.9 B active (Mistral AI: "12.9B active").
+  CHECK(count_active_parameters(preset("mixtral-8x7b").spec) == 12879925248);
+  // Qwen3-30B-A3B: 8 of 128 experts -> about 3.3 B active.
+  CHECK(count_active_parameters(preset("qwen3-30b-a3b").spec) == 3353032704);
+  // DeepSeek-V3: 37 B active per the report.
+  const int64_t active = count_active_parameters(preset("deepseek-v3").spec);
+  CHECK(active > 37000000000);
+  CHECK(active < 38000000000);
+}
+
+TEST_CASE("the articles' models are parameter-count only", "[catalog]") {
+  const ModelSpec& m = preset("article-004-8b").spec;
+  CHECK(m.parameters_only == 8000000000);
+  CHECK(m.layers == 32);
+  CHECK(m.kv_heads == 8);
+  CHECK(m.head_dim == 128);
+  CHECK(preset("article-004-70b").spec.layers == 80);
+}

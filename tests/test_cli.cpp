@@ -1,0 +1,109 @@
+// The CLI: article 004 reproduced, JSON output equal to the API's, exit codes.
+#include "helpers.hpp"
+
+#include <sstream>
+
+#include "cli/cli.hpp"
+
+using namespace vramfit;
+using nlohmann::json;
+
+namespace {
+struct Run {
+  int status;
+  std::string out, err;
+};
+Run run(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int status = run_cli(args, out, err);
+  return {status, out.str(), err.str()};
+}
+}  // namespace
+
+TEST_CASE("vramfit infer reproduces article 004's 8 B example", "[cli][article004]") {
+  const Run r = run({"infer", "--model", "article-004-8b", "--weights", "fp16", "--context", "8192",
+                     "--overhead", "articles", "--gpu", "rtx-4090"});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("18.78 GB") != std::string::npos);
+  CHECK(r.out.find("= 1,073,741,824 B") != std::string::npos);
+  CHECK(r.out.find("FITS on 1 x GeForce RTX 4090") != std::string::npos);
+}
+
+TEST_CASE("vramfit infer reproduces every article 004 example", "[cli][article004]") {
+  struct Case { const char* model; const char* weights; const char* gpu; const char* total; const char* verdict; };
+  const Case cases[] = {
+      {"article-004-8b", "fp16", "rtx-4090", "18781116006", "FITS"},
+      {"article-004-8b", "int4", "rtx-4060", "5581116006", "FITS"},
+      {"article-004-70b", "int4", "rtx-a6000", "41452790016", "FITS"},
+      {"article-004-70b", "fp16", "h100-80", "156952790016", "DOES NOT FIT"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.model << " " << c.weights);
+    const Run r = run({"infer", "-m", c.model, "-w", c.weights, "-c", "8192", "--overhead", "articles", "-g", c.gpu, "--json"});
+    REQUIRE(r.status == 0);
+    const json report = json::parse(r.out);
+    CHECK(std::to_string(report["breakdown"]["total_bytes"].get<int64_t>()) == c.total);
+    CHECK(report["fit"]["fits"] == (std::string(c.verdict) == "FITS"));
+  }
+  const Run fp16_70b = run({"infer", "-m", "article-004-70b", "-w", "fp16", "--overhead", "articles", "-g", "h100-80"});
+  CHECK(fp16_70b.out.find("fewest H100 80 GB GPUs (tensor parallel): 2") != std::string::npos);
+}
+
+TEST_CASE("--json prints what the JS API returns", "[cli]") {
+  const Run r = run({"infer", "--model", "qwen3-30b-a3b", "--weights", "gguf-q4_k_m", "--kv", "q8_0", "--json"});
+  REQUIRE(r.status == 0);
+  const json cli = json::parse(r.out);
+  const json api = json::parse(estimate_json(cli["request"].dump()));
+  CHECK(cli == api);
+}
+
+TEST_CASE("--request reads a request file; options override it", "[cli]") {
+  const std::string path = std::string(VRAMFIT_GOLDEN_DIR) + "/article004_8b_fp16.json";
+  const Run r = run({"infer", "--request", path, "--context", "16384", "--json"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const json report = json::parse(r.out);
+  CHECK(report["request"]["context_tokens"] == 16384);
+  CHECK(report["request"]["model"]["preset"] == "article-004-8b");
+}
+
+TEST_CASE("bad arguments exit 2 with a message naming the argument", "[cli][errors]") {
+  struct Case { std::vector<std::string> args; const char* mentions; };
+  const Case cases[] = {
+      {{}, "subcommand"},
+      {{"frobnicate"}, "frobnicate"},
+      {{"infer", "--context", "-5"}, "--context"},
+      {{"infer", "--context", "lots"}, "--context"},
+      {{"infer", "--margin", "0.5"}, "--margin"},
+      {{"infer", "--gpu-count", "0"}, "--gpu-count"},
+      {{"infer", "--overhead", "magic"}, "--overhead"},
+      {{"infer", "--request", "/no/such/file.json"}, "--request"},
+      {{"infer", "--model", "nope"}, "model.preset"},
+      {{"infer", "--weights", "q3"}, "weights.format"},
+      {{"infer", "--gpu", "rtx-1"}, "gpu.id"},
+      {{"infer", "--kv", "int2"}, "kv_cache.dtype"},
+  };
+  for (const Case& c : cases) {
+    std::string joined;
+    for (const auto& a : c.args) joined += a + " ";
+    INFO(joined);
+    const Run r = run(c.args);
+    CHECK(r.status == 2);
+    CHECK(r.err.find(c.mentions) != std::string::npos);
+  }
+}
+
+TEST_CASE("help and listings exit 0", "[cli]") {
+  CHECK(run({"--help"}).status == 0);
+  const Run help = run({"infer", "--help"});
+  CHECK(help.status == 0);
+  CHECK(help.out.find("--context") != std::string::npos);
+  const Run gpus = run({"gpus"});
+  CHECK(gpus.status == 0);
+  CHECK(gpus.out.find("rtx-4090") != std::string::npos);
+  const Run models = run({"models", "--json"});
+  CHECK(models.status == 0);
+  CHECK(json::parse(models.out).size() == builtin_catalog().models.size());
+  CHECK(run({"formats"}).out.find("gguf-q4_k_m") != std::string::npos);
+}

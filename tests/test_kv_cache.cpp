@@ -1,0 +1,71 @@
+// KV cache: 2 x layers x kv_heads x head_dim x bytes x tokens x sequences, with sliding
+// windows, MLA latents and quantized cache types at their true sizes.
+#include "helpers.hpp"
+
+using namespace vramfit;
+using namespace vramfit::test;
+using nlohmann::json;
+
+namespace {
+json kv_request(const std::string& model, int64_t context, const std::string& dtype = "f16", int64_t sequences = 1) {
+  return {{"model", {{"preset", model}}}, {"context_tokens", context}, {"concurrent_sequences", sequences},
+          {"kv_cache", {{"dtype", dtype}}}, {"gpu", {{"id", "h200"}}}};
+}
+}  // namespace
+
+TEST_CASE("article 004: 131,072 bytes per token and 1,073,741,824 at 8,192 tokens", "[kv][article004]") {
+  const Report r = estimate_ok(kv_request("article-004-8b", 8192));
+  CHECK(r.memory.kv_bytes_per_token_per_layer * 32 == 131072);  // 2 x 32 x 8 x 128 x 2 B
+  CHECK(r.memory.kv_cache == 1073741824);
+  const BreakdownItem* kv = find_item(r.breakdown, "kv_cache");
+  REQUIRE(kv);
+  CHECK(kv->formula ==
+        "2 x 32 layers x 8 KV heads x 128 head_dim x 2 B (FP16) x 8,192 tokens x 1 sequence = 1,073,741,824 B");
+}
+
+TEST_CASE("doubling the context doubles the cache; sequences multiply it", "[kv][article004]") {
+  const int64_t one = estimate_ok(kv_request("llama-3.1-8b", 8192)).memory.kv_cache;
+  CHECK(estimate_ok(kv_request("llama-3.1-8b", 16384)).memory.kv_cache == 2 * one);
+  CHECK(estimate_ok(kv_request("llama-3.1-8b", 8192, "f16", 4)).memory.kv_cache == 4 * one);
+}
+
+TEST_CASE("quantized KV caches at their true sizes", "[kv]") {
+  // Per layer and token: 1,024 elements for K and 1,024 for V.
+  // q8_0: 32 blocks x 34 B = 1,088 B per row (1.0625 B/element); q4_0: 32 x 18 = 576 B (0.5625).
+  CHECK(estimate_ok(kv_request("llama-3.1-8b", 1, "q8_0")).memory.kv_cache == 2 * 32 * 1088);
+  CHECK(estimate_ok(kv_request("llama-3.1-8b", 1, "q4_0")).memory.kv_cache == 2 * 32 * 576);
+  CHECK(estimate_ok(kv_request("llama-3.1-8b", 1, "fp8")).memory.kv_cache == 2 * 32 * 1024);
+  CHECK(estimate_ok(kv_request("llama-3.1-8b", 1, "f32")).memory.kv_cache == 2 * 32 * 4096);
+}
+
+TEST_CASE("sliding-window layers hold at most the window", "[kv][sliding]") {
+  // Gemma 2 9B: 42 layers, the 21 even ones slide over 4,096 tokens; 2 x 8 x 256 x 2 B = 8,192 B per layer-token.
+  CHECK(estimate_ok(kv_request("gemma-2-9b", 8192)).memory.kv_cache == int64_t(21) * 8192 * 8192 + int64_t(21) * 8192 * 4096);
+  // Below the window every layer holds the whole context.
+  CHECK(estimate_ok(kv_request("gemma-2-9b", 2048)).memory.kv_cache == int64_t(42) * 8192 * 2048);
+  // Gemma 3 1B: 4 global layers of 26, window 512, 1 KV head x 256: 1,024 B per layer-token.
+  CHECK(estimate_ok(kv_request("gemma-3-1b", 32768)).memory.kv_cache == int64_t(4) * 1024 * 32768 + int64_t(22) * 1024 * 512);
+  // gpt-oss-20b: 12 of 24 layers slide over 128 tokens; 2 x 8 x 64 x 2 B = 2,048 B.
+  CHECK(estimate_ok(kv_request("gpt-oss-20b", 8192)).memory.kv_cache == int64_t(12) * 2048 * 8192 + int64_t(12) * 2048 * 128);
+}
+
+TEST_CASE("MLA caches one latent of kv_lora_rank + rope dims per layer", "[kv][mla]") {
+  // DeepSeek-V3: 61 layers x (512 + 64) x 2 B = 70,272 B per token.
+  const Report r = estimate_ok(kv_request("deepseek-v3", 8192));
+  CHECK(r.memory.kv_bytes_per_token_per_layer == (512 + 64) * 2);
+  CHECK(r.memory.kv_cache == int64_t(61) * 576 * 2 * 8192);
+}
+
+TEST_CASE("tensor parallelism splits KV heads, or replicates them past the head count", "[kv][tp]") {
+  json request = kv_request("llama-3.1-70b", 8192);
+  const int64_t single = estimate_ok(request).memory.kv_cache;
+  request["gpu_count"] = 4;  // 8 KV heads / 4 = 2 per GPU
+  CHECK(estimate_ok(request).memory.kv_cache == single / 4);
+  request["gpu_count"] = 16;  // more GPUs than KV heads: 1 head each, not 0.5
+  CHECK(estimate_ok(request).memory.kv_cache == single / 8);
+  // MLA's latent is not split.
+  json mla = kv_request("deepseek-v3", 8192);
+  const int64_t latent = estimate_ok(mla).memory.kv_cache;
+  mla["gpu_count"] = 8;
+  CHECK(estimate_ok(mla).memory.kv_cache == latent);
+}

@@ -1,0 +1,105 @@
+// The request JSON: every field round-trips; bad input is an error naming the field.
+#include "helpers.hpp"
+
+using namespace vramfit;
+using namespace vramfit::test;
+using nlohmann::json;
+
+TEST_CASE("every request field round-trips", "[request]") {
+  const json full = {
+      {"v", 1}, {"mode", "inference"}, {"model", {{"preset", "qwen3-8b"}}},
+      {"weights", {{"format", "gptq-int4"}, {"group_size", 64}}}, {"kv_cache", {{"dtype", "q8_0"}}},
+      {"context_tokens", 32768}, {"concurrent_sequences", 4},
+      {"overhead", {{"model", "articles"}, {"runtime_bytes", 123456789}, {"prefill_chunk_tokens", 2048},
+                    {"flash_attention", false}, {"margin_fraction", 0.25}}},
+      {"gpu", {{"id", "l40s"}}}, {"gpu_count", 2}, {"compare_gpus", true}, {"units", "GiB"}};
+  auto parsed = request_from_json(full);
+  REQUIRE(parsed);
+  CHECK(request_to_json(*parsed) == full);
+
+  const json custom_gpu = {{"gpu", {{"capacity_bytes", 1234567890}}}};
+  auto parsed_gpu = request_from_json(custom_gpu);
+  REQUIRE(parsed_gpu);
+  CHECK(parsed_gpu->gpu_capacity_bytes == 1234567890);
+  CHECK(request_to_json(*parsed_gpu)["gpu"] == custom_gpu["gpu"]);
+}
+
+TEST_CASE("a custom model round-trips through its config", "[request]") {
+  const ModelSpec& spec = preset("gemma-2-9b").spec;
+  const json request = {{"model", {{"config", write_hf_config(spec)}}}};
+  auto parsed = request_from_json(request);
+  REQUIRE(parsed);
+  REQUIRE(parsed->has_custom_model);
+  CHECK(count_parameters(parsed->custom_model) == count_parameters(spec));
+  CHECK(parsed->custom_model.sliding_layers == spec.sliding_layers);
+  auto again = request_from_json(request_to_json(*parsed));
+  REQUIRE(again);
+  CHECK(request_to_json(*again) == request_to_json(*parsed));
+}
+
+TEST_CASE("defaults are those documented", "[request]") {
+  auto r = request_from_json(json::object());
+  REQUIRE(r);
+  CHECK(r->model_preset == "llama-3.1-8b");
+  CHECK(r->weight_format == "bf16");
+  CHECK(r->kv_cache_dtype == "f16");
+  CHECK(r->settings.context_tokens == 8192);
+  CHECK(r->settings.concurrent_sequences == 1);
+  CHECK(r->settings.margin_fraction == 0.10);
+  CHECK(r->settings.runtime_bytes == 512 * kMiB);
+  CHECK(r->gpu_id == "rtx-4090");
+}
+
+TEST_CASE("bad requests name the field", "[request][errors]") {
+  struct Case { json request; const char* id; const char* field; };
+  const Case cases[] = {
+      {json::array(), "request.not_object", ""},
+      {{{"contxt_tokens", 5}}, "request.unknown_field", "contxt_tokens"},
+      {{{"context_tokens", 0}}, "request.out_of_range", "context_tokens"},
+      {{{"context_tokens", -5}}, "request.out_of_range", "context_tokens"},
+      {{{"context_tokens", 1.5}}, "request.wrong_type", "context_tokens"},
+      {{{"context_tokens", "8k"}}, "request.wrong_type", "context_tokens"},
+      {{{"context_tokens", int64_t(1) << 40}}, "request.out_of_range", "context_tokens"},
+      {{{"concurrent_sequences", 100000}}, "request.out_of_range", "concurrent_sequences"},
+      {{{"overhead", {{"margin_fraction", 0.31}}}}, "request.out_of_range", "overhead.margin_fraction"},
+      {{{"overhead", {{"margin_fraction", -0.01}}}}, "request.out_of_range", "overhead.margin_fraction"},
+      {{{"overhead", {{"model", "magic"}}}}, "request.bad_value", "overhead.model"},
+      {{{"overhead", 3}}, "request.wrong_type", "overhead"},
+      {{{"gpu_count", 0}}, "request.out_of_range", "gpu_count"},
+      {{{"gpu_count", 65}}, "request.out_of_range", "gpu_count"},
+      {{{"gpu", {{"id", "rtx-4090"}, {"capacity_bytes", 5}}}}, "request.bad_value", "gpu"},
+      {{{"gpu", {{"capacity_bytes", 0}}}}, "request.out_of_range", "gpu.capacity_bytes"},
+      {{{"model", {{"preset", "a"}, {"config", json::object()}}}}, "request.bad_value", "model"},
+      {{{"weights", {{"group_size", 100}}}}, "request.bad_value", "weights.group_size"},
+      {{{"v", 2}}, "request.unsupported_version", "v"},
+      {{{"mode", "training"}}, "request.bad_value", "mode"},
+      {{{"units", "MB"}}, "request.bad_value", "units"},
+      {{{"compare_gpus", "yes"}}, "request.wrong_type", "compare_gpus"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.request.dump());
+    auto r = request_from_json(c.request);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().id == c.id);
+    CHECK(r.error().field == c.field);
+    CHECK(r.error().message.find(c.field) != std::string::npos);
+  }
+}
+
+TEST_CASE("unknown catalog ids name the field", "[request][errors]") {
+  CHECK(estimate_error({{"model", {{"preset", "llama-9"}}}}).field == "model.preset");
+  CHECK(estimate_error({{"weights", {{"format", "q4"}}}}).field == "weights.format");
+  CHECK(estimate_error({{"kv_cache", {{"dtype", "int3"}}}}).field == "kv_cache.dtype");
+  CHECK(estimate_error({{"gpu", {{"id", "rtx-9999"}}}}).field == "gpu.id");
+}
+
+TEST_CASE("malformed JSON text is an error value, not a crash", "[request][errors]") {
+  for (const char* text : {"", "{", "{\"context_tokens\": NaN}", "[1,2", "\xff\xfe", "{\"v\":1}}"}) {
+    INFO(text);
+    auto r = request_from_text(text);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().id == "request.bad_json");
+  }
+  const json reply = json::parse(estimate_json("{oops"));
+  CHECK(reply["error"]["id"] == "request.bad_json");
+}
