@@ -1,5 +1,6 @@
 #include "estimate.hpp"
 
+#include "io/hf_config.hpp"
 #include "io/request_json.hpp"
 
 namespace vramfit {
@@ -158,6 +159,28 @@ std::string estimate_json(const std::string& request_text) {
   } catch (const std::exception& e) {
     return error_to_json(make_error("internal", "", std::string("internal error: ") + e.what())).dump();
   }
+}
+
+json catalog_to_json(const Catalog& catalog) {
+  json models = json::array(), gpus = json::array(), formats = json::array();
+  for (const ModelPreset& m : catalog.models) {
+    models.push_back({{"id", m.id}, {"name", m.name}, {"family", m.family}, {"hf_repo", m.hf_repo},
+                      {"parameters", count_parameters(m.spec)}, {"active_parameters", count_active_parameters(m.spec)},
+                      {"published_parameters", m.published_parameters}, {"note", m.note},
+                      {"config", write_hf_config(m.spec)}});
+  }
+  for (const Gpu& g : catalog.gpus) {
+    gpus.push_back({{"id", g.id}, {"name", g.name}, {"vendor", g.vendor}, {"segment", g.segment},
+                    {"total_bytes", g.total_bytes}, {"usable_bytes", g.usable_bytes()},
+                    {"usable_fraction", g.usable_fraction}, {"bandwidth_gbs", g.bandwidth_gbs},
+                    {"basis", g.basis}, {"source", g.source}});
+  }
+  for (const WeightFormat& f : catalog.formats.formats) {
+    const StorageType& t = catalog.formats.storage_types[static_cast<size_t>(f.default_type)];
+    formats.push_back({{"id", f.id}, {"label", f.label}, {"main_layout", t.id}, {"bytes_per_element", t.bytes_per_element()}});
+  }
+  return {{"models", models}, {"gpus", gpus}, {"formats", formats},
+          {"kv_cache_dtypes", {"f16", "bf16", "f32", "fp8", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"}}};
 }
 
 }  // namespace vramfit

@@ -45,4 +45,8 @@ nlohmann::json error_to_json(const Error& error);
 // Request JSON text in, report (or error) JSON text out. Never throws.
 std::string estimate_json(const std::string& request_text);
 
+// The catalogs as JSON (models, GPUs, weight formats, KV cache dtypes), for front ends
+// that build pickers. The same lists `vramfit models/gpus/formats --json` print.
+nlohmann::json catalog_to_json(const Catalog& catalog);
+
 }  // namespace vramfit

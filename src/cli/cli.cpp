@@ -156,45 +156,17 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return 1;
   }
 
-  if (*gpus_cmd) {
-    DisplayUnits units = DisplayUnits::gb;
-    parse_units(gpu_units, units);
-    if (gpus_json) {
-      json list = json::array();
-      for (const Gpu& g : catalog.gpus) {
-        list.push_back({{"id", g.id}, {"name", g.name}, {"vendor", g.vendor}, {"segment", g.segment},
-                        {"total_bytes", g.total_bytes}, {"usable_bytes", g.usable_bytes()},
-                        {"usable_fraction", g.usable_fraction}, {"bandwidth_gbs", g.bandwidth_gbs},
-                        {"basis", g.basis}, {"source", g.source}});
-      }
-      out << list.dump(2) << "\n";
-    } else {
+  if (*gpus_cmd || *models_cmd || *formats_cmd) {
+    const json lists = catalog_to_json(catalog);
+    if (*gpus_cmd && gpus_json) out << lists["gpus"].dump(2) << "\n";
+    else if (*models_cmd && models_json) out << lists["models"].dump(2) << "\n";
+    else if (*formats_cmd && formats_json) out << lists["formats"].dump(2) << "\n";
+    else if (*gpus_cmd) {
+      DisplayUnits units = DisplayUnits::gb;
+      parse_units(gpu_units, units);
       print_gpus(out, catalog, units);
-    }
-    return 0;
-  }
-  if (*models_cmd) {
-    if (models_json) {
-      json list = json::array();
-      for (const ModelPreset& m : catalog.models) {
-        list.push_back({{"id", m.id}, {"name", m.name}, {"family", m.family}, {"hf_repo", m.hf_repo},
-                        {"parameters", count_parameters(m.spec)}, {"active_parameters", count_active_parameters(m.spec)},
-                        {"published_parameters", m.published_parameters}, {"config", write_hf_config(m.spec)}});
-      }
-      out << list.dump(2) << "\n";
-    } else {
+    } else if (*models_cmd) {
       print_models(out, catalog);
-    }
-    return 0;
-  }
-  if (*formats_cmd) {
-    if (formats_json) {
-      json list = json::array();
-      for (const WeightFormat& f : catalog.formats.formats) {
-        const StorageType& t = catalog.formats.storage_types[static_cast<size_t>(f.default_type)];
-        list.push_back({{"id", f.id}, {"label", f.label}, {"main_layout", t.id}, {"bytes_per_element", t.bytes_per_element()}});
-      }
-      out << list.dump(2) << "\n";
     } else {
       print_formats(out, catalog);
     }

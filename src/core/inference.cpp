@@ -146,7 +146,7 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
       const StorageType& t = tables.storage_types[static_cast<size_t>(w.storage_type)];
       BreakdownItem row{"weights." + t.id, t.label, w.bytes, "", t.note, {}};
       row.formula = n(w.elements) + " elements in " + plural(w.tensors, "tensor", "tensors") + " x " +
-                    per_element(t) + " = " + n(w.bytes) + " B";
+                    per_element(t) + " = " + n(w.bytes) + " B" + (gpus > 1 ? " (whole model)" : "");
       weights.children.push_back(row);
     }
   }

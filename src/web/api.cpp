@@ -7,6 +7,7 @@
 #include <string>
 
 #include "api/estimate.hpp"
+#include "catalog/catalog.hpp"
 
 extern "C" {
 
@@ -14,6 +15,13 @@ char* vramfit_estimate(const char* request_json) {
   const std::string report = vramfit::estimate_json(request_json ? request_json : "");
   char* out = static_cast<char*>(std::malloc(report.size() + 1));
   if (out) std::memcpy(out, report.c_str(), report.size() + 1);
+  return out;
+}
+
+char* vramfit_catalog() {
+  static const std::string catalog = vramfit::catalog_to_json(vramfit::builtin_catalog()).dump();
+  char* out = static_cast<char*>(std::malloc(catalog.size() + 1));
+  if (out) std::memcpy(out, catalog.c_str(), catalog.size() + 1);
   return out;
 }
 
