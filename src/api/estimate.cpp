@@ -18,6 +18,24 @@ int kv_cache_storage_type(const FormatTables& tables, const std::string& dtype) 
   return -1;
 }
 
+Result<WeightsSummary> stored_weights_summary(const FormatTables& tables, const StoredWeights& stored) {
+  WeightsSummary w;
+  w.stored_in = stored.file.empty() ? stored.source : stored.file;
+  w.parameters = w.active_parameters = stored.parameters;
+  w.replicated_bytes = stored.replicated_bytes;
+  for (size_t i = 0; i < stored.by_type.size(); ++i) {
+    const StoredWeights::Row& row = stored.by_type[i];
+    const int type = tables.find_storage(row.type);
+    if (type < 0) {
+      const std::string field = "weights.stored.by_type[" + std::to_string(i) + "].type";
+      return make_error("request.unknown_type", field, field + ": unknown storage type '" + row.type + "'");
+    }
+    w.by_type.push_back(WeightsByType{type, row.elements, row.tensors, row.bytes});
+    w.bytes += row.bytes;
+  }
+  return w;
+}
+
 Result<Report> estimate(const Request& request, const Catalog& catalog) {
   Report report;
   report.request = request;
@@ -43,7 +61,7 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
   }
 
   const WeightFormat* format = catalog.formats.find_format(request.weight_format);
-  if (!format) {
+  if (!format && !request.has_stored_weights) {
     return make_error("request.unknown_format", "weights.format",
                       "weights.format: no format '" + request.weight_format + "' (vramfit formats lists them)");
   }
@@ -66,10 +84,21 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
     report.gpu = *gpu;
   }
 
-  report.prepared = prepare_inference(catalog.formats, report.prepared.model, *format, request.group_size,
-                                      catalog.formats.storage_types[static_cast<size_t>(kv_type)]);
+  const StorageType& kv = catalog.formats.storage_types[static_cast<size_t>(kv_type)];
+  if (request.has_stored_weights) {
+    auto weights = stored_weights_summary(catalog.formats, request.stored_weights);
+    if (!weights) return weights.error();
+    bool all_f32 = true;
+    for (const StoredWeights::Row& row : request.stored_weights.by_type) all_f32 = all_f32 && row.type == "f32";
+    report.prepared = prepare_inference(report.prepared.model, *weights, all_f32 ? 4 : 2, kv);
+  } else {
+    report.prepared = prepare_inference(catalog.formats, report.prepared.model, *format, request.group_size, kv);
+  }
   report.memory = inference_memory(report.prepared, settings);
   report.breakdown = explain_inference(catalog.formats, report.prepared, settings, report.memory);
+  if (request.has_stored_weights) {
+    for (const std::string& a : request.stored_weights.assumed) report.breakdown.assumptions.push_back(a);
+  }
   report.fit = fit_inference(report.prepared, settings, report.gpu.usable_bytes());
   if (request.compare_gpus) {
     for (const Gpu& gpu : catalog.gpus) {

@@ -35,6 +35,9 @@ struct Report {
 // Resolves the request against the catalog (preset, format, KV dtype, GPU) and estimates.
 Result<Report> estimate(const Request& request, const Catalog& catalog);
 
+// The weights a model file stores, as the estimator's summary (type ids resolved).
+Result<WeightsSummary> stored_weights_summary(const FormatTables& tables, const StoredWeights& stored);
+
 // Storage type for a KV cache dtype name ("f16", "fp16", "q8_0", ...), or -1.
 int kv_cache_storage_type(const FormatTables& tables, const std::string& dtype);
 

@@ -9,6 +9,7 @@
 
 #include "api/estimate.hpp"
 #include "io/hf_config.hpp"
+#include "io/model_file.hpp"
 #include "io/request_json.hpp"
 #include "text_report.hpp"
 
@@ -29,6 +30,8 @@ bool read_file(const std::string& path, std::string& text) {
 
 // Options of `vramfit infer`; each one given on the command line overrides the request.
 struct InferOptions {
+  std::string gguf_file, index_file;
+  std::vector<std::string> safetensors_files;
   std::string request_file, config_file, model, weights, kv, gpu, overhead, units;
   int64_t group_size = 0, context = 0, sequences = 0, gpu_count = 0, runtime_mib = -1, prefill_chunk = 0;
   double margin = -1, capacity_gib = 0;
@@ -40,6 +43,12 @@ void add_infer_options(CLI::App& app, InferOptions& o) {
       ->check(CLI::ExistingFile);
   auto* model = app.add_option("-m,--model", o.model, "Model preset id (vramfit models)");
   app.add_option("--config", o.config_file, "Hugging Face config.json of the model")->check(CLI::ExistingFile)->excludes(model);
+  auto* gguf = app.add_option("--gguf", o.gguf_file, "GGUF file: architecture and exact tensor bytes from its header")
+                   ->check(CLI::ExistingFile)->excludes(model);
+  auto* st = app.add_option("--safetensors", o.safetensors_files, "safetensors file(s) (all shards): exact tensor bytes")
+                 ->check(CLI::ExistingFile)->excludes(model)->excludes(gguf);
+  app.add_option("--safetensors-index", o.index_file, "model.safetensors.index.json (needs --config)")
+      ->check(CLI::ExistingFile)->excludes(model)->excludes(gguf)->excludes(st);
   app.add_option("-w,--weights", o.weights, "Weight format id (vramfit formats), e.g. bf16, gguf-q4_k_m, gptq-int4");
   app.add_option("--group-size", o.group_size, "Group size of GPTQ/AWQ formats")->check(CLI::Range(int64_t(16), int64_t(65536)));
   app.add_option("--kv", o.kv, "KV cache dtype: f16, bf16, f32, fp8, q8_0, q4_0, ...");
@@ -62,6 +71,86 @@ void add_infer_options(CLI::App& app, InferOptions& o) {
   app.add_flag("--json", o.as_json, "Print the report as JSON");
 }
 
+// Reads the first bytes of a file, up to `limit`.
+bool read_prefix(const std::string& path, int64_t limit, std::vector<uint8_t>& bytes, int64_t& file_size) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return false;
+  file_size = static_cast<int64_t>(in.tellg());
+  in.seekg(0);
+  bytes.resize(static_cast<size_t>(std::min(file_size, limit)));
+  return static_cast<bool>(in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())));
+}
+
+std::string base_name(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// --gguf / --safetensors / --safetensors-index: read headers only, as the page does.
+bool read_model_files(const InferOptions& o, const Catalog& catalog, Request& request, std::ostream& err) {
+  auto fail = [&](const char* option, const Error& e) {
+    err << "error: " << option << ": " << e.message << "\n";
+    return false;
+  };
+  json config;
+  bool has_config = false;
+  if (!o.config_file.empty() && o.gguf_file.empty() && o.safetensors_files.empty() && o.index_file.empty()) {
+    std::string text;
+    read_file(o.config_file, text);
+    config = json::parse(text, nullptr, false);
+    has_config = !config.is_discarded();
+  }
+  Result<ModelFileRead> read = make_error("", "", "");
+  const char* option = "";
+  if (!o.gguf_file.empty()) {
+    option = "--gguf";
+    // Start with 8 MiB and grow while the header runs on (tokenizer arrays can be large).
+    std::vector<uint8_t> bytes;
+    int64_t size = 0;
+    Result<GgufFile> gguf = make_error("", "", "");
+    for (int64_t limit = int64_t(8) << 20;; limit *= 4) {
+      if (!read_prefix(o.gguf_file, std::min(limit, GgufLimits::max_header_bytes), bytes, size)) {
+        return fail(option, make_error("io", "", "cannot read " + o.gguf_file));
+      }
+      gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), base_name(o.gguf_file), size);
+      if (gguf || gguf.error().id != "gguf.truncated" || static_cast<int64_t>(bytes.size()) >= size ||
+          limit >= GgufLimits::max_header_bytes) break;
+    }
+    if (!gguf) return fail(option, gguf.error());
+    read = model_from_gguf(catalog.formats, *gguf, base_name(o.gguf_file));
+  } else if (!o.safetensors_files.empty()) {
+    option = "--safetensors";
+    std::vector<SafetensorsFile> shards;
+    std::string names;
+    for (const std::string& path : o.safetensors_files) {
+      std::vector<uint8_t> bytes;
+      int64_t size = 0;
+      if (!read_prefix(path, 8, bytes, size)) return fail(option, make_error("io", "", "cannot read " + path));
+      auto header = safetensors_header_size(bytes.data(), static_cast<int64_t>(bytes.size()), base_name(path));
+      if (!header) return fail(option, header.error());
+      if (!read_prefix(path, *header, bytes, size)) return fail(option, make_error("io", "", "cannot read " + path));
+      auto file = read_safetensors(bytes.data(), static_cast<int64_t>(bytes.size()), base_name(path), size);
+      if (!file) return fail(option, file.error());
+      shards.push_back(std::move(file).value());
+      names += (names.empty() ? "" : ", ") + base_name(path);
+    }
+    read = model_from_safetensors(shards, has_config ? &config : nullptr, names);
+  } else if (!o.index_file.empty()) {
+    option = "--safetensors-index";
+    if (!has_config) return fail(option, make_error("io", "", "needs --config: the index lists no shapes"));
+    std::string text;
+    if (!read_file(o.index_file, text)) return fail(option, make_error("io", "", "cannot read " + o.index_file));
+    auto index = read_safetensors_index(text, base_name(o.index_file));
+    if (!index) return fail(option, index.error());
+    read = model_from_safetensors_index(*index, config, base_name(o.index_file));
+  } else {
+    return true;
+  }
+  if (!read) return fail(option, read.error());
+  if (auto e = apply_model_file(request, *read)) return fail(option, *e);
+  return true;
+}
+
 // Builds the request JSON: the --request file, then each option given.
 bool build_request(const InferOptions& o, json& request, std::ostream& err) {
   request = json::object();
@@ -74,7 +163,7 @@ bool build_request(const InferOptions& o, json& request, std::ostream& err) {
       return false;
     }
   }
-  if (!o.config_file.empty()) {
+  if (!o.config_file.empty() && o.gguf_file.empty() && o.safetensors_files.empty() && o.index_file.empty()) {
     std::string text;
     if (!read_file(o.config_file, text)) { err << "error: --config: cannot read " << o.config_file << "\n"; return false; }
     json config = json::parse(text, nullptr, false);
@@ -177,6 +266,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (!build_request(infer, request_json, err)) return 2;
   auto request = request_from_json(request_json);
   if (!request) { err << "error: " << request.error().message << "\n"; return 2; }
+  if (!read_model_files(infer, catalog, request.value(), err)) return 2;
   auto report = estimate(*request, catalog);
   if (!report) { err << "error: " << report.error().message << "\n"; return 2; }
   if (infer.as_json) out << report_to_json(*report).dump(2) << "\n";

@@ -31,9 +31,16 @@ void print_report(std::ostream& out, const Report& r) {
   const DisplayUnits u = r.request.units;
   const InferenceSettings& s = r.request.settings;
   out << "vramfit: " << r.model_name << " (" << with_thousands(r.prepared.weights.parameters) << " parameters), "
-      << r.request.weight_format << " weights, " << r.prepared.kv_type.label << " KV cache, "
+      << (r.request.has_stored_weights ? "stored" : r.request.weight_format) << " weights, " << r.prepared.kv_type.label << " KV cache, "
       << tokens(s.context_tokens) << " x " << s.concurrent_sequences
       << (s.concurrent_sequences == 1 ? " sequence" : " sequences") << "\n\n";
+  if (r.request.has_stored_weights) {
+    const StoredWeights& w = r.request.stored_weights;
+    out << "  from " << w.file << " (" << w.source << "):\n";
+    for (const std::string& line : w.read) out << "    read:    " << line << "\n";
+    for (const std::string& line : w.derived) out << "    derived: " << line << "\n";
+    out << "\n";
+  }
   for (const BreakdownItem& item : r.breakdown.items) print_item(out, item, u, 0);
   out << "  " << pad(s.gpu_count > 1 ? "Total per GPU" : "Total", 32) << pad_left(format_bytes(r.memory.total, u), 12)
       << "   (" << with_thousands(r.memory.total) << " B)\n\n";

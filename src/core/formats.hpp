@@ -99,6 +99,7 @@ struct WeightsSummary {
   int64_t replicated_bytes = 0;  // 1-D tensors: every tensor-parallel rank holds a copy
   std::vector<WeightsByType> by_type;
   bool from_parameter_count = false;  // parameters-only spec: count x bytes per element
+  std::string stored_in;              // read from this model file (its exact bytes), if any
 };
 
 // group_size: for grouped formats (0 = the format's default).

@@ -45,13 +45,19 @@ std::string plural(int64_t count, const char* one, const char* many) {
 PreparedInference prepare_inference(const FormatTables& tables, const ModelSpec& model,
                                     const WeightFormat& format, int64_t group_size,
                                     const StorageType& kv_type) {
-  PreparedInference p;
-  p.model = model;
-  p.weights = summarize_weights(tables, format, model, group_size);
-  p.kv_type = kv_type;
   const int default_type = format.mix >= 0 ? tables.mixes[static_cast<size_t>(format.mix)].base
                                            : format.default_type;
-  p.activation_bytes = tables.storage_types[static_cast<size_t>(default_type)].id == "f32" ? 4 : 2;
+  const int64_t activation_bytes = tables.storage_types[static_cast<size_t>(default_type)].id == "f32" ? 4 : 2;
+  return prepare_inference(model, summarize_weights(tables, format, model, group_size), activation_bytes, kv_type);
+}
+
+PreparedInference prepare_inference(const ModelSpec& model, const WeightsSummary& weights,
+                                    int64_t activation_bytes, const StorageType& kv_type) {
+  PreparedInference p;
+  p.model = model;
+  p.weights = weights;
+  p.kv_type = kv_type;
+  p.activation_bytes = activation_bytes;
   p.sliding_layers = model.sliding_layer_count();
   p.full_attention_layers = model.layers - p.sliding_layers;
   p.attention_heads = model.attention_heads;
@@ -140,8 +146,10 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
                          n(p.weights.bytes - p.weights.replicated_bytes) + " B / " + n(gpus) +
                          " = " + n(m.weights) + " B";
     }
-    weights.note = "Exact: every tensor of the architecture, counted from its shape, in the "
-                   "layout the format gives it (scales and zero points included).";
+    weights.note = p.weights.stored_in.empty()
+                       ? "Exact: every tensor of the architecture, counted from its shape, in the "
+                         "layout the format gives it (scales and zero points included)."
+                       : "Exact: every tensor as " + p.weights.stored_in + " stores it.";
     for (const WeightsByType& w : p.weights.by_type) {
       const StorageType& t = tables.storage_types[static_cast<size_t>(w.storage_type)];
       BreakdownItem row{"weights." + t.id, t.label, w.bytes, "", t.note, {}};

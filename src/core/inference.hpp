@@ -42,6 +42,9 @@ struct PreparedInference {
 PreparedInference prepare_inference(const FormatTables& tables, const ModelSpec& model,
                                     const WeightFormat& format, int64_t group_size,
                                     const StorageType& kv_type);
+// The same with the weights already summed (read from a model file).
+PreparedInference prepare_inference(const ModelSpec& model, const WeightsSummary& weights,
+                                    int64_t activation_bytes, const StorageType& kv_type);
 
 struct InferenceMemory {                // all per GPU
   int64_t weights = 0;

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "inference.hpp"
 #include "model_spec.hpp"
@@ -11,6 +12,23 @@
 namespace vramfit {
 
 constexpr int kRequestVersion = 1;
+
+// Weights exactly as a model file stores them (GGUF tensor infos, safetensors headers),
+// summed per storage type. Used instead of a weight format when a file was read.
+struct StoredWeights {
+  struct Row {
+    std::string type;     // storage type id: "q4_k", "bf16", "i32", ...
+    int64_t elements = 0;
+    int64_t tensors = 0;
+    int64_t bytes = 0;
+  };
+  std::string source;     // "gguf", "safetensors", "safetensors-index"
+  std::string file;       // file name(s), for display
+  std::vector<Row> by_type;
+  int64_t parameters = 0;
+  int64_t replicated_bytes = 0;  // 1-D tensors (norms, biases): on every tensor-parallel GPU
+  std::vector<std::string> read, derived, assumed;  // what the reader took, computed, assumed
+};
 
 struct Request {
   int version = kRequestVersion;
@@ -21,7 +39,9 @@ struct Request {
   bool has_custom_model = false;
   ModelSpec custom_model;
 
-  std::string weight_format = "bf16";  // id from data/weight_formats.json
+  std::string weight_format = "bf16";  // id from data/weight_formats.json, or "as_stored"
+  bool has_stored_weights = false;     // weight_format "as_stored": the file's own bytes
+  StoredWeights stored_weights;
   int64_t group_size = 0;              // grouped formats (GPTQ/AWQ); 0 = the format's default
   std::string kv_cache_dtype = "f16";  // f32, f16, bf16, fp8, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl
 

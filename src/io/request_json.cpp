@@ -97,6 +97,52 @@ struct Fields {
   }
 };
 
+std::vector<std::string> string_list(const json& j) {
+  std::vector<std::string> out;
+  if (j.is_array()) for (const json& s : j) if (s.is_string()) out.push_back(s.get<std::string>());
+  return out;
+}
+
+std::optional<Error> stored_weights_from_json(const json& j, StoredWeights& w) {
+  Fields f{j, "weights.stored.", std::nullopt};
+  f.only({"source", "file", "by_type", "parameters", "replicated_bytes", "read", "derived", "assumed"});
+  w.source = f.text("source", "");
+  w.file = f.text("file", "");
+  w.parameters = f.integer("parameters", 0, 0, int64_t(1) << 50);
+  w.replicated_bytes = f.integer("replicated_bytes", 0, 0, int64_t(1) << 52);
+  for (const char* key : {"read", "derived", "assumed"}) {
+    if (f.has(key) && !j.at(key).is_array()) f.fail("request.wrong_type", f.name(key), "must be an array of strings");
+  }
+  if (f.has("read")) w.read = string_list(j.at("read"));
+  if (f.has("derived")) w.derived = string_list(j.at("derived"));
+  if (f.has("assumed")) w.assumed = string_list(j.at("assumed"));
+  if (!f.has("by_type") || !j.at("by_type").is_array() || j.at("by_type").empty()) {
+    f.fail("request.bad_value", "weights.stored.by_type", "must be a non-empty array");
+    return f.error;
+  }
+  if (j.at("by_type").size() > 256) f.fail("request.out_of_range", "weights.stored.by_type", "has more than 256 rows");
+  int64_t total = 0;
+  for (size_t i = 0; i < j.at("by_type").size() && !f.error; ++i) {
+    const json& row = j.at("by_type")[i];
+    const std::string path = "weights.stored.by_type[" + std::to_string(i) + "].";
+    if (!row.is_object()) { f.fail("request.wrong_type", path, "must be an object"); break; }
+    Fields rf{row, path, std::nullopt};
+    rf.only({"type", "elements", "tensors", "bytes"});
+    StoredWeights::Row r;
+    r.type = rf.text("type", "");
+    r.elements = rf.integer("elements", 0, 0, int64_t(1) << 50);
+    r.tensors = rf.integer("tensors", 0, 0, int64_t(1) << 30);
+    r.bytes = rf.integer("bytes", 0, 0, int64_t(1) << 52);
+    if (rf.error) return rf.error;
+    total += r.bytes;
+    w.by_type.push_back(r);
+  }
+  if (!f.error && w.replicated_bytes > total) {
+    f.fail("request.out_of_range", "weights.stored.replicated_bytes", "exceeds the stored bytes");
+  }
+  return f.error;
+}
+
 }  // namespace
 
 Result<Request> request_from_json(const json& root) {
@@ -136,8 +182,15 @@ Result<Request> request_from_json(const json& root) {
   }
   if (const json* weights = top.sub("weights")) {
     Fields f{*weights, "weights.", std::nullopt};
-    f.only({"format", "group_size"});
+    f.only({"format", "group_size", "stored"});
     r.weight_format = f.text("format", r.weight_format);
+    if (!f.error && (r.weight_format == "as_stored") != f.has("stored")) {
+      f.fail("request.bad_value", "weights.stored", "is given exactly when weights.format is \"as_stored\"");
+    }
+    if (const json* stored = f.sub("stored")) {
+      if (auto e = stored_weights_from_json(*stored, r.stored_weights)) return *e;
+      r.has_stored_weights = true;
+    }
     r.group_size = f.integer("group_size", 0, 0, 65536);
     if (!f.error && r.group_size != 0 && (r.group_size < 16 || (r.group_size & (r.group_size - 1)) != 0)) {
       f.fail("request.bad_value", "weights.group_size", "must be a power of two of at least 16 (got " + std::to_string(r.group_size) + ")");
@@ -200,6 +253,16 @@ json request_to_json(const Request& r) {
   else j["model"] = {{"preset", r.model_preset}};
   j["weights"] = {{"format", r.weight_format}};
   if (r.group_size > 0) j["weights"]["group_size"] = r.group_size;
+  if (r.has_stored_weights) {
+    const StoredWeights& w = r.stored_weights;
+    json rows = json::array();
+    for (const StoredWeights::Row& row : w.by_type) {
+      rows.push_back({{"type", row.type}, {"elements", row.elements}, {"tensors", row.tensors}, {"bytes", row.bytes}});
+    }
+    j["weights"]["stored"] = {{"source", w.source}, {"file", w.file}, {"by_type", rows}, {"parameters", w.parameters},
+                              {"replicated_bytes", w.replicated_bytes}, {"read", w.read}, {"derived", w.derived},
+                              {"assumed", w.assumed}};
+  }
   j["kv_cache"] = {{"dtype", r.kv_cache_dtype}};
   j["context_tokens"] = r.settings.context_tokens;
   j["concurrent_sequences"] = r.settings.concurrent_sequences;

@@ -1,0 +1,269 @@
+#include "model_file.hpp"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+
+#include "hf_config.hpp"
+
+namespace vramfit {
+
+using nlohmann::json;
+
+namespace {
+
+// llama.cpp architecture names -> Hugging Face model_type (structure flags come from it).
+std::string hf_model_type_for_gguf(const std::string& arch) {
+  static const std::map<std::string, std::string> names = {
+      {"llama", "llama"}, {"qwen2", "qwen2"}, {"qwen2moe", "qwen2_moe"}, {"qwen3", "qwen3"},
+      {"qwen3moe", "qwen3_moe"}, {"gemma", "gemma"}, {"gemma2", "gemma2"}, {"gemma3", "gemma3_text"},
+      {"phi3", "phi3"}, {"deepseek2", "deepseek_v3"}, {"gpt-oss", "gpt_oss"}, {"mistral3", "mistral"}};
+  auto it = names.find(arch);
+  return it == names.end() ? arch : it->second;
+}
+
+void add_row(StoredWeights& w, const std::string& type, int64_t elements, int64_t bytes) {
+  auto it = std::find_if(w.by_type.begin(), w.by_type.end(), [&](const StoredWeights::Row& r) { return r.type == type; });
+  if (it == w.by_type.end()) {
+    w.by_type.push_back({type, 0, 0, 0});
+    it = w.by_type.end() - 1;
+  }
+  it->elements += elements;
+  it->tensors += 1;
+  it->bytes += bytes;
+}
+
+// A GGUF value that may be a scalar or a per-layer array: the largest entry.
+int64_t scalar_or_max(const GgufFile& f, const std::string& key, int64_t fallback) {
+  const GgufValue* v = f.find(key);
+  if (!v) return fallback;
+  if (v->kind == GgufValue::Kind::integer) return v->integer;
+  if (v->kind == GgufValue::Kind::array && !v->array_integers.empty()) {
+    return *std::max_element(v->array_integers.begin(), v->array_integers.end());
+  }
+  return fallback;
+}
+
+}  // namespace
+
+Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile& gguf, const std::string& file) {
+  ModelFileRead out;
+  const std::string arch = gguf.string_or("general.architecture", "");
+  if (arch.empty()) {
+    return make_error("gguf.missing_key", "general.architecture", file + ": general.architecture is missing");
+  }
+  const std::string p = arch + ".";
+  json& c = out.config;
+  c["model_type"] = hf_model_type_for_gguf(arch);
+  out.read.push_back("general.architecture = " + arch + " (read as model_type " + c["model_type"].get<std::string>() + ")");
+  auto take = [&](const std::string& key, const char* field, bool per_layer = false) {
+    const int64_t value = per_layer ? scalar_or_max(gguf, p + key, -1) : gguf.integer_or(p + key, -1);
+    if (value >= 0) {
+      c[field] = value;
+      out.read.push_back(p + key + " = " + std::to_string(value));
+    }
+  };
+  take("block_count", "num_hidden_layers");
+  take("embedding_length", "hidden_size");
+  take("attention.head_count", "num_attention_heads", true);
+  take("attention.head_count_kv", "num_key_value_heads", true);
+  take("feed_forward_length", "intermediate_size", true);
+  take("context_length", "max_position_embeddings");
+  take("vocab_size", "vocab_size");
+  take("expert_count", "num_local_experts");
+  take("expert_used_count", "num_experts_per_tok");
+  take("expert_feed_forward_length", "moe_intermediate_size");
+  take("expert_shared_count", "n_shared_experts");
+  take("leading_dense_block_count", "first_k_dense_replace");
+  take("attention.q_lora_rank", "q_lora_rank");
+  take("attention.kv_lora_rank", "kv_lora_rank");
+  take("attention.sliding_window", "sliding_window");
+  const int64_t key_length = gguf.integer_or(p + "attention.key_length", -1);
+  if (c.contains("kv_lora_rank")) {
+    // MLA: key_length = nope + rope, value_length = v_head_dim, rope.dimension_count = rope.
+    const int64_t rope = gguf.integer_or(p + "rope.dimension_count", 64);
+    c["qk_rope_head_dim"] = rope;
+    c["qk_nope_head_dim"] = key_length > rope ? key_length - rope : 128;
+    c["v_head_dim"] = gguf.integer_or(p + "attention.value_length", 128);
+    out.derived.push_back("MLA head dims: nope " + c["qk_nope_head_dim"].dump() + ", rope " + std::to_string(rope) +
+                          ", v " + c["v_head_dim"].dump());
+  } else if (key_length > 0) {
+    c["head_dim"] = key_length;
+    out.read.push_back(p + "attention.key_length = " + std::to_string(key_length));
+  }
+  // Which layers slide: llama.cpp's per-architecture rule (the GGUF stores only the window).
+  if (c.contains("sliding_window") && c.contains("num_hidden_layers")) {
+    const int64_t layers = c["num_hidden_layers"].get<int64_t>();
+    json types = json::array();
+    for (int64_t i = 0; i < std::min<int64_t>(layers, 1 << 16); ++i) {
+      bool sliding = true;
+      if (arch == "gemma2" || arch == "gpt-oss") sliding = i % 2 == 0;
+      else if (arch == "gemma3") sliding = (i + 1) % 6 != 0;
+      types.push_back(sliding ? "sliding_attention" : "full_attention");
+    }
+    c["layer_types"] = types;
+    out.derived.push_back("sliding-window layers by llama.cpp's rule for " + arch);
+  }
+
+  // Weights: every tensor at its ggml type's exact size.
+  StoredWeights& w = out.weights;
+  w.source = "gguf";
+  w.file = file;
+  bool has_output = false;
+  for (const GgufTensorInfo& t : gguf.tensors) {
+    const int type = tables.find_storage_by_ggml(t.ggml_type);
+    if (type < 0) {
+      return make_error("gguf.unknown_type", "tensors." + t.name, file + ": tensor " + t.name + " has unknown ggml type " + std::to_string(t.ggml_type));
+    }
+    const StorageType& st = tables.storage_types[static_cast<size_t>(type)];
+    if (t.dims[0] % st.block_elements != 0) {
+      return make_error("gguf.bad_dims", "tensors." + t.name, file + ": tensor " + t.name + ": row of " + std::to_string(t.dims[0]) +
+                                                                " elements is not a whole number of " + st.label + " blocks");
+    }
+    const int64_t rows = t.elements() / t.dims[0];
+    add_row(w, st.id, t.elements(), storage_bytes(st, t.dims[0], rows, 1));
+    w.parameters += t.elements();
+    if (t.dims.size() == 1) w.replicated_bytes += storage_bytes(st, t.dims[0], 1, 1);
+    if (t.name == "output.weight") has_output = true;
+    if (t.name == "token_embd.weight" && !c.contains("vocab_size") && t.dims.size() == 2) {
+      c["vocab_size"] = t.dims[1];
+      out.derived.push_back("vocab_size = " + std::to_string(t.dims[1]) + " (token_embd.weight)");
+    }
+  }
+  if (!c.contains("vocab_size")) {
+    if (const GgufValue* tokens = gguf.find("tokenizer.ggml.tokens"); tokens && tokens->kind == GgufValue::Kind::array) {
+      c["vocab_size"] = static_cast<int64_t>(tokens->array_length);
+      out.derived.push_back("vocab_size = " + std::to_string(tokens->array_length) + " (tokenizer.ggml.tokens)");
+    }
+  }
+  c["tie_word_embeddings"] = !has_output;
+  out.derived.push_back(std::to_string(gguf.tensors.size()) + " tensors, " + std::to_string(w.parameters) +
+                        " parameters, at their ggml types' block sizes");
+  return out;
+}
+
+std::string storage_id_for_safetensors_dtype(const std::string& dtype) {
+  static const std::map<std::string, std::string> ids = {
+      {"F64", "f64"}, {"F32", "f32"}, {"F16", "f16"}, {"BF16", "bf16"}, {"F8_E4M3", "fp8"}, {"F8_E5M2", "fp8"},
+      {"F8_E8M0", "i8"}, {"I64", "i64"}, {"U64", "i64"}, {"I32", "i32"}, {"U32", "i32"}, {"I16", "i16"},
+      {"U16", "i16"}, {"I8", "i8"}, {"U8", "i8"}, {"BOOL", "i8"}};
+  auto it = ids.find(dtype);
+  return it == ids.end() ? "" : it->second;
+}
+
+namespace {
+
+// Architecture from Llama-style tensor names and shapes (model.layers.N.self_attn.q_proj ...).
+void derive_config_from_names(const std::vector<SafetensorsFile>& shards, ModelFileRead& out) {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const SafetensorsFile& f : shards) for (const SafetensorsTensor& t : f.tensors) shapes[t.name] = t.shape;
+  json& c = out.config;
+  c["model_type"] = "llama";
+  out.assumed.push_back("no config.json: architecture derived from tensor names and shapes (Llama-style naming)");
+  const std::regex layer_re(R"(^model\.layers\.(\d+)\.)");
+  const std::regex expert_re(R"(^model\.layers\.0\.mlp\.experts\.(\d+)\.)");
+  int64_t layers = 0, experts = 0;
+  for (const auto& [name, shape] : shapes) {
+    std::smatch m;
+    if (std::regex_search(name, m, layer_re)) layers = std::max<int64_t>(layers, std::stoll(m[1]) + 1);
+    if (std::regex_search(name, m, expert_re)) experts = std::max<int64_t>(experts, std::stoll(m[1]) + 1);
+  }
+  c["num_hidden_layers"] = layers;
+  auto shape_of = [&](const std::string& name) -> const std::vector<int64_t>* {
+    auto it = shapes.find(name);
+    return it == shapes.end() ? nullptr : &it->second;
+  };
+  if (auto* e = shape_of("model.embed_tokens.weight"); e && e->size() == 2) {
+    c["vocab_size"] = (*e)[0];
+    c["hidden_size"] = (*e)[1];
+  }
+  c["tie_word_embeddings"] = shape_of("lm_head.weight") == nullptr;
+  int64_t head_dim = 128;
+  if (auto* qn = shape_of("model.layers.0.self_attn.q_norm.weight"); qn && qn->size() == 1) {
+    head_dim = (*qn)[0];
+    c["qk_norm"] = true;
+    out.derived.push_back("head_dim = " + std::to_string(head_dim) + " (q_norm)");
+  } else {
+    out.assumed.push_back("head_dim = 128 (a safetensors header carries no attention shape; give config.json to be sure)");
+  }
+  c["head_dim"] = head_dim;
+  if (auto* q = shape_of("model.layers.0.self_attn.q_proj.weight"); q && q->size() == 2) c["num_attention_heads"] = (*q)[0] / head_dim;
+  if (auto* k = shape_of("model.layers.0.self_attn.k_proj.weight"); k && k->size() == 2) c["num_key_value_heads"] = (*k)[0] / head_dim;
+  c["qkv_bias"] = shape_of("model.layers.0.self_attn.q_proj.bias") != nullptr;
+  c["attention_output_bias"] = shape_of("model.layers.0.self_attn.o_proj.bias") != nullptr;
+  if (auto* up = shape_of("model.layers.0.mlp.up_proj.weight"); up && up->size() == 2) c["intermediate_size"] = (*up)[0];
+  if (experts > 0) {
+    c["num_local_experts"] = experts;
+    if (auto* up = shape_of("model.layers.0.mlp.experts.0.up_proj.weight"); up && up->size() == 2) c["moe_intermediate_size"] = (*up)[0];
+    c["num_experts_per_tok"] = 2;
+    out.assumed.push_back("experts per token = 2 (not in the header; give config.json to be sure)");
+  }
+  out.derived.push_back(std::to_string(layers) + " layers (model.layers.N)");
+}
+
+}  // namespace
+
+Result<ModelFileRead> model_from_safetensors(const std::vector<SafetensorsFile>& shards, const json* config,
+                                             const std::string& files) {
+  ModelFileRead out;
+  if (config) {
+    out.config = *config;
+    out.read.push_back("architecture from config.json");
+  } else {
+    derive_config_from_names(shards, out);
+  }
+  StoredWeights& w = out.weights;
+  w.source = "safetensors";
+  w.file = files;
+  bool packed = false;
+  for (const SafetensorsFile& f : shards) {
+    for (const SafetensorsTensor& t : f.tensors) {
+      const std::string type = storage_id_for_safetensors_dtype(t.dtype);
+      add_row(w, type, t.elements(), t.bytes);
+      w.parameters += t.elements();
+      if (t.shape.size() <= 1) w.replicated_bytes += t.bytes;
+      packed = packed || t.dtype == "I32" || t.dtype == "U8";
+    }
+  }
+  out.read.push_back(std::to_string(shards.size()) + " safetensors header(s): every tensor's dtype and shape");
+  if (packed) {
+    out.assumed.push_back("integer tensors (GPTQ/AWQ qweight, bitsandbytes) are counted as their stored elements; "
+                          "their bytes are exact, the parameter count is not the logical one");
+  }
+  return out;
+}
+
+Result<ModelFileRead> model_from_safetensors_index(const SafetensorsIndex& index, const json& config, const std::string& file) {
+  ModelFileRead out;
+  out.config = config;
+  std::string dtype = config.contains("torch_dtype") && config["torch_dtype"].is_string() ? config["torch_dtype"].get<std::string>() : "bfloat16";
+  const std::string type = dtype == "float32" ? "f32" : dtype == "float16" ? "f16" : "bf16";
+  const int64_t element_bytes = type == "f32" ? 4 : 2;
+  StoredWeights& w = out.weights;
+  w.source = "safetensors-index";
+  w.file = file;
+  w.parameters = index.total_size / element_bytes;
+  w.by_type.push_back({type, w.parameters, static_cast<int64_t>(index.tensor_names.size()), index.total_size});
+  out.read.push_back("metadata.total_size = " + std::to_string(index.total_size) + " B over " +
+                     std::to_string(index.shards.size()) + " shard(s), " + std::to_string(index.tensor_names.size()) + " tensors");
+  out.assumed.push_back("parameters = total_size / " + std::to_string(element_bytes) + " B (" + dtype + ", from torch_dtype)");
+  return out;
+}
+
+std::optional<Error> apply_model_file(Request& request, const ModelFileRead& read) {
+  auto spec = read_hf_config(read.config, read.weights.file);
+  if (!spec) return spec.error();
+  request.has_custom_model = true;
+  request.custom_model = spec->spec;
+  request.model_preset.clear();
+  request.weight_format = "as_stored";
+  request.has_stored_weights = true;
+  request.stored_weights = read.weights;
+  request.stored_weights.read = read.read;
+  request.stored_weights.derived = read.derived;
+  request.stored_weights.assumed = read.assumed;
+  for (const std::string& a : spec->assumptions) request.stored_weights.assumed.push_back(a);
+  return std::nullopt;
+}
+
+}  // namespace vramfit

@@ -1,0 +1,46 @@
+// Model files -> what the estimator needs: the architecture (a ModelSpec, through the same
+// config.json reader as the presets) and the weights exactly as the file stores them.
+// What was read, derived and assumed is listed for the UI and the CLI.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/formats.hpp"
+#include "core/request.hpp"
+#include "core/result.hpp"
+#include "gguf.hpp"
+#include "safetensors.hpp"
+
+namespace vramfit {
+
+struct ModelFileRead {
+  nlohmann::json config;          // config.json fields (read or derived)
+  StoredWeights weights;
+  std::vector<std::string> read;      // facts taken from the file
+  std::vector<std::string> derived;   // facts computed from them
+  std::vector<std::string> assumed;   // defaults where the file is silent
+};
+
+// GGUF: metadata -> config fields; tensor infos -> exact bytes per ggml type.
+Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile& gguf, const std::string& file);
+
+// safetensors shards (one or more headers); `config` may be null, then the architecture
+// is derived from tensor names and shapes (Llama-style naming) with the assumptions listed.
+Result<ModelFileRead> model_from_safetensors(const std::vector<SafetensorsFile>& shards,
+                                             const nlohmann::json* config, const std::string& files);
+
+// model.safetensors.index.json with its config.json: total bytes, no per-tensor dtypes.
+Result<ModelFileRead> model_from_safetensors_index(const SafetensorsIndex& index, const nlohmann::json& config,
+                                                   const std::string& file);
+
+// The storage type id vramfit uses for a safetensors dtype ("BF16" -> "bf16").
+std::string storage_id_for_safetensors_dtype(const std::string& dtype);
+
+// Puts a file read into a request: the model's config (through read_hf_config) and its
+// stored weights. Fails when the derived config does not describe a model.
+std::optional<Error> apply_model_file(Request& request, const ModelFileRead& read);
+
+}  // namespace vramfit

@@ -1,0 +1,282 @@
+// Model files: a GGUF or safetensors header (written by tests/support) gives the same
+// estimate as the preset; every class of bad input is an error naming where it is.
+#include "helpers.hpp"
+
+#include "io/gguf.hpp"
+#include "io/model_file.hpp"
+#include "io/safetensors.hpp"
+#include "support/model_file_writers.hpp"
+
+using namespace vramfit;
+using namespace vramfit::test;
+using nlohmann::json;
+
+namespace {
+
+const FormatTables& tables() { return builtin_catalog().formats; }
+
+Report estimate_from(const ModelFileRead& read, const json& base) {
+  auto request = request_from_json(base);
+  REQUIRE(request);
+  Request r = *request;
+  auto error = apply_model_file(r, read);
+  if (error) FAIL(error->message);
+  // The request round-trips through JSON with the stored weights in it.
+  auto again = request_from_json(request_to_json(r));
+  if (!again) FAIL(again.error().message);
+  auto report = estimate(*again, builtin_catalog());
+  if (!report) FAIL(report.error().message);
+  return std::move(report).value();
+}
+
+ModelFileRead gguf_read(const std::string& preset_id, const std::string& format_id, const std::string& arch) {
+  const auto bytes = write_gguf(tables(), preset(preset_id).spec, format(format_id), arch);
+  auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), preset_id + ".gguf");
+  if (!gguf) FAIL(gguf.error().message);
+  auto read = model_from_gguf(tables(), *gguf, preset_id + ".gguf");
+  if (!read) FAIL(read.error().message);
+  return std::move(read).value();
+}
+
+}  // namespace
+
+TEST_CASE("a GGUF header gives the preset's estimate", "[gguf][model_files]") {
+  struct Case { const char* preset; const char* format; const char* arch; };
+  const Case cases[] = {
+      {"llama-3.1-8b", "gguf-q4_k_m", "llama"},
+      {"qwen2.5-0.5b", "gguf-q4_k_m", "qwen2"},   // K-quant fallbacks (896-wide rows)
+      {"gemma-2-9b", "gguf-q5_k_m", "gemma2"},    // sliding-window layers from the arch rule
+      {"mixtral-8x7b", "gguf-q3_k_m", "llama"},   // experts stacked in one tensor, 8-expert rules
+      {"qwen3-8b", "gguf-q8_0", "qwen3"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.preset << " " << c.format);
+    const ModelFileRead read = gguf_read(c.preset, c.format, c.arch);
+    const json base = {{"context_tokens", 8192}, {"gpu", {{"id", "h100-80"}}}};
+    json preset_request = base;
+    preset_request["model"] = {{"preset", c.preset}};
+    preset_request["weights"] = {{"format", c.format}};
+    const Report from_preset = estimate_ok(preset_request);
+    const Report from_file = estimate_from(read, base);
+    CHECK(read.weights.parameters == count_parameters(preset(c.preset).spec));
+    CHECK(from_file.memory.weights == from_preset.memory.weights);
+    CHECK(from_file.memory.kv_cache == from_preset.memory.kv_cache);
+    CHECK(from_file.memory.total == from_preset.memory.total);
+  }
+}
+
+TEST_CASE("GGUF: a prefix too short asks for more; the full header reads", "[gguf]") {
+  const auto bytes = write_gguf(tables(), preset("llama-3.2-1b").spec, format("gguf-q4_0"), "llama", 5000);
+  auto partial = read_gguf(bytes.data(), 4096, "x.gguf", static_cast<int64_t>(bytes.size()));
+  REQUIRE_FALSE(partial);
+  CHECK(partial.error().id == "gguf.truncated");
+  CHECK(partial.error().message.find("x.gguf") == 0);
+  CHECK(partial.error().message.find("byte offset") != std::string::npos);
+  auto full = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), "x.gguf");
+  REQUIRE(full);
+  CHECK(full->tensors.size() == enumerate_tensors(preset("llama-3.2-1b").spec).size());
+  CHECK(full->find("tokenizer.ggml.tokens")->array_length == 5000);
+  // Every prefix fails cleanly (no crash, no read past the end).
+  for (int64_t n = 0; n < static_cast<int64_t>(bytes.size()); n += 97) {
+    auto r = read_gguf(bytes.data(), n, "x.gguf");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().id == "gguf.truncated");
+  }
+}
+
+TEST_CASE("GGUF: each class of bad input has its message", "[gguf][errors]") {
+  auto header = [](uint32_t version, uint64_t tensors, uint64_t kvs) {
+    GgufWriter w;
+    w.put<uint32_t>(0x46554747u);
+    w.put<uint32_t>(version);
+    w.put<uint64_t>(tensors);
+    w.put<uint64_t>(kvs);
+    return w;
+  };
+  auto error_of = [](const GgufWriter& w) {
+    auto r = read_gguf(w.bytes.data(), static_cast<int64_t>(w.bytes.size()), "bad.gguf");
+    REQUIRE_FALSE(r);
+    return r.error();
+  };
+  GgufWriter magic;
+  magic.put<uint32_t>(0x12345678u);
+  magic.put<uint32_t>(3);
+  CHECK(error_of(magic).id == "gguf.bad_magic");
+  CHECK(error_of(header(1, 0, 0)).id == "gguf.bad_version");
+  CHECK(error_of(header(4, 0, 0)).message.find("GGUF version 4 is not supported") != std::string::npos);
+  CHECK(error_of(header(3, uint64_t(1) << 40, 0)).id == "gguf.too_many");
+  CHECK(error_of(header(3, 0, uint64_t(1) << 40)).id == "gguf.too_many");
+
+  GgufWriter long_string = header(3, 0, 1);
+  long_string.put<uint64_t>(1000000);  // key length beyond the file
+  long_string.put<uint32_t>(0);
+  CHECK(error_of(long_string).id == "gguf.too_long");
+  GgufWriter past_end = header(3, 0, 1);
+  past_end.put<uint64_t>(5000);  // within the key limit but past the end
+  CHECK(error_of(past_end).id == "gguf.truncated");
+
+  GgufWriter bad_type = header(3, 0, 1);
+  bad_type.put_string("k");
+  bad_type.put<uint32_t>(77);
+  CHECK(error_of(bad_type).id == "gguf.bad_type");
+
+  GgufWriter bad_bool = header(3, 0, 1);
+  bad_bool.put_string("k");
+  bad_bool.put<uint32_t>(7);
+  bad_bool.put<uint8_t>(2);
+  CHECK(error_of(bad_bool).id == "gguf.bad_value");
+
+  GgufWriter huge_array = header(3, 0, 1);
+  huge_array.put_string("k");
+  huge_array.put<uint32_t>(9);
+  huge_array.put<uint32_t>(4);
+  huge_array.put<uint64_t>(uint64_t(1) << 60);
+  CHECK(error_of(huge_array).id == "gguf.too_long");
+
+  auto tensor = [&](uint32_t n_dims, std::vector<uint64_t> dims, uint32_t type) {
+    GgufWriter w = header(3, 1, 0);
+    w.put_string("blk.0.attn_q.weight");
+    w.put<uint32_t>(n_dims);
+    for (uint64_t d : dims) w.put<uint64_t>(d);
+    w.put<uint32_t>(type);
+    w.put<uint64_t>(0);
+    for (int i = 0; i < 8; ++i) w.put<uint32_t>(0);  // padding so counts pass the size check
+    return w;
+  };
+  CHECK(error_of(tensor(0, {}, 0)).id == "gguf.bad_dims");
+  CHECK(error_of(tensor(5, {1, 1, 1, 1, 1}, 0)).id == "gguf.bad_dims");
+  CHECK(error_of(tensor(2, {uint64_t(1) << 40, uint64_t(1) << 40}, 0)).message.find("overflow") != std::string::npos);
+  CHECK(error_of(tensor(2, {0, 5}, 0)).id == "gguf.bad_dims");
+
+  // An unknown ggml type is caught when the tensors are sized.
+  GgufWriter unknown = tensor(2, {4096, 4096}, 999);
+  auto gguf = read_gguf(unknown.bytes.data(), static_cast<int64_t>(unknown.bytes.size()), "bad.gguf");
+  REQUIRE(gguf);
+  gguf.value().metadata["general.architecture"].kind = GgufValue::Kind::string;
+  gguf.value().metadata["general.architecture"].string = "llama";
+  auto model = model_from_gguf(tables(), *gguf, "bad.gguf");
+  REQUIRE_FALSE(model);
+  CHECK(model.error().id == "gguf.unknown_type");
+  CHECK(model.error().message == "bad.gguf: tensor blk.0.attn_q.weight has unknown ggml type 999");
+  // A Q4_K row that is not a whole number of blocks.
+  GgufWriter ragged = tensor(2, {100, 4}, 12);
+  auto ragged_file = read_gguf(ragged.bytes.data(), static_cast<int64_t>(ragged.bytes.size()), "bad.gguf");
+  REQUIRE(ragged_file);
+  ragged_file.value().metadata["general.architecture"] = gguf->metadata.at("general.architecture");
+  CHECK(model_from_gguf(tables(), *ragged_file, "bad.gguf").error().id == "gguf.bad_dims");
+  // No architecture.
+  GgufWriter empty = header(3, 0, 0);
+  auto empty_file = read_gguf(empty.bytes.data(), static_cast<int64_t>(empty.bytes.size()), "e.gguf");
+  REQUIRE(empty_file);
+  CHECK(model_from_gguf(tables(), *empty_file, "e.gguf").error().field == "general.architecture");
+}
+
+TEST_CASE("a safetensors header counts the same parameters as config.json", "[safetensors][model_files]") {
+  for (const char* id : {"qwen2.5-0.5b", "llama-3.2-1b", "qwen3-0.6b"}) {
+    INFO(id);
+    const ModelSpec& spec = preset(id).spec;
+    const auto bytes = write_safetensors(hf_dense_tensors(spec), "BF16", 2);
+    auto file = read_safetensors(bytes.data(), static_cast<int64_t>(bytes.size()), "model.safetensors");
+    REQUIRE(file);
+    CHECK(file->data_bytes == 2 * count_parameters(spec));
+    const json config = write_hf_config(spec);
+    auto read = model_from_safetensors({*file}, &config, "model.safetensors");
+    REQUIRE(read);
+    CHECK(read->weights.parameters == count_parameters(spec));
+    const json base = {{"gpu", {{"id", "rtx-4090"}}}};
+    json preset_request = base;
+    preset_request["model"] = {{"preset", id}};
+    preset_request["weights"] = {{"format", "bf16"}};
+    const Report from_preset = estimate_ok(preset_request);
+    const Report from_file = estimate_from(*read, base);
+    CHECK(from_file.memory.total == from_preset.memory.total);
+  }
+}
+
+TEST_CASE("safetensors without config.json: architecture from names, assumptions listed", "[safetensors][model_files]") {
+  // Qwen3 carries q_norm, which gives head_dim; the Llama one assumes 128, which is right for 8B.
+  for (const char* id : {"qwen3-0.6b", "llama-3.1-8b"}) {
+    INFO(id);
+    const ModelSpec& spec = preset(id).spec;
+    const auto tensors = hf_dense_tensors(spec);
+    // Two shards, as large checkpoints come.
+    const size_t half = tensors.size() / 2;
+    const auto a = write_safetensors({tensors.begin(), tensors.begin() + static_cast<long>(half)}, "BF16", 2);
+    const auto b = write_safetensors({tensors.begin() + static_cast<long>(half), tensors.end()}, "BF16", 2);
+    auto fa = read_safetensors(a.data(), static_cast<int64_t>(a.size()), "model-00001-of-00002.safetensors");
+    auto fb = read_safetensors(b.data(), static_cast<int64_t>(b.size()), "model-00002-of-00002.safetensors");
+    REQUIRE(fa);
+    REQUIRE(fb);
+    auto read = model_from_safetensors({*fa, *fb}, nullptr, "model-0000x-of-00002.safetensors");
+    REQUIRE(read);
+    CHECK_FALSE(read->assumed.empty());
+    json preset_request = {{"model", {{"preset", id}}}, {"weights", {{"format", "bf16"}}}, {"gpu", {{"id", "h100-80"}}}};
+    const Report from_preset = estimate_ok(preset_request);
+    const Report from_file = estimate_from(*read, {{"gpu", {{"id", "h100-80"}}}});
+    CHECK(from_file.memory.weights == from_preset.memory.weights);
+    CHECK(from_file.memory.kv_cache == from_preset.memory.kv_cache);
+  }
+}
+
+TEST_CASE("safetensors: each class of bad input has its message", "[safetensors][errors]") {
+  auto with_header = [](const std::string& text) {
+    std::vector<uint8_t> bytes(8);
+    const uint64_t n = text.size();
+    std::memcpy(bytes.data(), &n, 8);
+    bytes.insert(bytes.end(), text.begin(), text.end());
+    return bytes;
+  };
+  auto error_of = [](const std::vector<uint8_t>& bytes, int64_t file_size = 0) {
+    auto r = read_safetensors(bytes.data(), static_cast<int64_t>(bytes.size()), "m.safetensors", file_size);
+    REQUIRE_FALSE(r);
+    return r.error();
+  };
+  CHECK(error_of({1, 2, 3}).id == "safetensors.truncated");
+  std::vector<uint8_t> huge(8, 0xff);
+  CHECK(error_of(huge).id == "safetensors.too_long");
+  auto cut = with_header(R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})");
+  cut.resize(cut.size() - 5);
+  CHECK(error_of(cut).id == "safetensors.truncated");
+  CHECK(error_of(with_header("{not json")).id == "safetensors.bad_json");
+  CHECK(error_of(with_header("[1,2]")).id == "safetensors.bad_json");
+  CHECK(error_of(with_header(R"({"w": {"dtype": "F32"}})")).id == "safetensors.bad_entry");
+  const Error dtype = error_of(with_header(R"({"w": {"dtype": "Q4", "shape": [2], "data_offsets": [0, 8]}})"));
+  CHECK(dtype.id == "safetensors.bad_dtype");
+  CHECK(dtype.field == "w.dtype");
+  CHECK(error_of(with_header(R"({"w": {"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}})")).id == "safetensors.bad_shape");
+  CHECK(error_of(with_header(R"({"w": {"dtype": "F32", "shape": [4294967296, 4294967296, 4294967296], "data_offsets": [0, 8]}})")).id == "safetensors.bad_shape");
+  CHECK(error_of(with_header(R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 9]}})")).id == "safetensors.bad_offsets");
+  CHECK(error_of(with_header(R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [8, 0]}})")).id == "safetensors.bad_offsets");
+  CHECK(error_of(with_header(R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}})")).message.find("overlap") != std::string::npos);
+  const auto ok = with_header(R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})");
+  CHECK(error_of(ok, static_cast<int64_t>(ok.size()) + 4).id == "safetensors.bad_offsets");  // data past the file end
+  CHECK(read_safetensors(ok.data(), static_cast<int64_t>(ok.size()), "m.safetensors", static_cast<int64_t>(ok.size()) + 8));
+}
+
+TEST_CASE("model.safetensors.index.json with config.json", "[safetensors][model_files]") {
+  const ModelSpec& spec = preset("llama-3.1-8b").spec;
+  const std::string text = R"({"metadata": {"total_size": 16060522496},
+    "weight_map": {"lm_head.weight": "model-00004-of-00004.safetensors", "model.embed_tokens.weight": "model-00001-of-00004.safetensors"}})";
+  auto index = read_safetensors_index(text, "model.safetensors.index.json");
+  REQUIRE(index);
+  CHECK(index->shards.size() == 2);
+  auto read = model_from_safetensors_index(*index, write_hf_config(spec), "model.safetensors.index.json");
+  REQUIRE(read);
+  CHECK(read->weights.parameters == 8030261248);
+  const Report from_file = estimate_from(*read, {{"gpu", {{"id", "rtx-4090"}}}});
+  const Report from_preset = estimate_ok({{"model", {{"preset", "llama-3.1-8b"}}}, {"gpu", {{"id", "rtx-4090"}}}});
+  CHECK(from_file.memory.total == from_preset.memory.total);
+
+  CHECK(read_safetensors_index("{}", "i.json").error().field == "metadata.total_size");
+  CHECK(read_safetensors_index(R"({"metadata": {"total_size": -1}, "weight_map": {}})", "i.json").error().id == "safetensors.bad_index");
+  CHECK(read_safetensors_index(R"({"metadata": {"total_size": 5}, "weight_map": []})", "i.json").error().field == "weight_map");
+  CHECK(read_safetensors_index(R"({"metadata": {"total_size": 5}, "weight_map": {"a": 3}})", "i.json").error().field == "weight_map.a");
+}
+
+TEST_CASE("stored weights in a request are validated", "[request][errors]") {
+  const json bad_type = {{"weights", {{"format", "as_stored"}, {"stored", {{"by_type", {{{"type", "q9_z"}, {"elements", 1}, {"tensors", 1}, {"bytes", 1}}}}}}}}};
+  CHECK(estimate_error(bad_type).field == "weights.stored.by_type[0].type");
+  CHECK(estimate_error({{"weights", {{"format", "as_stored"}}}}).field == "weights.stored");
+  const json negative = {{"weights", {{"format", "as_stored"}, {"stored", {{"by_type", {{{"type", "bf16"}, {"bytes", -5}}}}}}}}};
+  CHECK(estimate_error(negative).field == "weights.stored.by_type[0].bytes");
+}
