@@ -107,3 +107,15 @@ TEST_CASE("help and listings exit 0", "[cli]") {
   CHECK(json::parse(models.out).size() == builtin_catalog().models.size());
   CHECK(run({"formats"}).out.find("gguf-q4_k_m") != std::string::npos);
 }
+
+TEST_CASE("--config sizes a quantized checkpoint in its stored format", "[cli][config]") {
+  const std::string path = std::string(VRAMFIT_FIXTURES_DIR) + "/configs/mistral-7b-instruct-gptq.json";
+  const Run r = run({"infer", "--config", path, "--json"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const json report = json::parse(r.out);
+  CHECK(report["request"]["weights"]["format"] == "gptq-int4");
+  CHECK(report["request"]["weights"]["group_size"] == 32);
+  const Run dense = run({"infer", "--config", path, "-w", "bf16", "--json"});
+  CHECK(json::parse(dense.out)["request"]["weights"]["format"] == "bf16");
+}

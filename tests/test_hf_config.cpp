@@ -3,6 +3,9 @@
 
 #include "io/hf_config.hpp"
 
+#include <fstream>
+#include <sstream>
+
 using namespace vramfit;
 using namespace vramfit::test;
 using nlohmann::json;
@@ -72,4 +75,65 @@ TEST_CASE("bad config values name the field", "[config][errors]") {
   }
   auto divisible = read_hf_config([&] { json c = good; c["num_key_value_heads"] = 12; return c; }(), "config.json");
   CHECK(divisible.error().message == "config.json: num_key_value_heads (12) must divide num_attention_heads (32)");
+}
+
+namespace {
+Result<HfConfigRead> read_fixture(const std::string& name) {
+  std::ifstream in(std::string(VRAMFIT_FIXTURES_DIR) + "/configs/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return read_hf_config_text(text.str(), name);
+}
+}  // namespace
+
+TEST_CASE("real config.json files of more architectures give their published counts", "[config][parameters]") {
+  // Published totals: the Pythia paper's table; model cards / safetensors total_size.
+  struct Case { const char* file; int64_t parameters; };
+  const Case cases[] = {
+      {"pythia-1b.json", 1011781632},            // gpt_neox: fused qkv, biases, LayerNorm, plain MLP
+      {"falcon-7b.json", 6921720704},            // falcon: multi-query, parallel attention, tied
+      {"starcoder2-3b.json", 3030371328},        // starcoder2: biases, LayerNorm, tied
+      {"qwen1.5-moe-a2.7b.json", 14315784192},   // qwen2_moe: 60 experts + gated shared expert
+      {"deepseek-v2-lite.json", 15706484224},    // deepseek_v2: MLA without q LoRA, 1 dense layer
+  };
+  for (const Case& c : cases) {
+    INFO(c.file);
+    auto read = read_fixture(c.file);
+    if (!read) FAIL(read.error().message);
+    CHECK(count_parameters(read->spec) == c.parameters);
+    CHECK(read->assumptions.empty());
+  }
+  auto falcon = read_fixture("falcon-7b.json");
+  CHECK(falcon->spec.kv_heads == 1);
+  CHECK(falcon->spec.head_dim == 64);
+  auto starcoder = read_fixture("starcoder2-3b.json");
+  CHECK(starcoder->spec.sliding_window == 4096);  // StarCoder2 slides over 4,096 tokens in every layer
+  CHECK(starcoder->spec.sliding_layer_count() == 30);
+}
+
+TEST_CASE("quantization_config picks the stored format", "[config]") {
+  auto awq = read_fixture("llama-3.1-8b-instruct-awq.json");
+  REQUIRE(awq);
+  CHECK(awq->stored_format == "awq-int4");
+  CHECK(awq->stored_group_size == 128);
+  auto gptq = read_fixture("mistral-7b-instruct-gptq.json");
+  CHECK(gptq->stored_format == "gptq-int4");
+  CHECK(gptq->stored_group_size == 32);
+  CHECK(read_fixture("llama-3.1-8b-bnb-4bit.json")->stored_format == "bnb-nf4-dq");
+  CHECK(read_fixture("pythia-1b.json")->stored_format == "fp16");  // torch_dtype
+  auto gemma = read_fixture("gemma-3-4b-it.json");  // nested text_config
+  REQUIRE(gemma);
+  CHECK(gemma->spec.layers == 34);
+  CHECK(gemma->spec.sliding_layer_count() == 34 - 5);  // every 6th layer is global
+  CHECK(gemma->stored_format == "bf16");
+}
+
+TEST_CASE("a quantized checkpoint is not sized as dense", "[config]") {
+  // AWQ Llama 3.1 8B: ~5.7 GB on disk, not the 16 GB of the dense model.
+  auto awq = read_fixture("llama-3.1-8b-instruct-awq.json");
+  REQUIRE(awq);
+  const FormatTables& t = builtin_catalog().formats;
+  const WeightsSummary w = summarize_weights(t, *t.find_format(awq->stored_format), awq->spec, awq->stored_group_size);
+  CHECK(w.bytes > 5000000000);
+  CHECK(w.bytes < 6000000000);
 }

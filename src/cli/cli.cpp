@@ -169,6 +169,12 @@ bool build_request(const InferOptions& o, json& request, std::ostream& err) {
     json config = json::parse(text, nullptr, false);
     if (config.is_discarded()) { err << "error: --config: " << o.config_file << " is not valid JSON\n"; return false; }
     request["model"] = {{"config", config}};
+    // A quantized checkpoint is sized in the format it is stored in, unless -w says otherwise.
+    auto read = read_hf_config(config, o.config_file);
+    if (read && !read->stored_format.empty() && o.weights.empty()) {
+      request["weights"]["format"] = read->stored_format;
+      if (read->stored_group_size > 0) request["weights"]["group_size"] = read->stored_group_size;
+    }
   }
   if (!o.model.empty()) request["model"] = {{"preset", o.model}};
   if (!o.weights.empty()) request["weights"]["format"] = o.weights;

@@ -64,7 +64,56 @@ struct Reader {
 
 const std::set<std::string> kKnownArchitectures = {
     "parameters_only", "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
-    "gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss"};
+    "gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss",
+    "gpt_neox", "falcon", "starcoder2"};
+
+// quantization_config (transformers' *QuantizationConfig), else torch_dtype -> a format id.
+void read_stored_format(const json& config, Reader& r, HfConfigRead& out) {
+  if (config.contains("quantization_config") && config.at("quantization_config").is_object()) {
+    const json& q = config.at("quantization_config");
+    Reader qr{q, r.origin, std::nullopt};
+    const std::string method = qr.text("quant_method", "");
+    const int64_t bits = qr.integer("bits", 4);
+    int64_t group = 0;
+    if (q.contains("group_size") && q.at("group_size").is_number_integer()) group = q.at("group_size").get<int64_t>();
+    if (method == "gptq" || method == "awq") {
+      out.stored_format = method == "awq" ? "awq-int4" : (bits == 8 ? "gptq-int8" : "gptq-int4");
+      if (method == "awq" && bits != 4) out.assumptions.push_back("AWQ with " + std::to_string(bits) + " bits sized as AWQ int4");
+      if (group > 0) out.stored_group_size = group;
+      if (group < 0) {
+        out.stored_group_size = 1 << 16;
+        out.assumptions.push_back("group_size -1 (one group per column) sized as groups of 65,536 rows");
+      }
+    } else if (method == "bitsandbytes") {
+      if (qr.boolean("load_in_8bit", false)) {
+        out.stored_format = "bnb-int8";
+      } else {
+        const bool fp4 = qr.text("bnb_4bit_quant_type", "nf4") == "fp4";
+        const bool double_quant = qr.boolean("bnb_4bit_use_double_quant", false);
+        out.stored_format = fp4 ? "bnb-fp4" : (double_quant ? "bnb-nf4-dq" : "bnb-nf4");
+      }
+    } else if (method == "fp8" || method == "fbgemm_fp8") {
+      out.stored_format = "fp8";
+      if (q.contains("weight_block_size")) {
+        out.assumptions.push_back("FP8 with block scales sized with one scale per tensor (the 128x128 block scales add 0.02%)");
+      }
+    } else if (method == "mxfp4") {
+      out.stored_format = "mxfp4-moe";
+    } else if (!method.empty()) {
+      out.assumptions.push_back("quantization_config.quant_method '" + method + "' is not one vramfit sizes; weights sized by the chosen format");
+    }
+    if (qr.error && !r.error) r.error = qr.error;
+    if (!out.stored_format.empty()) {
+      out.stored_format_reason = "quantization_config: " + method;
+      return;
+    }
+  }
+  const std::string dtype = r.text("torch_dtype", r.text("dtype", ""));
+  if (dtype == "bfloat16") out.stored_format = "bf16";
+  else if (dtype == "float16") out.stored_format = "fp16";
+  else if (dtype == "float32") out.stored_format = "fp32";
+  if (!out.stored_format.empty()) out.stored_format_reason = "torch_dtype: " + dtype;
+}
 
 }  // namespace
 
@@ -92,20 +141,28 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin)
   const bool gemma = type.rfind("gemma", 0) == 0;
   const bool gemma_4_norms = type == "gemma2" || type == "gemma3" || type == "gemma3_text";
 
+  const bool falcon = type == "falcon";
   s.parameters_only = r.integer("parameters", 0);
   s.hidden_size = r.integer("hidden_size", 0);
-  s.layers = r.integer("num_hidden_layers", 0);
-  s.attention_heads = r.integer("num_attention_heads", 0);
+  s.layers = r.integer("num_hidden_layers", r.integer("n_layer", 0));  // falcon's older keys
+  s.attention_heads = r.integer("num_attention_heads", r.integer("n_head", 0));
   s.kv_heads = r.integer("num_key_value_heads", s.attention_heads);
-  if (!r.has("num_key_value_heads") && s.attention_heads > 0 && type != "deepseek_v2" && type != "deepseek_v3") {
+  if (falcon) {
+    // FalconConfig: multi_query -> 1 KV head; new_decoder_architecture -> num_kv_heads.
+    if (r.boolean("new_decoder_architecture", false)) s.kv_heads = r.integer("num_kv_heads", s.attention_heads);
+    else if (r.boolean("multi_query", true)) s.kv_heads = 1;
+  }
+  if (!r.has("num_key_value_heads") && s.attention_heads > 0 && type != "deepseek_v2" && type != "deepseek_v3" &&
+      !falcon && type != "gpt_neox" && type != "starcoder2") {
     out.assumptions.push_back("num_key_value_heads missing: taken equal to num_attention_heads (no GQA).");
   }
   const int64_t derived_head_dim = s.attention_heads > 0 ? s.hidden_size / s.attention_heads : 0;
   s.head_dim = r.integer("head_dim", derived_head_dim);
-  s.intermediate_size = r.integer("intermediate_size", 0);
+  s.intermediate_size = r.integer("intermediate_size", r.integer("ffn_hidden_size", falcon ? 4 * s.hidden_size : 0));
   s.vocab_size = r.integer("vocab_size", 0);
   s.max_context_tokens = r.integer("max_position_embeddings", 0);
-  s.tied_embeddings = r.boolean("tie_word_embeddings", gemma);
+  // transformers' defaults per config class: Gemma, Falcon and StarCoder2 tie, the others not.
+  s.tied_embeddings = r.boolean("tie_word_embeddings", gemma || falcon || type == "starcoder2");
 
   const bool attention_bias = r.boolean("attention_bias", type == "gpt_oss");
   s.qkv_bias = type == "qwen2" || type == "qwen2_moe" || attention_bias;
@@ -114,7 +171,20 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin)
   s.qk_norm = type == "qwen3" || type == "qwen3_moe" || type == "gemma3" || type == "gemma3_text";
   s.norms_per_layer = gemma_4_norms ? 4 : 2;
   s.attention_sinks = type == "gpt_oss";
-  s.fused_qkv = type == "phi3";
+  s.fused_qkv = type == "phi3" || type == "gpt_neox" || falcon;
+
+  // GPT-NeoX, Falcon, StarCoder2: LayerNorm with bias and a plain (GELU) MLP.
+  if (type == "gpt_neox" || falcon || type == "starcoder2") {
+    s.norm = NormKind::layer;
+    s.mlp = MlpKind::plain;
+    const bool bias = type == "gpt_neox" ? true : r.boolean(falcon ? "bias" : "use_bias", !falcon);
+    s.qkv_bias = s.attention_output_bias = s.mlp_bias = bias;
+  }
+  if (falcon) {
+    // Parallel attention shares one input LayerNorm; the new architecture has ln_attn and ln_mlp.
+    const bool new_arch = r.boolean("new_decoder_architecture", false);
+    s.norms_per_layer = new_arch ? 2 : (r.boolean("parallel_attn", true) ? 1 : 2);
+  }
 
   // Explicit structure keys (not Hugging Face's; written by write_hf_config for custom models).
   s.qkv_bias = r.boolean("qkv_bias", s.qkv_bias);
@@ -174,9 +244,9 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin)
           s.sliding_layers[i] = types[i].get<std::string>() == "sliding_attention";
         }
       }
-    } else if (r.has("sliding_window_pattern")) {
-      // Gemma 3: every pattern-th layer is global, the others slide.
-      const int64_t pattern = r.integer("sliding_window_pattern", 0);
+    } else if (r.has("sliding_window_pattern") || type == "gemma3" || type == "gemma3_text") {
+      // Gemma 3: every pattern-th layer is global, the others slide (transformers' default 6).
+      const int64_t pattern = r.integer("sliding_window_pattern", 6);
       if (pattern <= 0) r.fail("sliding_window_pattern", "must be a positive integer");
       for (int64_t i = 0; pattern > 0 && i < s.layers; ++i) s.sliding_layers[static_cast<size_t>(i)] = (i + 1) % pattern != 0;
     } else if (type == "gemma2") {
@@ -188,6 +258,12 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin)
     if (s.sliding_layer_count() == 0) { s.sliding_window = 0; s.sliding_layers.clear(); }
   }
 
+  if (nested) {
+    Reader root_reader{root, origin, std::nullopt};
+    read_stored_format(root, root_reader, out);  // multimodal: quantization and dtype at the top
+  } else {
+    read_stored_format(config, r, out);
+  }
   if (r.error) return *r.error;
   if (auto e = validate_model_spec(s)) {
     e->message = origin + ": " + e->message;

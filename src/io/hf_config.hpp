@@ -14,6 +14,11 @@ namespace vramfit {
 struct HfConfigRead {
   ModelSpec spec;
   std::vector<std::string> assumptions;  // defaults filled in, architectures guessed
+  // The weight format the checkpoint is stored in (quantization_config, else torch_dtype),
+  // so a quantized checkpoint is not sized as dense. Empty when the config says nothing.
+  std::string stored_format;
+  int64_t stored_group_size = 0;
+  std::string stored_format_reason;
 };
 
 // `origin` names the source in messages ("config.json", "models.json: llama-3.1-8b").
