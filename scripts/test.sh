@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Every test suite: set up, build native and web, run the Catch2 suite natively and under
-# Node.js (WebAssembly), then check the native and the wasm CLI print the same JSON.
+# Node.js (WebAssembly), check the native and the wasm CLI print the same JSON, then run the
+# suite under AddressSanitizer + UndefinedBehaviorSanitizer and each fuzz target briefly.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 scripts/setup.sh
 export NODE_PATH=/usr/share/nodejs
+tests/check_tags.sh
 echo "== native build and tests"
 cmake --workflow --preset native
 echo "== WebAssembly build and tests (Node.js)"
 cmake --workflow --preset web
 echo "== native and WebAssembly CLI agree"
 scripts/compare_native_wasm.sh
+echo "== sanitizers (ASan + UBSan): the whole suite, then each fuzz target for ${VRAMFIT_FUZZ_SECONDS:-30} s"
+scripts/fuzz.sh "${VRAMFIT_FUZZ_SECONDS:-30}"

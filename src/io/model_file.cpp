@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 
 #include "hf_config.hpp"
 
@@ -160,13 +159,22 @@ void derive_config_from_names(const std::vector<SafetensorsFile>& shards, ModelF
   json& c = out.config;
   c["model_type"] = "llama";
   out.assumed.push_back("no config.json: architecture derived from tensor names and shapes (Llama-style naming)");
-  const std::regex layer_re(R"(^model\.layers\.(\d+)\.)");
-  const std::regex expert_re(R"(^model\.layers\.0\.mlp\.experts\.(\d+)\.)");
+  // "model.layers.<N>." and "model.layers.0.mlp.experts.<N>." give the layer and expert counts.
+  auto number_after = [](const std::string& name, const std::string& prefix, int64_t& value) {
+    if (name.compare(0, prefix.size(), prefix) != 0) return false;
+    size_t i = prefix.size();
+    int64_t n = 0;
+    int digits = 0;
+    while (i < name.size() && name[i] >= '0' && name[i] <= '9' && digits < 9) n = n * 10 + (name[i++] - '0'), ++digits;
+    if (digits == 0 || i >= name.size() || name[i] != '.') return false;
+    value = n;
+    return true;
+  };
   int64_t layers = 0, experts = 0;
-  for (const auto& [name, shape] : shapes) {
-    std::smatch m;
-    if (std::regex_search(name, m, layer_re)) layers = std::max<int64_t>(layers, std::stoll(m[1]) + 1);
-    if (std::regex_search(name, m, expert_re)) experts = std::max<int64_t>(experts, std::stoll(m[1]) + 1);
+  for (const auto& entry : shapes) {
+    int64_t n = 0;
+    if (number_after(entry.first, "model.layers.", n)) layers = std::max<int64_t>(layers, n + 1);
+    if (number_after(entry.first, "model.layers.0.mlp.experts.", n)) experts = std::max<int64_t>(experts, n + 1);
   }
   c["num_hidden_layers"] = layers;
   auto shape_of = [&](const std::string& name) -> const std::vector<int64_t>* {

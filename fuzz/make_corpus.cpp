@@ -1,0 +1,64 @@
+// Writes the fuzzers' seed corpus: valid files made by the same writers the tests use.
+//   make_corpus <dir>  ->  <dir>/<target>/<name>
+#include <algorithm>
+#include <fstream>
+#include <string>
+#include <sys/stat.h>
+
+#include "catalog/catalog.hpp"
+#include "io/hf_config.hpp"
+#include "io/request_json.hpp"
+#include "io/url_hash.hpp"
+#include "support/model_file_writers.hpp"
+
+using namespace vramfit;
+
+static void write(const std::string& dir, const std::string& target, const std::string& name, const std::string& bytes) {
+  mkdir((dir + "/" + target).c_str(), 0755);
+  std::ofstream(dir + "/" + target + "/" + name, std::ios::binary) << bytes;
+}
+
+int main(int argc, char** argv) {
+  if (argc != 2) return 2;
+  const std::string dir = argv[1];
+  mkdir(dir.c_str(), 0755);
+  const Catalog& c = builtin_catalog();
+  // Small models of each shape (dense, GQA + biases, sliding window, MoE, MLA): the same code
+  // paths as real checkpoints at a size that keeps each fuzz input fast.
+  auto tiny = [&](const char* preset) {
+    ModelSpec s = c.find_model(preset)->spec;
+    s.layers = 2;
+    s.hidden_size = 64;
+    s.vocab_size = 256;
+    s.intermediate_size = s.intermediate_size > 0 ? 128 : 0;
+    s.moe_intermediate_size = s.moe_intermediate_size > 0 ? 32 : 0;
+    s.shared_expert_intermediate_size = s.shared_expert_intermediate_size > 0 ? 32 : 0;
+    s.experts = std::min<int64_t>(s.experts, 4);
+    s.experts_per_token = std::min<int64_t>(s.experts_per_token, 2);
+    s.first_dense_layers = std::min<int64_t>(s.first_dense_layers, 1);
+    if (!s.sliding_layers.empty()) s.sliding_layers.resize(2);
+    s.kv_lora_rank = s.kv_lora_rank > 0 ? 32 : 0;
+    s.q_lora_rank = s.q_lora_rank > 0 ? 32 : 0;
+    return s;
+  };
+  struct Gguf { const char* model; const char* format; const char* arch; };
+  for (const Gguf& g : {Gguf{"llama-3.2-1b", "gguf-q4_k_m", "llama"}, Gguf{"qwen2.5-0.5b", "gguf-q8_0", "qwen2"},
+                        Gguf{"gemma-3-1b", "gguf-q4_0", "gemma3"}, Gguf{"qwen3-30b-a3b", "gguf-q4_k_m", "qwen3moe"},
+                        Gguf{"deepseek-v3", "gguf-q8_0", "deepseek2"}}) {
+    const auto bytes = test::write_gguf(c.formats, tiny(g.model), *c.formats.find_format(g.format), g.arch, 4);
+    write(dir, "gguf", std::string(g.model) + ".gguf", std::string(bytes.begin(), bytes.end()));
+  }
+  for (const char* model : {"qwen2.5-0.5b", "qwen3-0.6b"}) {
+    const auto bytes = test::write_safetensors(test::hf_dense_tensors(tiny(model)), "BF16", 2);
+    write(dir, "safetensors", std::string(model) + ".safetensors", std::string(bytes.begin(), bytes.end()));
+  }
+  write(dir, "safetensors_index", "index.json",
+        R"({"metadata": {"total_size": 2471645184}, "weight_map": {"model.embed_tokens.weight": "model-00001-of-00002.safetensors", "lm_head.weight": "model-00002-of-00002.safetensors"}})");
+  for (const ModelPreset& m : c.models) {
+    write(dir, "hf_config", m.id + ".json", write_hf_config(m.spec).dump());
+    nlohmann::json request = {{"model", {{"preset", m.id}}}, {"context_tokens", 4096}, {"compare_gpus", m.id == "qwen3-8b"}};
+    write(dir, "request_json", m.id + ".json", request.dump());
+    write(dir, "url_hash", m.id, "#" + encode_url_hash(*request_from_json(request)));
+  }
+  return 0;
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Every Catch2 test case must carry an area tag that tests/CMakeLists.txt runs as a CTest test.
+set -euo pipefail
+cd "$(dirname "$0")"
+areas=$(grep -oE 'foreach\(area [^)]*\)' CMakeLists.txt | sed -E 's/foreach\(area //; s/\)//')
+pattern="\\[($(echo $areas | tr ' ' '|'))\\]"
+missing=$(grep -n 'TEST_CASE(' ./*.cpp | grep -vE "$pattern" || true)
+if [ -n "$missing" ]; then
+  echo "test cases without an area tag ($areas):"; echo "$missing"; exit 1
+fi
+echo "every test case is in a CTest area"
