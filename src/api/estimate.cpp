@@ -43,7 +43,7 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
 
   if (request.has_custom_model) {
     report.model_id = "custom";
-    report.model_name = "Custom model";
+    report.model_name = request.custom_model_name.empty() ? "Custom model" : request.custom_model_name;
     report.prepared.model = request.custom_model;
   } else {
     const ModelPreset* preset = catalog.find_model(request.model_preset);

@@ -168,7 +168,7 @@ bool build_request(const InferOptions& o, json& request, std::ostream& err) {
     if (!read_file(o.config_file, text)) { err << "error: --config: cannot read " << o.config_file << "\n"; return false; }
     json config = json::parse(text, nullptr, false);
     if (config.is_discarded()) { err << "error: --config: " << o.config_file << " is not valid JSON\n"; return false; }
-    request["model"] = {{"config", config}};
+    request["model"] = {{"config", config}, {"name", base_name(o.config_file)}};
     // A quantized checkpoint is sized in the format it is stored in, unless -w says otherwise.
     auto read = read_hf_config(config, o.config_file);
     if (read && !read->stored_format.empty() && o.weights.empty()) {

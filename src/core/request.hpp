@@ -38,6 +38,7 @@ struct Request {
   std::string model_preset = "llama-3.1-8b";
   bool has_custom_model = false;
   ModelSpec custom_model;
+  std::string custom_model_name;       // shown for a custom model (e.g. the file it came from)
 
   std::string weight_format = "bf16";  // id from data/weight_formats.json, or "as_stored"
   bool has_stored_weights = false;     // weight_format "as_stored": the file's own bytes

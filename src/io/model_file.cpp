@@ -264,6 +264,7 @@ std::optional<Error> apply_model_file(Request& request, const ModelFileRead& rea
   request.has_custom_model = true;
   request.custom_model = spec->spec;
   request.model_preset.clear();
+  request.custom_model_name = read.weights.file;
   request.weight_format = "as_stored";
   request.has_stored_weights = true;
   request.stored_weights = read.weights;

@@ -162,7 +162,8 @@ Result<Request> request_from_json(const json& root) {
 
   if (const json* model = top.sub("model")) {
     Fields f{*model, "model.", std::nullopt};
-    f.only({"preset", "config"});
+    f.only({"preset", "config", "name"});
+    r.custom_model_name = f.text("name", "");
     if (f.has("preset") == f.has("config")) {
       f.fail("request.bad_value", "model", "give exactly one of preset or config");
     } else if (f.has("preset")) {
@@ -249,7 +250,10 @@ json request_to_json(const Request& r) {
   json j;
   j["v"] = r.version;
   j["mode"] = r.mode;
-  if (r.has_custom_model) j["model"] = {{"config", write_hf_config(r.custom_model)}};
+  if (r.has_custom_model) {
+    j["model"] = {{"config", write_hf_config(r.custom_model)}};
+    if (!r.custom_model_name.empty()) j["model"]["name"] = r.custom_model_name;
+  }
   else j["model"] = {{"preset", r.model_preset}};
   j["weights"] = {{"format", r.weight_format}};
   if (r.group_size > 0) j["weights"]["group_size"] = r.group_size;
