@@ -14,5 +14,7 @@ echo "== WebAssembly build and tests (Node.js)"
 cmake --workflow --preset web
 echo "== native and WebAssembly CLI agree"
 scripts/compare_native_wasm.sh
+echo "== JavaScript API (Node.js test runner)"
+node --test tests/js/
 echo "== sanitizers (ASan + UBSan): the whole suite, then each fuzz target for ${VRAMFIT_FUZZ_SECONDS:-30} s"
 scripts/fuzz.sh "${VRAMFIT_FUZZ_SECONDS:-30}"

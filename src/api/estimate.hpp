@@ -48,6 +48,13 @@ nlohmann::json error_to_json(const Error& error);
 // Request JSON text in, report (or error) JSON text out. Never throws.
 std::string estimate_json(const std::string& request_text);
 
+// A model file's header bytes -> the request fields it gives:
+//   {"model": {"config": ..., "name": ...}, "weights": {"format": "as_stored", "stored": ...}}
+// or {"error": {...}}; for a GGUF prefix that ends inside the header the error id is
+// gguf.truncated and the caller reads more. kind: "gguf", "safetensors", "config".
+nlohmann::json read_model_file_json(const std::string& kind, const uint8_t* data, int64_t size,
+                                    int64_t file_size, const std::string& name);
+
 // The catalogs as JSON (models, GPUs, weight formats, KV cache dtypes), for front ends
 // that build pickers. The same lists `vramfit models/gpus/formats --json` print.
 nlohmann::json catalog_to_json(const Catalog& catalog);

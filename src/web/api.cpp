@@ -9,20 +9,30 @@
 #include "api/estimate.hpp"
 #include "catalog/catalog.hpp"
 
+namespace {
+char* copy_out(const std::string& text) {
+  char* out = static_cast<char*>(std::malloc(text.size() + 1));
+  if (out) std::memcpy(out, text.c_str(), text.size() + 1);
+  return out;
+}
+}  // namespace
+
 extern "C" {
 
 char* vramfit_estimate(const char* request_json) {
-  const std::string report = vramfit::estimate_json(request_json ? request_json : "");
-  char* out = static_cast<char*>(std::malloc(report.size() + 1));
-  if (out) std::memcpy(out, report.c_str(), report.size() + 1);
-  return out;
+  return copy_out(vramfit::estimate_json(request_json ? request_json : ""));
 }
 
 char* vramfit_catalog() {
-  static const std::string catalog = vramfit::catalog_to_json(vramfit::builtin_catalog()).dump();
-  char* out = static_cast<char*>(std::malloc(catalog.size() + 1));
-  if (out) std::memcpy(out, catalog.c_str(), catalog.size() + 1);
-  return out;
+  return copy_out(vramfit::catalog_to_json(vramfit::builtin_catalog()).dump());
+}
+
+// Header bytes of a dropped file (the page reads only File.slice(0, n)); sizes as doubles
+// because JavaScript numbers are doubles and files can pass 4 GiB.
+char* vramfit_read_model_file(const char* kind, const uint8_t* data, double size, double file_size, const char* name) {
+  return copy_out(vramfit::read_model_file_json(kind ? kind : "", data, static_cast<int64_t>(size),
+                                                static_cast<int64_t>(file_size), name ? name : "")
+                      .dump());
 }
 
 void vramfit_free(char* pointer) { std::free(pointer); }

@@ -1,0 +1,111 @@
+// The JavaScript API (core-only wasm module) under Node.js: the same JSON as the native CLI,
+// and model files read from their header bytes as the page reads a dropped file.
+//   node --test tests/js/    (after the native and web builds)
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
+const require = createRequire(import.meta.url);
+const createVramfit = require(path.join(root, "build/web/vramfit_api.js"));
+const { wrap } = require(path.join(root, "web/vramfit-api.js"));
+// Emscripten 3.1.6 would fetch() the .wasm by path under Node 20: hand it the bytes.
+const vramfit = wrap(await createVramfit({ wasmBinary: fs.readFileSync(path.join(root, "build/web/vramfit_api.wasm")) }));
+const cli = (...args) => execFileSync(path.join(root, "build/native/vramfit"), args, { encoding: "utf8" });
+
+test("estimate() returns exactly what the native CLI prints, for every golden request", () => {
+  const dir = path.join(root, "tests/golden");
+  const files = fs.readdirSync(dir).filter(f => f.endsWith(".json") && !f.includes("_fail"));
+  assert.ok(files.length >= 7);
+  for (const file of files) {
+    const native = JSON.parse(cli("infer", "--request", path.join(dir, file), "--json"));
+    assert.deepEqual(vramfit.estimate(native.request), native, file);
+    assert.equal(vramfit.estimateJson(JSON.stringify(native.request)), JSON.stringify(native), file);
+  }
+});
+
+test("errors are values with the field named", () => {
+  const reply = vramfit.estimate({ context_tokens: 0 });
+  assert.equal(reply.error.id, "request.out_of_range");
+  assert.equal(reply.error.field, "context_tokens");
+  assert.equal(vramfit.estimateJson("{oops").includes("request.bad_json"), true);
+});
+
+test("catalog() lists models, GPUs and formats", () => {
+  const catalog = vramfit.catalog();
+  assert.ok(catalog.models.length >= 25);
+  assert.ok(catalog.gpus.length >= 30);
+  assert.ok(catalog.formats.some(f => f.id === "gguf-q4_k_m"));
+});
+
+// A GGUF v3 header with a few tensors, written here byte by byte.
+function ggufBytes({ layers = 2, hidden = 256, tokens = 20000 }) {
+  const parts = [];
+  const u32 = v => { const b = Buffer.alloc(4); b.writeUInt32LE(v); parts.push(b); };
+  const u64 = v => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); parts.push(b); };
+  const str = s => { u64(Buffer.byteLength(s)); parts.push(Buffer.from(s)); };
+  const tensors = [["token_embd.weight", [hidden, 1000], 8], ["output_norm.weight", [hidden], 0]];
+  for (let i = 0; i < layers; i++) {
+    for (const n of ["attn_q", "attn_output", "ffn_gate", "ffn_up"]) tensors.push([`blk.${i}.${n}.weight`, [hidden, hidden], 12]);
+    tensors.push([`blk.${i}.attn_k.weight`, [hidden, 64], 12], [`blk.${i}.attn_v.weight`, [hidden, 64], 14]);
+    tensors.push([`blk.${i}.ffn_down.weight`, [hidden, hidden], 14], [`blk.${i}.attn_norm.weight`, [hidden], 0]);
+  }
+  u32(0x46554747); u32(3); u64(tensors.length); u64(8);
+  const kv = (k, v) => { str(k); u32(4); u32(v); };
+  str("general.architecture"); u32(8); str("llama");
+  kv("llama.block_count", layers); kv("llama.embedding_length", hidden); kv("llama.attention.head_count", 4);
+  kv("llama.attention.head_count_kv", 1); kv("llama.feed_forward_length", hidden); kv("llama.context_length", 4096);
+  str("tokenizer.ggml.tokens"); u32(9); u32(8); u64(tokens);
+  for (let i = 0; i < tokens; i++) str("token-" + i);
+  let offset = 0;
+  for (const [name, dims, type] of tensors) {
+    str(name); u32(dims.length); dims.forEach(u64); u32(type); u64(offset); offset += 1 << 20;
+  }
+  return Buffer.concat(parts);
+}
+
+test("readModelFile() grows the slice over a long GGUF header and matches the CLI", async () => {
+  const bytes = ggufBytes({ tokens: 60000 });  // ~1.1 MB of header: more than the first 1 MiB slice
+  assert.ok(bytes.length > 1 << 20);
+  const file = new File([bytes, Buffer.alloc(4096)], "tiny.gguf");
+  const read = await vramfit.readModelFile(file);
+  assert.equal(read.error, undefined, JSON.stringify(read.error));
+  assert.equal(read.weights.format, "as_stored");
+  assert.equal(read.model.config.num_hidden_layers, 2);
+  const request = { ...read, context_tokens: 4096, gpu: { id: "rtx-4090" } };
+  const report = vramfit.estimate(request);
+  assert.equal(report.error, undefined);
+
+  const tmp = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "vramfit-")), "tiny.gguf");
+  fs.writeFileSync(tmp, Buffer.concat([bytes, Buffer.alloc(4096)]));
+  const native = JSON.parse(cli("infer", "--gguf", tmp, "-c", "4096", "-g", "rtx-4090", "--json"));
+  assert.equal(report.breakdown.total_bytes, native.breakdown.total_bytes);
+  assert.deepEqual(report.request.weights, native.request.weights);
+});
+
+test("readModelFile() reports bad files as errors", async () => {
+  const garbage = await vramfit.readModelFile(new File([Buffer.from("not a gguf at all")], "x.gguf"));
+  assert.equal(garbage.error.id, "gguf.bad_magic");
+  const cut = await vramfit.readModelFile(new File([ggufBytes({}).subarray(0, 300)], "cut.gguf"));
+  assert.equal(cut.error.id, "gguf.truncated");
+  const other = await vramfit.readModelFile(new File([Buffer.from("x")], "notes.txt"));
+  assert.equal(other.error.id, "file.unknown_kind");
+  const header = Buffer.from(JSON.stringify({ w: { dtype: "F32", shape: [2], data_offsets: [0, 9] } }));
+  const len = Buffer.alloc(8); len.writeBigUInt64LE(BigInt(header.length));
+  const st = await vramfit.readModelFile(new File([len, header, Buffer.alloc(9)], "m.safetensors"));
+  assert.equal(st.error.id, "safetensors.bad_offsets");
+});
+
+test("readModelFile() takes a config.json and its quantization_config", async () => {
+  const text = fs.readFileSync(path.join(root, "tests/fixtures/configs/mistral-7b-instruct-gptq.json"));
+  const read = await vramfit.readModelFile(new File([text], "config.json"));
+  assert.equal(read.weights.format, "gptq-int4");
+  assert.equal(read.weights.group_size, 32);
+  const report = vramfit.estimate({ model: read.model, weights: read.weights });
+  assert.equal(report.error, undefined);
+  assert.equal(report.model.parameters, 7248023552);
+});
