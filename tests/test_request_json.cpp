@@ -37,6 +37,37 @@ TEST_CASE("a custom model round-trips through its config", "[request]") {
   CHECK(request_to_json(*again) == request_to_json(*parsed));
 }
 
+TEST_CASE("a custom model's name and stored weights round-trip", "[request]") {
+  const json request = {
+      {"model", {{"config", write_hf_config(preset("llama-3.2-1b").spec)}, {"name", "my-model.gguf"}}},
+      {"weights", {{"format", "as_stored"},
+                   {"stored", {{"source", "gguf"}, {"file", "my-model.gguf"}, {"parameters", 1235814400},
+                               {"replicated_bytes", 1000},
+                               {"by_type", {{{"type", "q4_k"}, {"elements", 1000000}, {"tensors", 10}, {"bytes", 562500}},
+                                            {{"type", "f32"}, {"elements", 250}, {"tensors", 2}, {"bytes", 1000}}}},
+                               {"read", {"general.architecture = llama"}}, {"derived", json::array()},
+                               {"assumed", {"something"}}}}}}};
+  auto parsed = request_from_json(request);
+  REQUIRE(parsed);
+  CHECK(parsed->custom_model_name == "my-model.gguf");
+  CHECK(parsed->stored_weights.by_type.size() == 2);
+  const json out = request_to_json(*parsed);
+  CHECK(out["model"]["name"] == "my-model.gguf");
+  CHECK(out["weights"] == request["weights"]);
+  const Report report = estimate_ok(request);
+  CHECK(report.memory.weights == 563500);
+  CHECK(report.model_name == "my-model.gguf");
+}
+
+TEST_CASE("what reading a config assumed reaches the report", "[request][config]") {
+  json config = write_hf_config(preset("llama-3.2-1b").spec);
+  config["model_type"] = "brand_new";
+  const Report r = estimate_ok({{"model", {{"config", config}}}});
+  bool found = false;
+  for (const std::string& a : r.breakdown.assumptions) found = found || a.find("brand_new") != std::string::npos;
+  CHECK(found);
+}
+
 TEST_CASE("defaults are those documented", "[request]") {
   auto r = request_from_json(json::object());
   REQUIRE(r);

@@ -97,6 +97,7 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
   }
   report.memory = inference_memory(report.prepared, settings);
   report.breakdown = explain_inference(catalog.formats, report.prepared, settings, report.memory);
+  for (const std::string& a : request.custom_model_assumptions) report.breakdown.assumptions.push_back(a);
   if (request.has_stored_weights) {
     for (const std::string& a : request.stored_weights.assumed) report.breakdown.assumptions.push_back(a);
   }

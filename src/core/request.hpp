@@ -39,6 +39,7 @@ struct Request {
   bool has_custom_model = false;
   ModelSpec custom_model;
   std::string custom_model_name;       // shown for a custom model (e.g. the file it came from)
+  std::vector<std::string> custom_model_assumptions;  // what reading its config assumed (not serialised)
 
   std::string weight_format = "bf16";  // id from data/weight_formats.json, or "as_stored"
   bool has_stored_weights = false;     // weight_format "as_stored": the file's own bytes

@@ -177,6 +177,7 @@ Result<Request> request_from_json(const json& root) {
       }
       r.has_custom_model = true;
       r.custom_model = read->spec;
+      r.custom_model_assumptions = read->assumptions;
       r.model_preset.clear();
     }
     if (f.error) return *f.error;
