@@ -7,6 +7,9 @@
 #include "io/safetensors.hpp"
 #include "support/model_file_writers.hpp"
 
+#include <fstream>
+#include <iterator>
+
 using namespace vramfit;
 using namespace vramfit::test;
 using nlohmann::json;
@@ -279,4 +282,59 @@ TEST_CASE("stored weights in a request are validated", "[request][errors]") {
   CHECK(estimate_error({{"weights", {{"format", "as_stored"}}}}).field == "weights.stored");
   const json negative = {{"weights", {{"format", "as_stored"}, {"stored", {{"by_type", {{{"type", "bf16"}, {"bytes", -5}}}}}}}}};
   CHECK(estimate_error(negative).field == "weights.stored.by_type[0].bytes");
+}
+
+TEST_CASE("inputs the fuzzers found stay in range", "[gguf][safetensors][errors]") {
+  // Found by fuzz_gguf and fuzz_safetensors_index: huge dimensions or sizes overflowed the
+  // byte arithmetic. Dimensions are now bounded and byte sums saturate at 2^62 B.
+  auto read_all = [](const std::string& name) {
+    std::ifstream in(std::string(VRAMFIT_FIXTURES_DIR) + "/fuzz_regressions/" + name, std::ios::binary);
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+  };
+  const auto gguf_bytes = read_all("gguf-overflow.gguf");
+  REQUIRE_FALSE(gguf_bytes.empty());
+  auto gguf = read_gguf(gguf_bytes.data(), static_cast<int64_t>(gguf_bytes.size()), "f.gguf");
+  if (gguf) {
+    auto model = model_from_gguf(tables(), *gguf, "f.gguf");
+    Request request;
+    if (model && !apply_model_file(request, *model)) {
+      auto report = estimate(request, builtin_catalog());
+      if (report) CHECK(report->memory.total >= 0);
+    }
+  }
+  const auto index_bytes = read_all("index-overflow.json");
+  auto index = read_safetensors_index(std::string(index_bytes.begin(), index_bytes.end()), "i.json");
+  if (index) {
+    auto model = model_from_safetensors_index(*index, write_hf_config(preset("llama-3.2-1b").spec), "i.json");
+    REQUIRE(model);
+    Request request;
+    REQUIRE_FALSE(apply_model_file(request, *model));
+    auto report = estimate(request, builtin_catalog());
+    REQUIRE(report);
+    CHECK(report->memory.total >= 0);
+  } else {
+    CHECK(index.error().field == "metadata.total_size");
+  }
+}
+
+TEST_CASE("absurd dimensions are rejected by name; huge workloads saturate, never overflow", "[config][errors]") {
+  json config = write_hf_config(preset("llama-3.2-1b").spec);
+  config["hidden_size"] = int64_t(1) << 30;
+  auto read = read_hf_config(config, "config.json");
+  REQUIRE_FALSE(read);
+  CHECK(read.error().field == "hidden_size");
+  CHECK(read.error().message.find("limit") != std::string::npos);
+  // The largest context and sequence counts a request allows, on the biggest preset.
+  const Report r = estimate_ok({{"model", {{"preset", "llama-3.1-405b"}}}, {"context_tokens", int64_t(1) << 24},
+                                {"concurrent_sequences", 65536}, {"overhead", {{"flash_attention", false}}}});
+  CHECK(r.memory.kv_cache == int64_t(126) * 4096 * (int64_t(1) << 40));  // exact: 567 PB
+  CHECK_FALSE(r.fit.fits);
+  // Dimensions at their limits: the cache passes 2^62 B and saturates there.
+  const json huge = {{"model_type", "parameters_only"}, {"parameters", 1000000000}, {"num_hidden_layers", 4096},
+                     {"num_attention_heads", 16384}, {"num_key_value_heads", 16384}, {"head_dim", 16384}};
+  const Report s = estimate_ok({{"model", {{"config", huge}}}, {"context_tokens", int64_t(1) << 24},
+                                {"concurrent_sequences", 65536}});
+  CHECK(s.memory.kv_cache == kByteCeiling);
+  CHECK(s.memory.total >= kByteCeiling);
+  CHECK_FALSE(s.fit.fits);
 }

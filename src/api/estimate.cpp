@@ -32,7 +32,7 @@ Result<WeightsSummary> stored_weights_summary(const FormatTables& tables, const 
       return make_error("request.unknown_type", field, field + ": unknown storage type '" + row.type + "'");
     }
     w.by_type.push_back(WeightsByType{type, row.elements, row.tensors, row.bytes});
-    w.bytes += row.bytes;
+    w.bytes = sat_add(w.bytes, row.bytes);
   }
   return w;
 }

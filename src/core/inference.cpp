@@ -95,26 +95,27 @@ InferenceMemory inference_memory(const PreparedInference& p, const InferenceSett
   m.kv_heads_per_gpu = kv_heads_on_one_gpu(p.model, gpus);
   m.kv_bytes_per_token_per_layer = kv_bytes_per_token_per_layer(p, m.kv_heads_per_gpu);
   const int64_t sliding_tokens = std::min(ctx, p.model.sliding_window);
-  m.kv_cache = seqs * m.kv_bytes_per_token_per_layer *
-               (p.full_attention_layers * ctx + p.sliding_layers * sliding_tokens);
+  m.kv_cache = sat_mul(seqs, m.kv_bytes_per_token_per_layer,
+                       sat_add(sat_mul(p.full_attention_layers, ctx), sat_mul(p.sliding_layers, sliding_tokens)));
 
   if (s.overhead == OverheadModel::engine) {
     m.runtime = s.runtime_bytes;
     m.prefill_tokens = std::min(s.prefill_chunk_tokens, ctx * seqs);
     // Logits: one fp32 row of vocab_size per sequence (the next-token distribution).
-    m.logits = seqs * p.model.vocab_size * 4;
+    m.logits = sat_mul(seqs, p.model.vocab_size, 4);
     // Live activations while one layer runs over a prefill chunk: residual and normed
     // input (2 x hidden), q, k, v, and the MLP's gate, up and product (3 x ffn), in the
     // activation dtype; the split widths are divided over tensor-parallel GPUs.
-    m.activations = m.prefill_tokens * p.activation_bytes *
-                    (2 * p.model.hidden_size + (p.q_dim + 2 * p.kv_dim + 3 * p.ffn_dim) / gpus);
+    m.activations = sat_mul(m.prefill_tokens, p.activation_bytes,
+                            sat_add(2 * p.model.hidden_size, (p.q_dim + 2 * p.kv_dim + 3 * p.ffn_dim) / gpus));
     // Without flash attention the fp32 score matrix of one layer is materialised:
     // chunk tokens x heads x cached tokens (llama.cpp KQ tensor, all sequences' cells).
     if (!s.flash_attention) {
-      m.attention_scores = m.prefill_tokens * ceil_div(p.attention_heads, gpus) * ctx * seqs * 4;
+      m.attention_scores = sat_mul(m.prefill_tokens, ceil_div(p.attention_heads, gpus), ctx, seqs, 4);
     }
   }
-  m.subtotal = m.weights + m.kv_cache + m.runtime + m.logits + m.activations + m.attention_scores;
+  m.subtotal = sat_add(sat_add(sat_add(m.weights, m.kv_cache), sat_add(m.runtime, m.logits)),
+                       sat_add(m.activations, m.attention_scores));
   m.margin = std::llround(static_cast<double>(m.subtotal) * s.margin_fraction);
   m.total = m.subtotal + m.margin;
   return m;
@@ -183,12 +184,12 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
     return f + " x " + plural(tokens, "token", "tokens") + " x " +
            plural(s.concurrent_sequences, "sequence", "sequences");
   };
-  const int64_t bytes_per_token = m.kv_bytes_per_token_per_layer * (p.full_attention_layers + p.sliding_layers);
+  const int64_t bytes_per_token = sat_mul(m.kv_bytes_per_token_per_layer, p.full_attention_layers + p.sliding_layers);
   if (p.sliding_layers == 0) {
     kv.formula = kv_line(model.layers, s.context_tokens) + " = " + n(m.kv_cache) + " B";
   } else {
     const int64_t window_tokens = std::min(s.context_tokens, model.sliding_window);
-    const int64_t full = s.concurrent_sequences * m.kv_bytes_per_token_per_layer * p.full_attention_layers * s.context_tokens;
+    const int64_t full = sat_mul(s.concurrent_sequences, m.kv_bytes_per_token_per_layer, p.full_attention_layers, s.context_tokens);
     const int64_t sliding = m.kv_cache - full;
     kv.formula = n(full) + " B (full-attention layers) + " + n(sliding) + " B (sliding-window layers) = " +
                  n(m.kv_cache) + " B";

@@ -58,9 +58,51 @@ std::optional<Error> require_positive(int64_t value, const char* field) {
   return std::nullopt;
 }
 
+// Upper bounds far above any real model (hidden 16,384, vocab 262,144, 256 experts today)
+// that keep every tensor's element count and every byte count inside 64 bits.
+std::optional<Error> require_at_most(int64_t value, int64_t limit, const char* field) {
+  if (value > limit) {
+    return make_error("model.out_of_range", field,
+                      std::string(field) + " (" + std::to_string(value) + ") is above the limit of " +
+                          std::to_string(limit));
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> check_bounds(const ModelSpec& s) {
+  const struct { int64_t value, limit; const char* field; } bounds[] = {
+      {s.layers, 1 << 12, "num_hidden_layers"},       {s.hidden_size, 1 << 18, "hidden_size"},
+      {s.attention_heads, 1 << 14, "num_attention_heads"}, {s.kv_heads, 1 << 14, "num_key_value_heads"},
+      {s.head_dim, 1 << 14, "head_dim"},              {s.intermediate_size, 1 << 20, "intermediate_size"},
+      {s.vocab_size, 1 << 23, "vocab_size"},          {s.experts, 1 << 12, "num_experts"},
+      {s.experts_per_token, 1 << 12, "num_experts_per_tok"}, {s.moe_intermediate_size, 1 << 20, "moe_intermediate_size"},
+      {s.shared_experts, 1 << 8, "n_shared_experts"}, {s.shared_expert_intermediate_size, 1 << 20, "shared_expert_intermediate_size"},
+      {s.q_lora_rank, 1 << 16, "q_lora_rank"},        {s.kv_lora_rank, 1 << 16, "kv_lora_rank"},
+      {s.qk_rope_head_dim, 1 << 14, "qk_rope_head_dim"}, {s.qk_nope_head_dim, 1 << 14, "qk_nope_head_dim"},
+      {s.v_head_dim, 1 << 14, "v_head_dim"},          {s.sliding_window, 1 << 24, "sliding_window"},
+      {s.parameters_only, int64_t(1) << 50, "parameters"}};
+  for (const auto& b : bounds) {
+    if (auto e = require_at_most(b.value, b.limit, b.field)) return e;
+  }
+  if (s.norms_per_layer < 0 || s.norms_per_layer > 8) {
+    return make_error("model.out_of_range", "norms_per_layer", "norms_per_layer must lie between 0 and 8");
+  }
+  // With the bounds above each tensor fits 64 bits; the sum is checked in floating point.
+  if (s.parameters_only == 0) {
+    double total = 0;
+    for (const TensorShape& t : enumerate_tensors(s)) total += static_cast<double>(t.elements());
+    if (total > static_cast<double>(int64_t(1) << 50)) {
+      return make_error("model.out_of_range", "num_hidden_layers",
+                        "the model would have more than 2^50 parameters; check the dimensions");
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<Error> validate_model_spec(const ModelSpec& s) {
+  if (auto e = check_bounds(s)) return e;
   // The KV cache needs the attention shape even when only the parameter count is known.
   if (auto e = require_positive(s.layers, "num_hidden_layers")) return e;
   if (s.uses_mla()) {

@@ -14,6 +14,20 @@ enum class DisplayUnits { gb, gib };  // GB = 10^9 bytes, GiB = 2^30 bytes
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Byte arithmetic that cannot overflow: results saturate at kByteCeiling (2^62 B, 4.6 EB),
+// far above any GPU, so a saturated figure still reads "does not fit" and stays monotone.
+constexpr int64_t kByteCeiling = int64_t(1) << 62;
+inline int64_t sat_add(int64_t a, int64_t b) {
+  int64_t r = 0;
+  return __builtin_add_overflow(a, b, &r) || r > kByteCeiling ? kByteCeiling : r;
+}
+inline int64_t sat_mul(int64_t a, int64_t b) {
+  int64_t r = 0;
+  return __builtin_mul_overflow(a, b, &r) || r > kByteCeiling ? kByteCeiling : r;
+}
+template <class... Rest>
+int64_t sat_mul(int64_t a, int64_t b, Rest... rest) { return sat_mul(sat_mul(a, b), rest...); }
+
 // "1,073,741,824"
 std::string with_thousands(int64_t value);
 // "1.07 GB" / "1.00 GiB"; below 1 MB/MiB shows MB/KB for readability.

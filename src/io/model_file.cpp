@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/units.hpp"
 #include "hf_config.hpp"
 
 namespace vramfit {
@@ -27,9 +28,9 @@ void add_row(StoredWeights& w, const std::string& type, int64_t elements, int64_
     w.by_type.push_back({type, 0, 0, 0});
     it = w.by_type.end() - 1;
   }
-  it->elements += elements;
+  it->elements = sat_add(it->elements, elements);
   it->tensors += 1;
-  it->bytes += bytes;
+  it->bytes = sat_add(it->bytes, bytes);
 }
 
 // A GGUF value that may be a scalar or a per-layer array: the largest entry.
@@ -121,8 +122,8 @@ Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile
     }
     const int64_t rows = t.elements() / t.dims[0];
     add_row(w, st.id, t.elements(), storage_bytes(st, t.dims[0], rows, 1));
-    w.parameters += t.elements();
-    if (t.dims.size() == 1) w.replicated_bytes += storage_bytes(st, t.dims[0], 1, 1);
+    w.parameters = sat_add(w.parameters, t.elements());
+    if (t.dims.size() == 1) w.replicated_bytes = sat_add(w.replicated_bytes, storage_bytes(st, t.dims[0], 1, 1));
     if (t.name == "output.weight") has_output = true;
     if (t.name == "token_embd.weight" && !c.contains("vocab_size") && t.dims.size() == 2) {
       c["vocab_size"] = t.dims[1];
@@ -228,8 +229,8 @@ Result<ModelFileRead> model_from_safetensors(const std::vector<SafetensorsFile>&
     for (const SafetensorsTensor& t : f.tensors) {
       const std::string type = storage_id_for_safetensors_dtype(t.dtype);
       add_row(w, type, t.elements(), t.bytes);
-      w.parameters += t.elements();
-      if (t.shape.size() <= 1) w.replicated_bytes += t.bytes;
+      w.parameters = sat_add(w.parameters, t.elements());
+      if (t.shape.size() <= 1) w.replicated_bytes = sat_add(w.replicated_bytes, t.bytes);
       packed = packed || t.dtype == "I32" || t.dtype == "U8";
     }
   }

@@ -130,10 +130,13 @@ Result<SafetensorsIndex> read_safetensors_index(const std::string& text, const s
     return st_error("safetensors.bad_index", origin, "metadata.total_size", "missing");
   }
   const json& total = root["metadata"]["total_size"];
+  if (total.is_number_unsigned() && total.get<uint64_t>() > (uint64_t(1) << 52)) {
+    return st_error("safetensors.bad_index", origin, "metadata.total_size", "is above the limit of 2^52 bytes (4 PiB)");
+  }
   if (total.is_number_unsigned() || (total.is_number_integer() && total.get<int64_t>() >= 0)) {
     index.total_size = total.get<int64_t>();
   } else if (total.is_number_float() && std::isfinite(total.get<double>()) && total.get<double>() >= 0 &&
-             total.get<double>() < 9e15 && total.get<double>() == std::floor(total.get<double>())) {
+             total.get<double>() <= 4.5e15 && total.get<double>() == std::floor(total.get<double>())) {
     index.total_size = static_cast<int64_t>(total.get<double>());  // some exporters write 1.6e10
   } else {
     return st_error("safetensors.bad_index", origin, "metadata.total_size", "must be a non-negative integer (got " + total.dump() + ")");
