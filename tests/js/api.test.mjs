@@ -8,6 +8,10 @@ import { createRequire } from "node:module";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { File as BufferFile } from "node:buffer";
+
+// Node 20 has a global File; Debian 12's Node 18 has it only in node:buffer.
+const File = globalThis.File ?? BufferFile;
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
 const require = createRequire(import.meta.url);
