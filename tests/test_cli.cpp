@@ -119,3 +119,42 @@ TEST_CASE("--config sizes a quantized checkpoint in its stored format", "[cli][c
   const Run dense = run({"infer", "--config", path, "-w", "bf16", "--json"});
   CHECK(json::parse(dense.out)["request"]["weights"]["format"] == "bf16");
 }
+
+namespace {
+const std::string kArticle003 = std::string(VRAMFIT_FIXTURES_DIR) + "/../../validation/networks/article-003-mlp.json";
+}
+
+TEST_CASE("vramfit net reproduces article 003 with the articles' rule and with autograd's", "[cli][article003]") {
+  Run r = run({"net", kArticle003, "--batch", "128", "--rule", "layer_outputs", "--margin", "0", "--units", "GiB"});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("33,574,912 parameters x 4 B (f32) = 134,299,648 B") != std::string::npos);
+  CHECK(r.out.find("2,098,432 elements (batch 128 x 16,394 per sample) x 4 B = 8,393,728 B") != std::string::npos);
+  CHECK(r.out.find("gat               linear         [128, 4096]") != std::string::npos);
+  r = run({"net", kArticle003, "--batch", "128", "--json"});
+  CHECK(r.status == 0);
+  const json report = json::parse(r.out);
+  CHECK(report["network"]["activation_bytes"] == 9442304);
+  CHECK(report["network"]["parameters"] == 33574912);
+  CHECK(report["network"]["layers"].size() == 11);
+}
+
+TEST_CASE("vramfit train: options reach the request; errors exit 2", "[cli][training]") {
+  Run r = run({"train", "-m", "llama-3.1-8b", "--method", "lora", "--lora-rank", "8", "--lora-targets", "q,v",
+               "-g", "rtx-4090", "--json"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  json report = json::parse(r.out);
+  CHECK(report["training"]["trainable_parameters"] == 32 * 8 * ((4096 + 4096) + (4096 + 1024)));
+  r = run({"train", "-m", "llama-3.1-8b", "--sharding", "zero3", "-n", "8", "-g", "h100-80"});
+  CHECK(r.status == 0);
+  CHECK(r.out.find("Total per GPU") != std::string::npos);
+  CHECK(r.out.find("fewest GPUs (zero3): ") != std::string::npos);
+  r = run({"train", "-m", "llama-3.1-8b", "--lora-targets", "q,qkv", "--method", "lora"});
+  CHECK(r.status == 2);
+  CHECK(r.err.find("training.lora.targets") != std::string::npos);
+  r = run({"train", "-m", "llama-3.1-8b", "--optimizer", "adamm"});
+  CHECK(r.status == 2);
+  r = run({"net", "/nonexistent.json"});
+  CHECK(r.status == 2);
+}

@@ -37,11 +37,112 @@ Result<WeightsSummary> stored_weights_summary(const FormatTables& tables, const 
   return w;
 }
 
+namespace {
+
+std::optional<Error> resolve_gpu(const Request& request, const Catalog& catalog, Gpu& out) {
+  if (request.gpu_capacity_bytes > 0) {
+    out.id = "custom";
+    out.name = "Custom GPU";
+    out.total_bytes = request.gpu_capacity_bytes;
+    return std::nullopt;
+  }
+  const Gpu* gpu = catalog.find_gpu(request.gpu_id);
+  if (!gpu) return make_error("request.unknown_gpu", "gpu.id", "gpu.id: no GPU '" + request.gpu_id + "' (vramfit gpus lists them)");
+  out = *gpu;
+  return std::nullopt;
+}
+
+TrainingFit fit_network(const Network& net, const NetworkSettings& settings, int64_t capacity) {
+  TrainingFit f;
+  f.capacity_bytes = capacity;
+  auto total = [&](int64_t batch) {
+    NetworkSettings s = settings;
+    s.batch = batch;
+    auto m = network_memory(net, s);
+    return m ? m->total : kByteCeiling;
+  };
+  f.required_bytes = total(settings.batch);
+  f.headroom_bytes = capacity - f.required_bytes;
+  f.fits = f.headroom_bytes >= 0;
+  auto fits = [&](int64_t b) { return total(b) <= capacity; };
+  f.max_batch = fits(1) ? largest_fitting(1, kMaxNetworkBatch, capacity, fits, total) : 0;
+  f.min_gpus = f.fits ? 1 : 0;
+  return f;
+}
+
+TrainingFit fit_training(const FormatTables& tables, const ModelSpec& model, const TrainingSettings& settings,
+                         int64_t capacity) {
+  TrainingFit f;
+  f.capacity_bytes = capacity;
+  auto total_for = [&](const TrainingSettings& s) {
+    auto m = training_memory(tables, model, s);
+    return m ? m->total : kByteCeiling;
+  };
+  f.required_bytes = total_for(settings);
+  f.headroom_bytes = capacity - f.required_bytes;
+  f.fits = f.headroom_bytes >= 0;
+  auto batch_total = [&](int64_t b) { TrainingSettings s = settings; s.micro_batch = b; return total_for(s); };
+  auto batch_fits = [&](int64_t b) { return batch_total(b) <= capacity; };
+  f.max_batch = batch_fits(1) ? largest_fitting(1, kMaxMicroBatch, capacity, batch_fits, batch_total) : 0;
+  auto seq_total = [&](int64_t n) { TrainingSettings s = settings; s.sequence_length = n; return total_for(s); };
+  auto seq_fits = [&](int64_t n) { return seq_total(n) <= capacity; };
+  f.max_sequence_length = seq_fits(1) ? largest_fitting(1, kMaxTrainingSequence, capacity, seq_fits, seq_total) : 0;
+  if (settings.sharding == Sharding::none) {
+    f.min_gpus = f.fits ? 1 : 0;  // data parallelism alone does not divide the memory
+  } else {
+    for (int64_t n = 1; n <= kMaxGpuCount; ++n) {
+      TrainingSettings s = settings;
+      s.gpu_count = n;
+      if (total_for(s) <= capacity) { f.min_gpus = n; break; }
+    }
+  }
+  return f;
+}
+
+Result<Report> estimate_training(Report report, const Catalog& catalog) {
+  const Request& request = report.request;
+  if (request.has_network) {
+    auto memory = network_memory(request.network, request.network_settings);
+    if (!memory) return memory.error();
+    report.model_id = "network";
+    report.model_name = request.network.name.empty() ? "Network" : request.network.name;
+    report.network = *memory;
+    report.breakdown = explain_network(request.network, request.network_settings, report.network);
+    report.training_fit = fit_network(request.network, request.network_settings, report.gpu.usable_bytes());
+    if (request.compare_gpus) {
+      for (const Gpu& gpu : catalog.gpus) {
+        GpuVerdict v{&gpu, {}, fit_network(request.network, request.network_settings, gpu.usable_bytes())};
+        report.gpus.push_back(v);
+      }
+    }
+    return report;
+  }
+  auto memory = training_memory(catalog.formats, report.prepared.model, request.training);
+  if (!memory) return memory.error();
+  report.training = *memory;
+  report.breakdown = explain_training(report.prepared.model, request.training, report.training);
+  for (const std::string& a : request.custom_model_assumptions) report.breakdown.assumptions.push_back(a);
+  report.training_fit = fit_training(catalog.formats, report.prepared.model, request.training, report.gpu.usable_bytes());
+  if (request.compare_gpus) {
+    for (const Gpu& gpu : catalog.gpus) {
+      GpuVerdict v{&gpu, {}, fit_training(catalog.formats, report.prepared.model, request.training, gpu.usable_bytes())};
+      report.gpus.push_back(v);
+    }
+  }
+  return report;
+}
+
+}  // namespace
+
 Result<Report> estimate(const Request& request, const Catalog& catalog) {
   Report report;
   report.request = request;
   const InferenceSettings& settings = request.settings;
 
+  if (request.mode == "training" && request.has_network) {
+    if (auto e = resolve_gpu(request, catalog, report.gpu)) return *e;
+    return estimate_training(std::move(report), catalog);
+  }
   if (request.has_custom_model) {
     report.model_id = "custom";
     report.model_name = request.custom_model_name.empty() ? "Custom model" : request.custom_model_name;
@@ -60,6 +161,12 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
     e->field = "model." + e->field;
     return *e;
   }
+  if (request.mode == "training") {
+    if (auto e = resolve_gpu(request, catalog, report.gpu)) return *e;
+    report.prepared.weights.parameters = count_parameters(report.prepared.model);
+    report.prepared.weights.active_parameters = count_active_parameters(report.prepared.model);
+    return estimate_training(std::move(report), catalog);
+  }
 
   const WeightFormat* format = catalog.formats.find_format(request.weight_format);
   if (!format && !request.has_stored_weights) {
@@ -73,17 +180,7 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
                           "' is not one of f32, f16, bf16, fp8, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl");
   }
 
-  if (request.gpu_capacity_bytes > 0) {
-    report.gpu.id = "custom";
-    report.gpu.name = "Custom GPU";
-    report.gpu.total_bytes = request.gpu_capacity_bytes;
-  } else {
-    const Gpu* gpu = catalog.find_gpu(request.gpu_id);
-    if (!gpu) {
-      return make_error("request.unknown_gpu", "gpu.id", "gpu.id: no GPU '" + request.gpu_id + "' (vramfit gpus lists them)");
-    }
-    report.gpu = *gpu;
-  }
+  if (auto e = resolve_gpu(request, catalog, report.gpu)) return *e;
 
   const StorageType& kv = catalog.formats.storage_types[static_cast<size_t>(kv_type)];
   if (request.has_stored_weights) {
@@ -143,10 +240,63 @@ json breakdown_to_json(const Breakdown& b) {
   return j;
 }
 
+namespace {
+
+json training_fit_to_json(const TrainingFit& f) {
+  return {{"fits", f.fits}, {"capacity_bytes", f.capacity_bytes}, {"required_bytes", f.required_bytes},
+          {"headroom_bytes", f.headroom_bytes}, {"max_batch", f.max_batch},
+          {"max_sequence_length", f.max_sequence_length}, {"min_gpus", f.min_gpus}};
+}
+
+json training_report_to_json(const Report& r, json j) {
+  if (r.request.has_network) {
+    const NetworkMemory& m = r.network;
+    json layers = json::array();
+    for (const LayerRow& row : m.layers) {
+      layers.push_back({{"name", row.name}, {"type", row.type}, {"output_shape", row.output_shape},
+                        {"parameters", row.parameters}, {"activation_bytes", row.activation_bytes}, {"keeps", row.keeps}});
+    }
+    j["model"] = {{"id", r.model_id}, {"name", r.model_name}, {"parameters", m.parameters}};
+    j["network"] = {{"layers", layers}, {"parameters", m.parameters}, {"parameter_bytes", m.parameter_bytes},
+                    {"buffer_bytes", m.buffer_bytes}, {"gradient_bytes", m.gradient_bytes},
+                    {"optimizer_bytes", m.optimizer.total()}, {"optimizer_step_bytes", m.optimizer.step_bytes},
+                    {"activation_bytes", m.activation_bytes}, {"activation_elements", m.activation_elements},
+                    {"input_bytes", m.input_bytes}, {"total_bytes", m.total}};
+  } else {
+    const TrainingMemory& m = r.training;
+    j["model"] = {{"id", r.model_id}, {"name", r.model_name}, {"parameters", m.parameters},
+                  {"layers", r.prepared.model.layers}};
+    j["training"] = {{"trainable_parameters", m.trainable_parameters}, {"trainable_tensors", m.trainable_tensors},
+                     {"frozen_weight_bytes", m.frozen_weights}, {"weight_bytes", m.weights}, {"master_bytes", m.master},
+                     {"gradient_bytes", m.gradients}, {"optimizer_bytes", m.optimizer},
+                     {"activation_bytes", m.activations}, {"activation_bytes_per_layer", m.layer.total()},
+                     {"logits_bytes", m.logits}, {"total_bytes", m.total}};
+  }
+  j["breakdown"] = breakdown_to_json(r.breakdown);
+  json fit = training_fit_to_json(r.training_fit);
+  fit["gpu"] = {{"id", r.gpu.id}, {"name", r.gpu.name}, {"total_bytes", r.gpu.total_bytes},
+                {"usable_bytes", r.gpu.usable_bytes()}};
+  fit["gpu_count"] = r.request.settings.gpu_count;
+  j["fit"] = fit;
+  if (r.request.compare_gpus) {
+    j["gpus"] = json::array();
+    for (const GpuVerdict& v : r.gpus) {
+      json g = training_fit_to_json(v.training_fit);
+      g["id"] = v.gpu->id;
+      g["name"] = v.gpu->name;
+      j["gpus"].push_back(g);
+    }
+  }
+  return j;
+}
+
+}  // namespace
+
 json report_to_json(const Report& r) {
   json j;
   j["v"] = kRequestVersion;
   j["request"] = request_to_json(r.request);
+  if (r.request.mode == "training") return training_report_to_json(r, std::move(j));
   j["model"] = {{"id", r.model_id},
                 {"name", r.model_name},
                 {"parameters", r.prepared.weights.parameters},

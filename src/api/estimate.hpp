@@ -15,9 +15,21 @@
 
 namespace vramfit {
 
+// Training: does one step fit, and how far can the batch / sequence / GPU count go.
+struct TrainingFit {
+  bool fits = false;
+  int64_t capacity_bytes = 0;     // per GPU, usable
+  int64_t required_bytes = 0;     // per GPU
+  int64_t headroom_bytes = 0;
+  int64_t max_batch = 0;          // largest micro-batch (network: batch) that fits; 0: not even 1
+  int64_t max_sequence_length = 0;// transformers: longest sequence at this micro-batch; 0: none
+  int64_t min_gpus = 0;           // ZeRO/FSDP: fewest GPUs that fit (same sharding); 0: none up to 64
+};
+
 struct GpuVerdict {
   const Gpu* gpu = nullptr;
   FitResult fit;
+  TrainingFit training_fit;       // mode "training"
 };
 
 struct Report {
@@ -30,6 +42,11 @@ struct Report {
   Gpu gpu;                 // the chosen GPU (catalog entry or custom)
   FitResult fit;
   std::vector<GpuVerdict> gpus;  // every catalog GPU, when request.compare_gpus
+
+  // mode "training" (request.has_network: network, else training)
+  TrainingMemory training;
+  NetworkMemory network;
+  TrainingFit training_fit;
 };
 
 // Resolves the request against the catalog (preset, format, KV dtype, GPU) and estimates.

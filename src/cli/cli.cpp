@@ -195,6 +195,123 @@ bool build_request(const InferOptions& o, json& request, std::ostream& err) {
   return true;
 }
 
+// Options of `vramfit train` (a transformer) and `vramfit net FILE` (a layer list).
+struct TrainOptions {
+  std::string request_file, config_file, model, recipe, optimizer, sharding, method, lora_targets, recompute;
+  std::string gpu, units, network_file, rule, device;
+  int64_t lora_rank = 0, micro_batch = 0, sequence = 0, gpu_count = 0, runtime_mib = -1, batch = 0;
+  double margin = -1, capacity_gib = 0;
+  bool foreach = false, no_double_quant = false, no_flash_attention = false, dropout = false, compare = false,
+       as_json = false;
+};
+
+void add_common_train_options(CLI::App& app, TrainOptions& o) {
+  app.add_option("--optimizer", o.optimizer, "sgd, sgd_momentum, adam, adamw (default), adam_8bit, adafactor, lion")
+      ->check(CLI::IsMember({"sgd", "sgd_momentum", "adam", "adamw", "adam_8bit", "adafactor", "lion"}));
+  app.add_option("-g,--gpu", o.gpu, "GPU id (vramfit gpus)");
+  app.add_option("--capacity-gib", o.capacity_gib, "Custom GPU memory in GiB instead of --gpu")->check(CLI::Range(0.001, 1048576.0));
+  app.add_option("--margin", o.margin, "Safety margin as a fraction, 0 to 0.30 (default 0.10)")->check(CLI::Range(0.0, 0.30));
+  app.add_option("--units", o.units, "GB (10^9) or GiB (2^30)")->check(CLI::IsMember({"GB", "GiB", "gb", "gib"}));
+  app.add_flag("--compare", o.compare, "Also answer for every catalog GPU");
+  app.add_flag("--json", o.as_json, "Print the report as JSON");
+}
+
+void add_train_options(CLI::App& app, TrainOptions& o) {
+  app.add_option("--request", o.request_file, "Request JSON file (mode training); other options override it")
+      ->check(CLI::ExistingFile);
+  auto* model = app.add_option("-m,--model", o.model, "Model preset id (vramfit models)");
+  app.add_option("--config", o.config_file, "Hugging Face config.json of the model")->check(CLI::ExistingFile)->excludes(model);
+  app.add_option("--recipe", o.recipe, "fp32, amp_bf16, amp_fp16, mixed_bf16 (default), mixed_fp16, bf16")
+      ->check(CLI::IsMember({"fp32", "amp_bf16", "amp_fp16", "mixed_bf16", "mixed_fp16", "bf16"}));
+  app.add_flag("--foreach", o.foreach, "Count foreach Adam's state-sized temporary in step()");
+  app.add_option("--sharding", o.sharding, "none, zero1, zero2, zero3, fsdp (over --gpu-count GPUs)")
+      ->check(CLI::IsMember({"none", "zero1", "zero2", "zero3", "fsdp"}));
+  app.add_option("--method", o.method, "full (default), lora, qlora")->check(CLI::IsMember({"full", "lora", "qlora"}));
+  app.add_option("--lora-rank", o.lora_rank, "LoRA rank (default 16)")->check(CLI::Range(int64_t(1), int64_t(65536)));
+  app.add_option("--lora-targets", o.lora_targets, "Comma list of q,k,v,o,gate,up,down (default all)");
+  app.add_flag("--no-double-quant", o.no_double_quant, "QLoRA without double quantization");
+  app.add_option("-b,--micro-batch", o.micro_batch, "Sequences per GPU per step (default 1)")
+      ->check(CLI::Range(int64_t(1), kMaxMicroBatch));
+  app.add_option("--seq", o.sequence, "Sequence length (default 2048)")->check(CLI::Range(int64_t(1), kMaxTrainingSequence));
+  app.add_flag("--no-flash-attention", o.no_flash_attention, "Keep the attention probabilities (s x s per head)");
+  app.add_option("--recompute", o.recompute, "Activation recomputation: none, selective, full")
+      ->check(CLI::IsMember({"none", "selective", "full"}));
+  app.add_flag("--dropout", o.dropout, "The model uses dropout (GPT-style)");
+  app.add_option("-n,--gpu-count", o.gpu_count, "Data-parallel GPUs (ZeRO/FSDP shards)")->check(CLI::Range(int64_t(1), kMaxGpuCount));
+  app.add_option("--runtime-mib", o.runtime_mib, "CUDA context and workspaces per GPU, MiB (default 512)")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
+  add_common_train_options(app, o);
+}
+
+void add_net_options(CLI::App& app, TrainOptions& o) {
+  app.add_option("file", o.network_file, "Network JSON: {\"input\": [...], \"layers\": [...]} (README)")
+      ->required()->check(CLI::ExistingFile);
+  app.add_option("-b,--batch", o.batch, "Batch size (default 1)")->check(CLI::Range(int64_t(1), kMaxNetworkBatch));
+  app.add_option("--rule", o.rule, "Activations: autograd (default; what PyTorch saves) or layer_outputs (the articles')")
+      ->check(CLI::IsMember({"autograd", "layer_outputs"}));
+  app.add_option("--device", o.device, "Autograd's device rules: cuda (default) or cpu")->check(CLI::IsMember({"cuda", "cpu"}));
+  add_common_train_options(app, o);
+}
+
+bool build_train_request(const TrainOptions& o, bool network, json& request, std::ostream& err) {
+  request = json::object();
+  std::string text;
+  if (!o.request_file.empty()) {
+    if (!read_file(o.request_file, text)) { err << "error: --request: cannot read " << o.request_file << "\n"; return false; }
+    request = json::parse(text, nullptr, false);
+    if (request.is_discarded() || !request.is_object()) {
+      err << "error: --request: " << o.request_file << " is not a JSON object\n";
+      return false;
+    }
+  }
+  request["mode"] = "training";
+  if (!request.contains("training")) request["training"] = json::object();
+  if (network) {
+    if (!read_file(o.network_file, text)) { err << "error: cannot read " << o.network_file << "\n"; return false; }
+    json net = json::parse(text, nullptr, false);
+    if (net.is_discarded()) { err << "error: " << o.network_file << " is not valid JSON\n"; return false; }
+    request["network"] = net;
+    if (o.batch > 0) request["training"]["batch"] = o.batch;
+    if (!o.rule.empty()) request["training"]["activation_rule"] = o.rule;
+    if (!o.device.empty()) request["training"]["device"] = o.device;
+  } else {
+    if (!o.config_file.empty()) {
+      if (!read_file(o.config_file, text)) { err << "error: --config: cannot read " << o.config_file << "\n"; return false; }
+      json config = json::parse(text, nullptr, false);
+      if (config.is_discarded()) { err << "error: --config: " << o.config_file << " is not valid JSON\n"; return false; }
+      request["model"] = {{"config", config}, {"name", base_name(o.config_file)}};
+    }
+    if (!o.model.empty()) request["model"] = {{"preset", o.model}};
+    json& t = request["training"];
+    if (!o.recipe.empty()) t["recipe"] = o.recipe;
+    if (o.foreach) t["foreach_transient"] = true;
+    if (!o.sharding.empty()) t["sharding"] = o.sharding;
+    if (!o.method.empty()) t["method"] = o.method;
+    if (o.lora_rank > 0) t["lora"]["rank"] = o.lora_rank;
+    if (!o.lora_targets.empty()) {
+      json targets = json::array();
+      std::stringstream list(o.lora_targets);
+      for (std::string name; std::getline(list, name, ',');) targets.push_back(name);
+      t["lora"]["targets"] = targets;
+    }
+    if (o.no_double_quant) t["lora"]["double_quant"] = false;
+    if (o.micro_batch > 0) t["micro_batch"] = o.micro_batch;
+    if (o.sequence > 0) t["sequence_length"] = o.sequence;
+    if (o.no_flash_attention) t["flash_attention"] = false;
+    if (!o.recompute.empty()) t["recompute"] = o.recompute;
+    if (o.dropout) t["dropout"] = true;
+    if (o.runtime_mib >= 0) t["runtime_bytes"] = o.runtime_mib * kMiB;
+    if (o.gpu_count > 0) request["gpu_count"] = o.gpu_count;
+  }
+  if (!o.optimizer.empty()) request["training"]["optimizer"] = o.optimizer;
+  if (o.margin >= 0) request["training"]["margin_fraction"] = o.margin;
+  if (!o.gpu.empty()) request["gpu"] = {{"id", o.gpu}};
+  if (o.capacity_gib > 0) request["gpu"] = {{"capacity_bytes", static_cast<int64_t>(o.capacity_gib * static_cast<double>(kGiB))}};
+  if (!o.units.empty()) request["units"] = (o.units == "GiB" || o.units == "gib") ? "GiB" : "GB";
+  if (o.compare) request["compare_gpus"] = true;
+  return true;
+}
+
 }  // namespace
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -206,6 +323,12 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   CLI::App* infer_cmd = app.add_subcommand("infer", "Inference memory: weights, KV cache, overhead, margin; fit on a GPU");
   add_infer_options(*infer_cmd, infer);
 
+  TrainOptions train, net;
+  CLI::App* train_cmd = app.add_subcommand("train", "Training memory of a transformer: weights, gradients, optimizer, activations");
+  add_train_options(*train_cmd, train);
+  CLI::App* net_cmd = app.add_subcommand("net", "Training memory of a network given layer by layer (JSON file)");
+  add_net_options(*net_cmd, net);
+
   bool gpus_json = false, models_json = false, formats_json = false;
   std::string gpu_units = "GB";
   CLI::App* gpus_cmd = app.add_subcommand("gpus", "List the GPU catalog");
@@ -216,10 +339,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   CLI::App* formats_cmd = app.add_subcommand("formats", "List the weight formats");
   formats_cmd->add_flag("--json", formats_json, "As JSON");
 
-  static const char* const commands[] = {"infer", "gpus", "models", "formats"};
+  static const char* const commands[] = {"infer", "train", "net", "gpus", "models", "formats"};
   if (!args.empty() && !args[0].empty() && args[0][0] != '-' &&
       std::none_of(std::begin(commands), std::end(commands), [&](const char* c) { return args[0] == c; })) {
-    err << "error: unknown command '" << args[0] << "' (commands: infer, gpus, models, formats)\n";
+    err << "error: unknown command '" << args[0] << "' (commands: infer, train, net, gpus, models, formats)\n";
     err << "Run 'vramfit --help' for usage.\n";
     return 2;
   }
@@ -269,6 +392,17 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
 
   json request_json;
+  if (*train_cmd || *net_cmd) {
+    const TrainOptions& o = *train_cmd ? train : net;
+    if (!build_train_request(o, static_cast<bool>(*net_cmd), request_json, err)) return 2;
+    auto request = request_from_json(request_json);
+    if (!request) { err << "error: " << request.error().message << "\n"; return 2; }
+    auto report = estimate(*request, catalog);
+    if (!report) { err << "error: " << report.error().message << "\n"; return 2; }
+    if (o.as_json) out << report_to_json(*report).dump(2) << "\n";
+    else print_report(out, *report);
+    return 0;
+  }
   if (!build_request(infer, request_json, err)) return 2;
   auto request = request_from_json(request_json);
   if (!request) { err << "error: " << request.error().message << "\n"; return 2; }

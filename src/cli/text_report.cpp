@@ -27,7 +27,67 @@ std::string tokens(int64_t n) { return with_thousands(n) + (n == 1 ? " token" : 
 
 }  // namespace
 
+void print_training_report(std::ostream& out, const Report& r) {
+  const DisplayUnits u = r.request.units;
+  const Request& q = r.request;
+  if (q.has_network) {
+    const NetworkSettings& ns = q.network_settings;
+    out << "vramfit train: " << r.model_name << " (" << with_thousands(r.network.parameters) << " parameters), "
+        << element_type_id(q.network.dtype) << ", batch " << with_thousands(ns.batch) << ", "
+        << optimizer_label(ns.optimizer) << ", activations: "
+        << (ns.rule == ActivationRule::autograd ? "autograd (what PyTorch saves)" : "layer outputs (the articles' rule)")
+        << "\n\n";
+    out << "  " << pad("layer", 18) << pad("type", 15) << pad("output shape", 22) << pad_left("parameters", 14)
+        << pad_left("activations", 14) << "\n";
+    for (const LayerRow& row : r.network.layers) {
+      std::string shape = "[";
+      for (size_t i = 0; i < row.output_shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(row.output_shape[i]);
+      shape += "]";
+      out << "  " << pad(row.name, 18) << pad(row.type, 15) << pad(shape, 22) << pad_left(with_thousands(row.parameters), 14)
+          << pad_left(format_bytes(row.activation_bytes, u), 14) << "\n";
+    }
+    out << "\n";
+  } else {
+    const TrainingSettings& t = q.training;
+    out << "vramfit train: " << r.model_name << " (" << with_thousands(r.training.parameters) << " parameters, "
+        << with_thousands(r.training.trainable_parameters) << " trainable), " << fine_tuning_id(t.method) << ", "
+        << recipe_id(t.recipe) << ", " << optimizer_label(t.optimizer) << ", micro-batch " << t.micro_batch << " x "
+        << with_thousands(t.sequence_length) << " tokens"
+        << (t.sharding != Sharding::none ? ", " + std::string(sharding_id(t.sharding)) + " over " + std::to_string(t.gpu_count) + " GPUs" : "")
+        << "\n\n";
+  }
+  for (const BreakdownItem& item : r.breakdown.items) print_item(out, item, u, 0);
+  const bool sharded = !q.has_network && q.training.sharding != Sharding::none && q.training.gpu_count > 1;
+  out << "  " << pad(sharded ? "Total per GPU" : "Total", 32) << pad_left(format_bytes(r.breakdown.total_bytes, u), 12)
+      << "   (" << with_thousands(r.breakdown.total_bytes) << " B)\n\n";
+  const TrainingFit& f = r.training_fit;
+  out << (f.fits ? "FITS" : "DOES NOT FIT") << " on " << r.gpu.name << " (" << format_bytes(f.capacity_bytes, u) << " usable): "
+      << (f.fits ? "headroom " + format_bytes(f.headroom_bytes, u) : "short by " + format_bytes(-f.headroom_bytes, u)) << "\n";
+  out << "  largest " << (q.has_network ? "batch" : "micro-batch") << " that fits: " << with_thousands(f.max_batch) << "\n";
+  if (!q.has_network) {
+    out << "  longest sequence that fits: " << with_thousands(f.max_sequence_length) << " tokens\n";
+    if (q.training.sharding != Sharding::none) {
+      out << "  fewest GPUs (" << sharding_id(q.training.sharding) << "): "
+          << (f.min_gpus > 0 ? std::to_string(f.min_gpus) : "more than " + std::to_string(kMaxGpuCount)) << "\n";
+    }
+  }
+  for (const std::string& w : r.breakdown.warnings) out << "warning: " << w << "\n";
+  for (const std::string& a : r.breakdown.assumptions) out << "assumed: " << a << "\n";
+  if (!r.gpus.empty()) {
+    out << "\n  " << pad("GPU", 30) << pad_left("usable", 12) << pad_left("needed", 12) << pad_left("headroom", 12)
+        << pad_left("max batch", 11) << "  verdict\n";
+    for (const GpuVerdict& v : r.gpus) {
+      const TrainingFit& g = v.training_fit;
+      std::string verdict = g.fits ? "fits" : (g.min_gpus > 0 ? "needs " + std::to_string(g.min_gpus) : "no");
+      out << "  " << pad(v.gpu->name, 30) << pad_left(format_bytes(g.capacity_bytes, u), 12)
+          << pad_left(format_bytes(g.required_bytes, u), 12) << pad_left(format_bytes(g.headroom_bytes, u), 12)
+          << pad_left(with_thousands(g.max_batch), 11) << "  " << verdict << "\n";
+    }
+  }
+}
+
 void print_report(std::ostream& out, const Report& r) {
+  if (r.request.mode == "training") { print_training_report(out, r); return; }
   const DisplayUnits u = r.request.units;
   const InferenceSettings& s = r.request.settings;
   out << "vramfit: " << r.model_name << " (" << with_thousands(r.prepared.weights.parameters) << " parameters), "

@@ -7,6 +7,8 @@
 
 #include "inference.hpp"
 #include "model_spec.hpp"
+#include "network.hpp"
+#include "training.hpp"
 #include "units.hpp"
 
 namespace vramfit {
@@ -32,7 +34,7 @@ struct StoredWeights {
 
 struct Request {
   int version = kRequestVersion;
-  std::string mode = "inference";
+  std::string mode = "inference";      // "inference" or "training"
 
   // The model: a preset id, or a spec given inline (as config.json fields).
   std::string model_preset = "llama-3.1-8b";
@@ -48,6 +50,13 @@ struct Request {
   std::string kv_cache_dtype = "f16";  // f32, f16, bf16, fp8, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl
 
   InferenceSettings settings;          // context, sequences, overhead, margin, GPU count
+
+  // mode "training": a transformer (the model above) with these settings, or a network
+  // given layer by layer (has_network; the model is then unused).
+  TrainingSettings training;           // training.gpu_count mirrors settings.gpu_count
+  bool has_network = false;
+  Network network;
+  NetworkSettings network_settings;
 
   std::string gpu_id = "rtx-4090";     // catalog id, or empty with a custom capacity
   int64_t gpu_capacity_bytes = 0;      // custom GPU (used when > 0)

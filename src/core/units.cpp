@@ -24,9 +24,9 @@ std::string format_bytes(int64_t bytes, DisplayUnits units, int decimals) {
   const char* names_decimal[] = {"B", "KB", "MB", "GB", "TB"};
   const char* names_binary[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double value = static_cast<double>(bytes);
-  int unit = 3;  // GB / GiB unless the number is small or huge
+  int unit = 3;  // GB / GiB from 1 GB (GiB) on, MB/KB below, TB when huge
   double scaled = value / std::pow(base, 3);
-  if (std::fabs(scaled) < 0.1) {
+  if (std::fabs(scaled) < 1.0) {
     unit = std::fabs(value) < base ? 0 : (std::fabs(value) < base * base ? 1 : 2);
     scaled = value / std::pow(base, unit);
   } else if (std::fabs(scaled) >= 100000.0) {

@@ -30,7 +30,7 @@ int64_t sat_mul(int64_t a, int64_t b, Rest... rest) { return sat_mul(sat_mul(a, 
 
 // "1,073,741,824"
 std::string with_thousands(int64_t value);
-// "1.07 GB" / "1.00 GiB"; below 1 MB/MiB shows MB/KB for readability.
+// "1.07 GB" / "1.00 GiB"; below 1 GB (GiB) it shows MB/KB (MiB/KiB), below 1 KB bytes.
 std::string format_bytes(int64_t bytes, DisplayUnits units, int decimals = 2);
 // "0.10" -> "10%"
 std::string format_percent(double fraction);

@@ -143,21 +143,206 @@ std::optional<Error> stored_weights_from_json(const json& j, StoredWeights& w) {
   return f.error;
 }
 
+
+// "network": {"name", "input", "input_dtype", "dtype", "layers": [{"type": ..., ...}]}
+std::optional<Error> network_from_json_at(const json& j, const std::string& path, Network& net) {
+  Fields f{j, path + ".", std::nullopt};
+  f.only({"name", "about", "input", "input_dtype", "dtype", "layers"});
+  net.name = f.text("name", "");
+  const std::string dtype = f.text("dtype", "f32");
+  if (!f.error && (!parse_element_type(dtype, net.dtype) || net.dtype == ElementType::i64)) {
+    f.fail("request.bad_value", path + ".dtype", "must be f32, f64, bf16 or f16 (got '" + dtype + "')");
+  }
+  const std::string input_dtype = f.text("input_dtype", dtype);
+  if (!f.error && !parse_element_type(input_dtype, net.input_dtype)) {
+    f.fail("request.bad_value", path + ".input_dtype", "must be f32, f64, bf16, f16 or i64 (got '" + input_dtype + "')");
+  }
+  if (f.error) return f.error;
+  if (!j.contains("input") || !j.at("input").is_array()) {
+    return make_error("request.wrong_type", path + ".input", path + ".input: must be an array of dimensions, e.g. [2048]");
+  }
+  for (const json& d : j.at("input")) {
+    if (!d.is_number_integer()) return make_error("request.wrong_type", path + ".input", path + ".input: dimensions must be integers");
+    net.input.push_back(d.get<int64_t>());
+  }
+  if (!j.contains("layers") || !j.at("layers").is_array()) {
+    return make_error("request.wrong_type", path + ".layers", path + ".layers: must be an array of layers");
+  }
+  if (j.at("layers").size() > static_cast<size_t>(kMaxNetworkLayers)) {
+    return make_error("request.out_of_range", path + ".layers", path + ".layers: more than 4096 layers");
+  }
+  for (size_t i = 0; i < j.at("layers").size(); ++i) {
+    const json& lj = j.at("layers")[i];
+    const std::string lp = path + ".layers[" + std::to_string(i) + "]";
+    if (!lj.is_object()) return make_error("request.wrong_type", lp, lp + ": must be an object");
+    Fields lf{lj, lp + ".", std::nullopt};
+    Layer L;
+    const std::string type = lf.text("type", "");
+    if (!lf.error && !parse_layer_type(type, L.type)) {
+      lf.fail("request.bad_value", lp + ".type",
+              "'" + type + "' is not a layer type (linear, conv2d, batchnorm2d, layernorm, embedding, relu, gelu, "
+              "silu, sigmoid, tanh, softmax, dropout, maxpool2d, avgpool2d, flatten, add, self_attention)");
+    }
+    if (lf.error) return lf.error;
+    switch (L.type) {
+      case LayerType::linear: lf.only({"type", "name", "in", "out", "bias"}); break;
+      case LayerType::conv2d: lf.only({"type", "name", "out", "kernel", "stride", "padding", "bias"}); break;
+      case LayerType::embedding: lf.only({"type", "name", "vocab", "dim"}); break;
+      case LayerType::dropout: lf.only({"type", "name", "p"}); break;
+      case LayerType::maxpool2d: case LayerType::avgpool2d: lf.only({"type", "name", "kernel", "stride"}); break;
+      case LayerType::add: lf.only({"type", "name", "from"}); break;
+      case LayerType::self_attention: lf.only({"type", "name", "heads"}); break;
+      default: lf.only({"type", "name"}); break;
+    }
+    L.name = lf.text("name", "");
+    if (!lf.error && L.name == "input") lf.fail("request.bad_value", lp + ".name", "\"input\" names the network input");
+    const int64_t big = int64_t(1) << 24;
+    L.in = lf.integer("in", 0, 1, big);
+    L.out = lf.integer("out", 0, 1, big);
+    L.bias = lf.boolean("bias", true);
+    L.kernel = lf.integer("kernel", 0, 1, 4096);
+    L.stride = lf.integer("stride", 0, 1, 4096);
+    L.padding = lf.integer("padding", 0, 0, 4096);
+    L.vocab = lf.integer("vocab", 0, 1, big);
+    L.dim = lf.integer("dim", 0, 1, int64_t(1) << 20);
+    L.p = lf.number("p", 0.1, 0.0, 0.999);
+    L.from = lf.text("from", "");
+    L.heads = lf.integer("heads", 0, 1, 65536);
+    auto need = [&](const char* key) {
+      if (!lf.has(key)) lf.fail("request.missing_field", lp + "." + key, std::string("is required for ") + layer_type_id(L.type));
+    };
+    if (L.type == LayerType::linear || L.type == LayerType::conv2d) need("out");
+    if (L.type == LayerType::conv2d || L.type == LayerType::maxpool2d || L.type == LayerType::avgpool2d) need("kernel");
+    if (L.type == LayerType::embedding) { need("vocab"); need("dim"); }
+    if (L.type == LayerType::add) need("from");
+    if (L.type == LayerType::self_attention) need("heads");
+    if (lf.error) return lf.error;
+    net.layers.push_back(L);
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> training_from_json(const json& j, Request& r) {
+  Fields f{j, "training.", std::nullopt};
+  TrainingSettings& t = r.training;
+  NetworkSettings& ns = r.network_settings;
+  if (r.has_network) {
+    f.only({"optimizer", "batch", "activation_rule", "device", "margin_fraction"});
+  } else {
+    f.only({"recipe", "optimizer", "foreach_transient", "sharding", "method", "lora", "micro_batch", "sequence_length",
+            "flash_attention", "recompute", "dropout", "runtime_bytes", "margin_fraction"});
+  }
+  auto choice = [&f](const char* key, auto& value, auto parse, const char* def, const std::string& allowed) {
+    const std::string v = f.text(key, def);
+    if (!f.error && !parse(v, value)) f.fail("request.bad_value", f.name(key), "must be one of " + allowed + " (got '" + v + "')");
+  };
+  std::string opt_default = optimizer_id(t.optimizer);
+  choice("optimizer", t.optimizer, parse_optimizer, opt_default.c_str(), optimizer_ids());
+  ns.optimizer = t.optimizer;
+  if (r.has_network) {
+    ns.batch = f.integer("batch", ns.batch, 1, kMaxNetworkBatch);
+    const std::string rule = f.text("activation_rule", "autograd");
+    if (rule == "autograd") ns.rule = ActivationRule::autograd;
+    else if (rule == "layer_outputs") ns.rule = ActivationRule::layer_outputs;
+    else f.fail("request.bad_value", "training.activation_rule", "must be autograd or layer_outputs (got '" + rule + "')");
+    const std::string device = f.text("device", "cuda");
+    if (device == "cuda") ns.device = AutogradDevice::cuda;
+    else if (device == "cpu") ns.device = AutogradDevice::cpu;
+    else f.fail("request.bad_value", "training.device", "must be cuda or cpu (got '" + device + "')");
+    ns.margin_fraction = f.number("margin_fraction", ns.margin_fraction, 0.0, 0.30);
+    return f.error;
+  }
+  choice("recipe", t.recipe, parse_recipe, recipe_id(t.recipe), "fp32, amp_bf16, amp_fp16, mixed_bf16, mixed_fp16, bf16");
+  t.foreach_transient = f.boolean("foreach_transient", t.foreach_transient);
+  choice("sharding", t.sharding, parse_sharding, sharding_id(t.sharding), "none, zero1, zero2, zero3, fsdp");
+  choice("method", t.method, parse_fine_tuning, fine_tuning_id(t.method), "full, lora, qlora");
+  choice("recompute", t.recompute, parse_recompute, recompute_id(t.recompute), "none, selective, full");
+  if (const json* lora = f.sub("lora")) {
+    Fields lf{*lora, "training.lora.", std::nullopt};
+    lf.only({"rank", "targets", "double_quant"});
+    t.lora_rank = lf.integer("rank", t.lora_rank, 1, 65536);
+    t.qlora_double_quant = lf.boolean("double_quant", t.qlora_double_quant);
+    if (lf.has("targets")) {
+      const json& targets = lora->at("targets");
+      if (!targets.is_array() || targets.empty()) {
+        lf.fail("request.wrong_type", "training.lora.targets", "must be a non-empty array of q, k, v, o, gate, up, down");
+      } else {
+        t.lora_targets = 0;
+        for (const json& name : targets) {
+          uint32_t bit = 0;
+          if (!name.is_string() || !parse_lora_target(name.get<std::string>(), bit)) {
+            lf.fail("request.bad_value", "training.lora.targets", "'" + name.dump() + "' is not one of q, k, v, o, gate, up, down");
+            break;
+          }
+          t.lora_targets |= bit;
+        }
+      }
+    }
+    if (lf.error) return lf.error;
+  }
+  t.micro_batch = f.integer("micro_batch", t.micro_batch, 1, kMaxMicroBatch);
+  t.sequence_length = f.integer("sequence_length", t.sequence_length, 1, kMaxTrainingSequence);
+  t.flash_attention = f.boolean("flash_attention", t.flash_attention);
+  t.dropout = f.boolean("dropout", t.dropout);
+  t.runtime_bytes = f.integer("runtime_bytes", t.runtime_bytes, 0, int64_t(1) << 40);
+  t.margin_fraction = f.number("margin_fraction", t.margin_fraction, 0.0, 0.30);
+  return f.error;
+}
+
+json network_json(const Network& net) {
+  json layers = json::array();
+  for (const Layer& L : net.layers) {
+    json l = {{"type", layer_type_id(L.type)}};
+    if (!L.name.empty()) l["name"] = L.name;
+    switch (L.type) {
+      case LayerType::linear: if (L.in) l["in"] = L.in; l["out"] = L.out; if (!L.bias) l["bias"] = false; break;
+      case LayerType::conv2d:
+        l["out"] = L.out; l["kernel"] = L.kernel;
+        if (L.stride) l["stride"] = L.stride;
+        if (L.padding) l["padding"] = L.padding;
+        if (!L.bias) l["bias"] = false;
+        break;
+      case LayerType::embedding: l["vocab"] = L.vocab; l["dim"] = L.dim; break;
+      case LayerType::dropout: l["p"] = L.p; break;
+      case LayerType::maxpool2d: case LayerType::avgpool2d: l["kernel"] = L.kernel; if (L.stride) l["stride"] = L.stride; break;
+      case LayerType::add: l["from"] = L.from; break;
+      case LayerType::self_attention: l["heads"] = L.heads; break;
+      default: break;
+    }
+    layers.push_back(l);
+  }
+  json j = {{"input", net.input}, {"dtype", element_type_id(net.dtype)}, {"layers", layers}};
+  if (!net.name.empty()) j["name"] = net.name;
+  if (net.input_dtype != net.dtype) j["input_dtype"] = element_type_id(net.input_dtype);
+  return j;
+}
+
 }  // namespace
 
 Result<Request> request_from_json(const json& root) {
   if (!root.is_object()) return make_error("request.not_object", "", "request: expected a JSON object");
   Request r;
   Fields top{root, "", std::nullopt};
-  top.only({"v", "mode", "model", "weights", "kv_cache", "context_tokens", "concurrent_sequences", "overhead",
+  top.only({"v", "mode", "model", "network", "training", "weights", "kv_cache", "context_tokens", "concurrent_sequences", "overhead",
             "gpu", "gpu_count", "compare_gpus", "units"});
   r.version = static_cast<int>(top.integer("v", kRequestVersion, 1, 1000));
   if (!top.error && r.version != kRequestVersion) {
     top.fail("request.unsupported_version", "v", "version " + std::to_string(r.version) + " is not supported (this build reads 1)");
   }
   r.mode = top.text("mode", r.mode);
-  if (!top.error && r.mode != "inference") {
-    top.fail("request.bad_value", "mode", "'" + r.mode + "' is not a mode this build estimates (inference)");
+  if (!top.error && r.mode != "inference" && r.mode != "training") {
+    top.fail("request.bad_value", "mode", "must be inference or training (got '" + r.mode + "')");
+  }
+  if (!top.error && r.mode == "inference") {
+    for (const char* key : {"network", "training"}) {
+      if (top.has(key)) top.fail("request.bad_value", key, "is only for mode \"training\"");
+    }
+  }
+  if (!top.error && r.mode == "training") {
+    for (const char* key : {"weights", "kv_cache", "context_tokens", "concurrent_sequences", "overhead"}) {
+      if (top.has(key)) top.fail("request.bad_value", key, "is only for mode \"inference\" (training settings go in \"training\")");
+    }
+    if (top.has("network") && top.has("model")) top.fail("request.bad_value", "network", "give a model or a network, not both");
   }
 
   if (const json* model = top.sub("model")) {
@@ -221,6 +406,14 @@ Result<Request> request_from_json(const json& root) {
     s.margin_fraction = f.number("margin_fraction", s.margin_fraction, 0.0, 0.30);
     if (f.error) return *f.error;
   }
+  if (top.error) return *top.error;
+  if (const json* network = top.sub("network")) {
+    r.has_network = true;
+    if (auto e = network_from_json_at(*network, "network", r.network)) return *e;
+  }
+  if (const json* training = top.sub("training")) {
+    if (auto e = training_from_json(*training, r)) return *e;
+  }
   if (const json* gpu = top.sub("gpu")) {
     Fields f{*gpu, "gpu.", std::nullopt};
     f.only({"id", "capacity_bytes"});
@@ -232,6 +425,7 @@ Result<Request> request_from_json(const json& root) {
     if (f.error) return *f.error;
   }
   s.gpu_count = top.integer("gpu_count", 1, 1, kMaxGpuCount);
+  r.training.gpu_count = s.gpu_count;
   r.compare_gpus = top.boolean("compare_gpus", false);
   const std::string units = top.text("units", "GB");
   if (!top.error && !parse_units(units, r.units)) {
@@ -239,6 +433,15 @@ Result<Request> request_from_json(const json& root) {
   }
   if (top.error) return *top.error;
   return r;
+}
+
+json network_to_json(const Network& network) { return network_json(network); }
+
+Result<Network> network_from_json(const json& j, const std::string& path) {
+  if (!j.is_object()) return make_error("request.wrong_type", path, path + ": must be an object");
+  Network net;
+  if (auto e = network_from_json_at(j, path, net)) return *e;
+  return net;
 }
 
 Result<Request> request_from_text(const std::string& text) {
@@ -251,7 +454,9 @@ json request_to_json(const Request& r) {
   json j;
   j["v"] = r.version;
   j["mode"] = r.mode;
-  if (r.has_custom_model) {
+  if (r.has_network) {
+    j["network"] = network_json(r.network);
+  } else if (r.has_custom_model) {
     j["model"] = {{"config", write_hf_config(r.custom_model)}};
     if (!r.custom_model_name.empty()) j["model"]["name"] = r.custom_model_name;
   }
@@ -267,6 +472,40 @@ json request_to_json(const Request& r) {
     j["weights"]["stored"] = {{"source", w.source}, {"file", w.file}, {"by_type", rows}, {"parameters", w.parameters},
                               {"replicated_bytes", w.replicated_bytes}, {"read", w.read}, {"derived", w.derived},
                               {"assumed", w.assumed}};
+  }
+  if (r.mode == "training") {
+    const TrainingSettings& t = r.training;
+    const NetworkSettings& ns = r.network_settings;
+    if (r.has_network) {
+      j.erase("weights");
+      j["training"] = {{"optimizer", optimizer_id(ns.optimizer)}, {"batch", ns.batch},
+                       {"activation_rule", ns.rule == ActivationRule::autograd ? "autograd" : "layer_outputs"},
+                       {"device", ns.device == AutogradDevice::cuda ? "cuda" : "cpu"},
+                       {"margin_fraction", ns.margin_fraction}};
+    } else {
+      j.erase("weights");
+      j["training"] = {{"recipe", recipe_id(t.recipe)}, {"optimizer", optimizer_id(t.optimizer)},
+                       {"foreach_transient", t.foreach_transient}, {"sharding", sharding_id(t.sharding)},
+                       {"method", fine_tuning_id(t.method)}, {"micro_batch", t.micro_batch},
+                       {"sequence_length", t.sequence_length}, {"flash_attention", t.flash_attention},
+                       {"recompute", recompute_id(t.recompute)}, {"dropout", t.dropout},
+                       {"runtime_bytes", t.runtime_bytes}, {"margin_fraction", t.margin_fraction}};
+      if (t.method != FineTuning::full) {
+        json targets = json::array();
+        for (const char* name : {"q", "k", "v", "o", "gate", "up", "down"}) {
+          uint32_t bit = 0;
+          parse_lora_target(name, bit);
+          if (t.lora_targets & bit) targets.push_back(name);
+        }
+        j["training"]["lora"] = {{"rank", t.lora_rank}, {"targets", targets}, {"double_quant", t.qlora_double_quant}};
+      }
+    }
+    if (r.gpu_capacity_bytes > 0) j["gpu"] = {{"capacity_bytes", r.gpu_capacity_bytes}};
+    else j["gpu"] = {{"id", r.gpu_id}};
+    j["gpu_count"] = r.settings.gpu_count;
+    j["compare_gpus"] = r.compare_gpus;
+    j["units"] = units_name(r.units);
+    return j;
   }
   j["kv_cache"] = {{"dtype", r.kv_cache_dtype}};
   j["context_tokens"] = r.settings.context_tokens;

@@ -1,0 +1,404 @@
+#include "training.hpp"
+
+#include <algorithm>
+
+namespace vramfit {
+
+namespace {
+
+struct Named { int value; const char* id; };
+constexpr Named kRecipes[] = {{0, "fp32"}, {1, "amp_bf16"}, {2, "amp_fp16"}, {3, "mixed_bf16"}, {4, "mixed_fp16"}, {5, "bf16"}};
+constexpr Named kShardings[] = {{0, "none"}, {1, "zero1"}, {2, "zero2"}, {3, "zero3"}, {4, "fsdp"}};
+constexpr Named kMethods[] = {{0, "full"}, {1, "lora"}, {2, "qlora"}};
+constexpr Named kRecomputes[] = {{0, "none"}, {1, "selective"}, {2, "full"}};
+constexpr const char* kLoraTargetNames[] = {"q", "k", "v", "o", "gate", "up", "down"};
+
+template <class E, size_t N>
+bool parse_named(const Named (&table)[N], const std::string& id, E& out) {
+  for (const Named& n : table) if (id == n.id) { out = static_cast<E>(n.value); return true; }
+  return false;
+}
+
+bool is_layer_matrix(TensorRole role) {
+  switch (role) {
+    case TensorRole::token_embd: case TensorRole::output: case TensorRole::vector: case TensorRole::router:
+      return false;
+    default:
+      return true;
+  }
+}
+
+// Which LoRA target (PEFT target_modules name) a weight matrix is; 0 for none.
+uint32_t lora_target_of(TensorRole role) {
+  switch (role) {
+    case TensorRole::attn_q: case TensorRole::attn_q_a: case TensorRole::attn_q_b: return lora_q;
+    case TensorRole::attn_k: case TensorRole::attn_kv_a: case TensorRole::attn_kv_b: return lora_k;
+    case TensorRole::attn_v: return lora_v;
+    case TensorRole::attn_qkv: return lora_q | lora_k | lora_v;
+    case TensorRole::attn_output: return lora_o;
+    case TensorRole::ffn_gate: case TensorRole::ffn_gate_exps: case TensorRole::ffn_gate_shexp: return lora_gate;
+    case TensorRole::ffn_up: case TensorRole::ffn_up_exps: case TensorRole::ffn_up_shexp: return lora_up;
+    case TensorRole::ffn_down: case TensorRole::ffn_down_exps: case TensorRole::ffn_down_shexp: return lora_down;
+    default: return 0;
+  }
+}
+
+ParamTensor param_of(const TensorShape& t) {
+  ParamTensor p;
+  p.dims = t.role == TensorRole::vector && t.rows == 1 ? std::vector<int64_t>{t.row_length}
+                                                       : std::vector<int64_t>{t.rows, t.row_length};
+  p.copies = t.copies;
+  return p;
+}
+
+int64_t shard(int64_t bytes, int64_t n) { return ceil_div(bytes, n); }
+
+std::string n(int64_t v) { return with_thousands(v); }
+
+}  // namespace
+
+const char* recipe_id(PrecisionRecipe r) { return kRecipes[static_cast<int>(r)].id; }
+bool parse_recipe(const std::string& id, PrecisionRecipe& r) { return parse_named(kRecipes, id, r); }
+const char* sharding_id(Sharding s) { return kShardings[static_cast<int>(s)].id; }
+bool parse_sharding(const std::string& id, Sharding& s) { return parse_named(kShardings, id, s); }
+const char* fine_tuning_id(FineTuning m) { return kMethods[static_cast<int>(m)].id; }
+bool parse_fine_tuning(const std::string& id, FineTuning& m) { return parse_named(kMethods, id, m); }
+const char* recompute_id(Recompute r) { return kRecomputes[static_cast<int>(r)].id; }
+bool parse_recompute(const std::string& id, Recompute& r) { return parse_named(kRecomputes, id, r); }
+
+std::string lora_targets_text(uint32_t targets) {
+  std::string s;
+  for (int i = 0; i < 7; ++i) {
+    if (targets & (1u << i)) s += (s.empty() ? "" : ",") + std::string(kLoraTargetNames[i]);
+  }
+  return s;
+}
+
+bool parse_lora_target(const std::string& name, uint32_t& bit) {
+  for (int i = 0; i < 7; ++i) if (name == kLoraTargetNames[i]) { bit = 1u << i; return true; }
+  return false;
+}
+
+RecipeBytes recipe_bytes(PrecisionRecipe r) {
+  switch (r) {
+    case PrecisionRecipe::fp32: return {4, 4, 0, 4, 4};
+    case PrecisionRecipe::amp_bf16: case PrecisionRecipe::amp_fp16: return {4, 4, 0, 4, 2};
+    case PrecisionRecipe::mixed_bf16: return {2, 4, 4, 4, 2};
+    case PrecisionRecipe::mixed_fp16: return {2, 2, 4, 4, 2};
+    case PrecisionRecipe::bf16: return {2, 2, 0, 2, 2};
+  }
+  return {4, 4, 0, 4, 4};
+}
+
+int64_t LayerActivations::total() const {
+  int64_t t = 0;
+  for (int64_t v : {attention_norm_input, qkv_input, query_key, value, softmax, attention_dropout, flash_lse,
+                    output_projection_input, residual_dropout, mlp_norm_input, mlp, router, lora}) {
+    t = sat_add(t, v);
+  }
+  return t;
+}
+
+namespace {
+
+// One layer's activations (Korthikanti et al. 2022, "Reducing Activation Recomputation in
+// Large Transformer Models", section 4.1, generalised): for a GPT layer with 2-byte
+// activations, dropout and no flash attention the terms sum to s*b*h*(34 + 5*a*s/h).
+LayerActivations layer_activations(const ModelSpec& m, const TrainingSettings& t, int64_t e, bool moe_layer,
+                                   int64_t lora_modules) {
+  LayerActivations a;
+  const int64_t sb = sat_mul(t.micro_batch, t.sequence_length);
+  const int64_t s = t.sequence_length, b = t.micro_batch;
+  const int64_t h = m.hidden_size, heads = m.attention_heads;
+  const int64_t head_dim = m.head_dim > 0 ? m.head_dim : h / heads;
+  int64_t q_dim = heads * head_dim, k_dim = m.kv_heads * head_dim, v_dim = k_dim, o_dim = heads * head_dim;
+  if (m.uses_mla()) {  // MLA: q and k decompressed per head (nope + rope), v per head
+    q_dim = k_dim = heads * (m.qk_nope_head_dim + m.qk_rope_head_dim);
+    v_dim = o_dim = heads * m.v_head_dim;
+  }
+  a.attention_norm_input = sat_mul(e, sb, h);      // the norm saves its input
+  a.qkv_input = sat_mul(e, sb, h);                 // q, k, v projections save the norm's output
+  a.query_key = sat_mul(e, sb, q_dim + k_dim);     // QK^T saves Q and K
+  a.value = sat_mul(e, sb, v_dim);                 // attention over V saves V
+  const bool scores_kept = !t.flash_attention && t.recompute == Recompute::none;
+  if (scores_kept) {
+    a.softmax = sat_mul(e, heads, s, s, b);        // softmax output (2as^2b at 2 B)
+    if (t.dropout) a.attention_dropout = sat_add(sat_mul(heads, s, s, b), sat_mul(e, heads, s, s, b));  // mask + output
+  }
+  if (t.flash_attention) a.flash_lse = sat_mul(4, heads, s, b);  // fp32 log-sum-exp per row
+  a.output_projection_input = sat_mul(e, sb, o_dim);
+  if (t.dropout) a.residual_dropout = sat_mul(2, sb, h);  // two 1-byte masks (attention out, MLP out)
+  a.mlp_norm_input = sat_mul(e, sb, h);
+  int64_t f = m.intermediate_size, mlp_tokens = 1;
+  if (moe_layer) {
+    // Routed experts see each token experts_per_token times; shared experts every token.
+    f = sat_add(sat_mul(m.experts_per_token, m.moe_intermediate_size), sat_mul(m.shared_experts, m.shared_expert_intermediate_size));
+    a.router = sat_mul(4, sb, m.experts);          // fp32 router logits / probabilities
+    mlp_tokens = m.experts_per_token;
+  }
+  // Gated MLP: gate and up save the input, SiLU its input (gate out), the product its two
+  // operands (SiLU out, up out), down its input: h + 4f. Plain: fc1 input, GELU input, fc2 input: h + 2f.
+  const int64_t mlp_width = sat_add(sat_mul(h, mlp_tokens), sat_mul(m.mlp == MlpKind::gated ? 4 : 2, f));
+  a.mlp = sat_mul(e, sb, mlp_width);
+  if (t.method != FineTuning::full) a.lora = sat_mul(4, sb, t.lora_rank, lora_modules);  // x A, fp32
+  if (t.recompute == Recompute::full) {
+    LayerActivations only_input;
+    only_input.attention_norm_input = sat_mul(e, sb, h);  // 2sbh per layer at 2 B
+    return only_input;
+  }
+  return a;
+}
+
+}  // namespace
+
+Result<TrainingMemory> training_memory(const FormatTables& tables, const ModelSpec& model, const TrainingSettings& t) {
+  if (model.layers < 1 || model.hidden_size < 1 || model.attention_heads < 1 || model.kv_heads < 1 || model.vocab_size < 1) {
+    return make_error("training.model", "model", "model: training needs layers, hidden size, heads and vocabulary");
+  }
+  if (model.intermediate_size < 1 && !model.is_moe()) {
+    return make_error("training.model", "model.intermediate_size", "model.intermediate_size: needed for the MLP activations");
+  }
+  const bool from_count = model.parameters_only > 0;
+  if (from_count && t.method != FineTuning::full) {
+    return make_error("training.model", "training.method",
+                      "training.method: LoRA and QLoRA need the model's architecture, not only its parameter count");
+  }
+  if (t.gpu_count < 1 || t.gpu_count > 4096) return make_error("training.out_of_range", "training.gpu_count", "training.gpu_count: 1 to 4096");
+  const RecipeBytes r = recipe_bytes(t.recipe);
+  TrainingMemory m;
+  const std::vector<TensorShape> tensors = enumerate_tensors(model);
+  m.parameters = count_parameters(model);
+  std::vector<ParamTensor> trainable;
+  int64_t matmul_params = 0, lora_modules_dense = 0, lora_modules_moe = 0;
+  std::vector<int64_t> layer_bytes(static_cast<size_t>(model.layers), 0);
+  int nf4 = tables.find_storage(t.qlora_double_quant ? "nf4_dq" : "nf4");
+  if (t.method == FineTuning::qlora && nf4 < 0) return make_error("training.tables", "training.method", "training.method: NF4 layout missing");
+  for (const TensorShape& x : tensors) {
+    const bool uses_matmul = is_layer_matrix(x.role) || x.role == TensorRole::output ||
+                             (x.role == TensorRole::token_embd && model.tied_embeddings);
+    if (uses_matmul) matmul_params = sat_add(matmul_params, x.elements());
+    int64_t stored = 0;  // bytes as held on the GPU
+    if (t.method == FineTuning::full) {
+      trainable.push_back(param_of(x));
+      stored = sat_mul(x.elements(), r.weight);
+    } else {
+      const uint32_t target = lora_target_of(x.role);
+      if (target & t.lora_targets) {
+        // PEFT: A is [r, in], B is [out, r] per module (per expert for stacked experts).
+        trainable.push_back({{t.lora_rank, x.row_length}, x.copies});
+        trainable.push_back({{x.rows, t.lora_rank}, x.copies});
+        const bool moe = x.layer >= 0 && model.is_moe_layer(x.layer);
+        int64_t copies = is_expert_role(x.role) ? model.experts_per_token : 1;
+        (moe ? lora_modules_moe : lora_modules_dense) += copies;
+      }
+      if (t.method == FineTuning::qlora) {
+        // bitsandbytes quantizes the layers' linear weights; PEFT's prepare_model_for_kbit_training
+        // upcasts everything else (embeddings, lm_head, norms) to fp32.
+        stored = is_layer_matrix(x.role) ? storage_bytes(tables.storage_types[static_cast<size_t>(nf4)], x.row_length, x.rows, x.copies)
+                                         : sat_mul(x.elements(), 4);
+      } else {
+        stored = sat_mul(x.elements(), r.weight);  // the frozen base in the recipe's weight dtype
+      }
+      m.frozen_weights = sat_add(m.frozen_weights, stored);
+    }
+    if (x.layer >= 0 && x.layer < model.layers) {
+      layer_bytes[static_cast<size_t>(x.layer)] = sat_add(layer_bytes[static_cast<size_t>(x.layer)], stored);
+    }
+  }
+  // Dense layers of a MoE model carry their own targets: count them per layer kind.
+  if (t.method != FineTuning::full) {
+    const int64_t moe_layers = model.is_moe() ? model.layers - model.first_dense_layers : 0;
+    const int64_t dense_layers = model.layers - moe_layers;
+    lora_modules_dense = dense_layers > 0 ? lora_modules_dense / dense_layers : 0;
+    lora_modules_moe = moe_layers > 0 ? lora_modules_moe / moe_layers : 0;
+    if (trainable.empty()) {
+      return make_error("training.bad_value", "training.lora.targets", "training.lora.targets: no module of this model matches");
+    }
+  }
+  if (from_count) {
+    trainable.push_back({{model.parameters_only}, 1});
+    matmul_params = model.parameters_only;
+  }
+  const int64_t N = t.sharding == Sharding::none ? 1 : t.gpu_count;
+  for (const ParamTensor& p : trainable) {
+    m.trainable_parameters = sat_add(m.trainable_parameters, sat_mul(p.elements(), p.copies));
+    m.trainable_tensors = sat_add(m.trainable_tensors, p.copies);
+  }
+  const bool adapters = t.method != FineTuning::full;
+  // Adapters are fp32 whatever the recipe (PEFT autocast_adapter_dtype): no master copy needed.
+  const int64_t w = adapters ? 4 : r.weight, g = adapters ? 4 : r.gradient, master = adapters ? 0 : r.master;
+  const int64_t state_bytes = adapters ? 4 : r.state;
+  m.optimizer_full = optimizer_state(t.optimizer, trainable, state_bytes);
+  const int64_t weights_full = sat_mul(m.trainable_parameters, w);
+  const int64_t grads_full = sat_mul(m.trainable_parameters, g);
+  const int64_t master_full = sat_mul(m.trainable_parameters, master);
+  const bool shard_states = t.sharding != Sharding::none;
+  const bool shard_grads = t.sharding == Sharding::zero2 || t.sharding == Sharding::zero3 || t.sharding == Sharding::fsdp;
+  const bool shard_weights = t.sharding == Sharding::zero3 || t.sharding == Sharding::fsdp;
+  m.weights = shard_weights ? shard(weights_full, N) : weights_full;
+  m.frozen_weights = shard_weights ? shard(m.frozen_weights, N) : m.frozen_weights;
+  m.gradients = shard_grads ? shard(grads_full, N) : grads_full;
+  m.master = shard_states ? shard(master_full, N) : master_full;
+  m.optimizer = shard_states ? shard(m.optimizer_full.total(), N) : m.optimizer_full.total();
+  if (t.foreach_transient && (t.optimizer == Optimizer::adam || t.optimizer == Optimizer::adamw)) {
+    // _multi_tensor_adam: torch._foreach_sqrt(exp_avg_sqs) is a full state-sized temporary.
+    const int64_t one_state = sat_mul(m.trainable_parameters, state_bytes);
+    m.foreach_transient = shard_states ? shard(one_state, N) : one_state;
+  }
+  if (t.recipe == PrecisionRecipe::amp_bf16 || t.recipe == PrecisionRecipe::amp_fp16) {
+    m.autocast_copies = sat_mul(matmul_params, 2);  // autocast's cast cache, alive until backward
+    if (shard_weights) m.autocast_copies = shard(m.autocast_copies, N);
+  }
+  if (shard_weights) {
+    int64_t largest = 0;
+    for (int64_t v : layer_bytes) largest = std::max(largest, v);
+    if (from_count) largest = ceil_div(weights_full, model.layers);
+    m.gathered = sat_mul(2, largest);  // the layer being computed + the one prefetched
+  }
+  const int64_t e = r.activation;
+  const int64_t moe_layers = model.is_moe() ? model.layers - model.first_dense_layers : 0;
+  const int64_t dense_layers = model.layers - moe_layers;
+  const LayerActivations dense = layer_activations(model, t, e, false, lora_modules_dense);
+  const LayerActivations moe = layer_activations(model, t, e, true, lora_modules_moe);
+  m.layer = moe_layers > 0 ? moe : dense;
+  m.activations = sat_add(sat_mul(dense.total(), dense_layers), sat_mul(moe.total(), moe_layers));
+  if (t.recompute == Recompute::full) {
+    TrainingSettings again = t;
+    again.recompute = Recompute::none;
+    m.recompute_working = layer_activations(model, again, e, moe_layers > 0, moe_layers > 0 ? lora_modules_moe : lora_modules_dense).total();
+  }
+  const int64_t sb = sat_mul(t.micro_batch, t.sequence_length);
+  // Final norm input + lm_head input (activation dtype) + fp32 logits (Transformers upcasts
+  // them for the loss) + log-softmax output saved by the cross-entropy.
+  m.logits = sat_add(sat_mul(2, e, sb, model.hidden_size), sat_mul(8, sb, model.vocab_size));
+  m.runtime = t.runtime_bytes;
+  int64_t sum = 0;
+  for (int64_t v : {m.frozen_weights, m.weights, m.master, m.gradients, m.optimizer, m.foreach_transient, m.autocast_copies,
+                    m.gathered, m.activations, m.recompute_working, m.logits, m.runtime}) {
+    sum = sat_add(sum, v);
+  }
+  m.subtotal = sum;
+  m.margin = static_cast<int64_t>(static_cast<double>(sum) * t.margin_fraction);
+  m.total = sat_add(sum, m.margin);
+  return m;
+}
+
+Breakdown explain_training(const ModelSpec& model, const TrainingSettings& t, const TrainingMemory& m) {
+  Breakdown b;
+  b.mode = "training";
+  b.gpu_count = t.gpu_count;
+  const RecipeBytes r = recipe_bytes(t.recipe);
+  const bool adapters = t.method != FineTuning::full;
+  const int64_t N = t.sharding == Sharding::none ? 1 : t.gpu_count;
+  const std::string per = N > 1 ? " / " + std::to_string(N) + " GPUs" : "";
+  const std::string tp = n(m.trainable_parameters);
+  const std::string who = adapters ? "LoRA adapter parameters (fp32)" : "trainable parameters";
+  const bool shard_weights = t.sharding == Sharding::zero3 || t.sharding == Sharding::fsdp;
+  const bool shard_grads = shard_weights || t.sharding == Sharding::zero2;
+  if (adapters) {
+    const std::string base = t.method == FineTuning::qlora
+        ? std::string("layer matrices in NF4") + (t.qlora_double_quant ? " + double quantization" : "") +
+              "; embeddings, lm_head and norms upcast to fp32 (PEFT prepare_model_for_kbit_training)"
+        : "all " + n(m.parameters) + " parameters x " + std::to_string(r.weight) + " B";
+    b.items.push_back({"weights.frozen", "Frozen base model", m.frozen_weights, base + (shard_weights ? per : "") + " = " + n(m.frozen_weights) + " B",
+                       "No gradients and no optimizer state for the frozen weights.", {}});
+  }
+  b.items.push_back({"weights", adapters ? "LoRA adapters" : "Weights", m.weights,
+                     tp + " " + who + " x " + std::to_string(adapters ? 4 : r.weight) + " B" + (shard_weights ? per : "") +
+                         " = " + n(m.weights) + " B",
+                     adapters ? "rank " + std::to_string(t.lora_rank) + " on " + lora_targets_text(t.lora_targets) +
+                                    ": A is r x in, B is out x r; PEFT keeps adapters in fp32."
+                              : std::string("Precision recipe ") + recipe_id(t.recipe) + ".", {}});
+  if (m.master > 0) {
+    b.items.push_back({"master", "fp32 master weights", m.master,
+                       tp + " x 4 B" + (t.sharding != Sharding::none ? per : "") + " = " + n(m.master) + " B",
+                       "Mixed precision keeps an fp32 copy for the optimizer update (ZeRO: part of the optimizer state).", {}});
+  }
+  b.items.push_back({"gradients", "Gradients", m.gradients,
+                     tp + " x " + std::to_string(adapters ? 4 : r.gradient) + " B" + (shard_grads ? per : "") + " = " + n(m.gradients) + " B",
+                     "Gradient accumulation over micro-batches reuses these buffers: it adds no memory.", {}});
+  b.items.push_back({"optimizer", std::string("Optimizer state: ") + optimizer_label(t.optimizer), m.optimizer,
+                     m.optimizer_full.formula + (t.sharding != Sharding::none ? per : "") + " = " + n(m.optimizer) + " B",
+                     t.sharding != Sharding::none ? std::string(sharding_id(t.sharding)) + ": optimizer state split over the GPUs." : "", {}});
+  if (m.foreach_transient > 0) {
+    b.items.push_back({"optimizer.foreach", "foreach Adam temporary", m.foreach_transient,
+                       "one state-sized temporary (sqrt of exp_avg_sq) = " + n(m.foreach_transient) + " B",
+                       "torch.optim's multi-tensor Adam holds it during step(), after the activations are freed.", {}});
+  }
+  if (m.autocast_copies > 0) {
+    b.items.push_back({"autocast", "16-bit weight copies (autocast)", m.autocast_copies,
+                       "matmul weights x 2 B = " + n(m.autocast_copies) + " B",
+                       "torch.autocast caches the cast weights for the step; the matmuls save them for backward.", {}});
+  }
+  if (m.gathered > 0) {
+    b.items.push_back({"gathered", "All-gathered layers", m.gathered, "2 x the largest layer's weights = " + n(m.gathered) + " B",
+                       "ZeRO-3 / FSDP gather each layer's full weights to compute it; with prefetch two are whole at once.", {}});
+  }
+  const LayerActivations& L = m.layer;
+  BreakdownItem a{"activations", "Activations", m.activations, "", "", {}};
+  const int64_t moe_layers = model.is_moe() ? model.layers - model.first_dense_layers : 0;
+  a.formula = (moe_layers > 0 ? "dense and MoE layers" : n(model.layers) + " layers x " + n(L.total()) + " B") +
+              " = " + n(m.activations) + " B";
+  a.note = "Per layer after Korthikanti et al. 2022: s*b*h*(34 + 5*a*s/h) for a GPT layer with 2-byte activations and "
+           "dropout; here term by term for this model (GQA, gated MLP, flash attention). Micro-batch " +
+           n(t.micro_batch) + ", sequence " + n(t.sequence_length) + ".";
+  auto child = [&a](const char* id, const char* label, int64_t bytes, const std::string& f) {
+    if (bytes > 0) a.children.push_back({std::string("activations.") + id, label, bytes, f + " = " + with_thousands(bytes) + " B", "", {}});
+  };
+  // Numbers for the formulas.
+  const std::string e = std::to_string(r.activation) + " B", sb = n(t.sequence_length) + " x " + n(t.micro_batch);
+  const int64_t heads = model.attention_heads, head_dim = model.head_dim > 0 ? model.head_dim : model.hidden_size / heads;
+  const std::string h = n(model.hidden_size);
+  if (t.recompute == Recompute::full) {
+    child("layer_inputs", "Layer inputs (full recomputation)", m.activations,
+          n(model.layers) + " layers x " + e + " x " + sb + " x " + h + " (only each layer's input)");
+  } else {
+    const std::string per = " (per layer)";
+    child("attention_norm", "Attention norm input", L.attention_norm_input, e + " x " + sb + " x " + h + per);
+    child("qkv_input", "Q/K/V projection input", L.qkv_input, e + " x " + sb + " x " + h + per);
+    child("query_key", "Q and K", L.query_key,
+          e + " x " + sb + " x (q " + n(L.query_key / std::max<int64_t>(1, r.activation * t.sequence_length * t.micro_batch) -
+                                      (L.value / std::max<int64_t>(1, r.activation * t.sequence_length * t.micro_batch))) +
+              " + k " + n(L.value / std::max<int64_t>(1, r.activation * t.sequence_length * t.micro_batch)) + ")" + per);
+    child("value", "V", L.value, e + " x " + sb + " x " + n(L.value / std::max<int64_t>(1, r.activation * t.sequence_length * t.micro_batch)) + per);
+    child("softmax", "Attention probabilities", L.softmax, e + " x " + n(heads) + " heads x " + n(t.sequence_length) + "^2 x " + n(t.micro_batch) + per);
+    child("attention_dropout", "Attention dropout (mask + output)", L.attention_dropout,
+          "(1 B + " + e + ") x " + n(heads) + " heads x " + n(t.sequence_length) + "^2 x " + n(t.micro_batch) + per);
+    child("flash_lse", "Flash attention log-sum-exp", L.flash_lse, "4 B x " + n(heads) + " heads x " + sb + per);
+    child("output_projection", "Output projection input", L.output_projection_input,
+          e + " x " + sb + " x " + n(L.output_projection_input / std::max<int64_t>(1, r.activation * t.sequence_length * t.micro_batch)) + per);
+    child("residual_dropout", "Residual dropout masks", L.residual_dropout, "2 x 1 B x " + sb + " x " + h + per);
+    child("mlp_norm", "MLP norm input", L.mlp_norm_input, e + " x " + sb + " x " + h + per);
+    child("mlp", "MLP", L.mlp,
+          e + " x " + sb + " x " + n(L.mlp / std::max<int64_t>(1, r.activation * t.sequence_length * t.micro_batch)) +
+              (model.mlp == MlpKind::gated ? " (h + 4 x f: gate/up input, SiLU in, SiLU out, up out, down input)"
+                                           : " (h + 2 x f: fc1 input, activation input, fc2 input)") + per);
+    child("router", "Router logits (fp32)", L.router, "4 B x " + sb + " x " + n(model.experts) + " experts" + per);
+    child("lora", "LoRA intermediates (x A, fp32)", L.lora, "4 B x " + sb + " x rank " + n(t.lora_rank) + " x target modules" + per);
+  }
+  (void)head_dim;
+  b.items.push_back(std::move(a));
+  if (m.recompute_working > 0) {
+    b.items.push_back({"recompute", "One layer recomputed in backward", m.recompute_working,
+                       "one layer's activations without recomputation = " + n(m.recompute_working) + " B",
+                       "Full recomputation rebuilds each layer's activations while its backward runs.", {}});
+  }
+  b.items.push_back({"logits", "Logits and loss", m.logits,
+                     "2 x " + std::to_string(r.activation) + " B x " + n(t.sequence_length) + " x " + n(t.micro_batch) + " x " +
+                         n(model.hidden_size) + " (final norm, lm_head inputs) + 2 x 4 B x " + n(t.sequence_length) + " x " +
+                         n(t.micro_batch) + " x " + n(model.vocab_size) + " vocab (fp32 logits, log-softmax) = " + n(m.logits) + " B",
+                     "Transformers upcasts the logits to fp32 for the cross-entropy.", {}});
+  b.items.push_back({"runtime", "CUDA context and workspaces", m.runtime, n(m.runtime) + " B",
+                     "An assumption (default 512 MiB): context, cuBLAS/NCCL workspaces, allocator slack.", {}});
+  b.items.push_back({"margin", "Safety margin", m.margin,
+                     format_percent(t.margin_fraction) + " x " + n(m.subtotal) + " B = " + n(m.margin) + " B",
+                     "Articles 000/003: 10-30% against unexpected allocations.", {}});
+  b.total_bytes = m.total;
+  if (moe_layers > 0) b.warnings.push_back("MoE activations are an estimate: routed tokens are counted experts_per_token times.");
+  if (model.uses_mla()) b.warnings.push_back("MLA activations are an estimate: q/k/v taken decompressed per head.");
+  if (adapters) b.assumptions.push_back("LoRA activations are taken as full fine-tuning's plus the fp32 rank-r intermediates.");
+  b.assumptions.push_back("Gradient accumulation adds no memory: the same gradient buffers are summed into.");
+  return b;
+}
+
+}  // namespace vramfit
