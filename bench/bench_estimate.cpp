@@ -3,11 +3,14 @@
 //                     fit map evaluates per cell; includes the safety margin)
 //   estimate:         request struct -> resolved, prepared, estimated, explained and fitted
 //   estimate_json:    request JSON text -> report JSON text (the JS API path)
+//   fit map:          256 x 256 cells (inference: context x sequences; training: sequence x
+//                     micro-batch), milliseconds per map
 #include <chrono>
 #include <cstdio>
 #include <string>
 
 #include "api/estimate.hpp"
+#include "core/fit_map.hpp"
 #include "io/request_json.hpp"
 
 using namespace vramfit;
@@ -51,6 +54,21 @@ int main() {
   const std::string text = request_to_json(request).dump();
   const double json_rate = per_second([&](int64_t) { sink = sink + static_cast<int64_t>(estimate_json(text).size()); }, 1.0);
 
+  const double map_rate = per_second([&](int64_t i) {
+    const FitMap map = inference_fit_map(prepared, settings, 25757220864 + i, {256, 131072, 256}, {1, 256, 256});
+    sink = sink + static_cast<int64_t>(map.fraction[0] * 1000.0f);
+  }, 1.0);
+  Request training = *request_from_json({{"mode", "training"}, {"model", {{"preset", "llama-3.1-8b"}}},
+                                         {"training", {{"method", "qlora"}}}});
+  const Report training_report = estimate(training, catalog).value();
+  const double training_map_rate = per_second([&](int64_t i) {
+    const FitMap map = training_fit_map(training_report.prepared.model, training.training, training_report.training,
+                                        25757220864 + i, {128, 32768, 256}, {1, 256, 256});
+    sink = sink + static_cast<int64_t>(map.fraction[0] * 1000.0f);
+  }, 1.0);
+
+  std::printf("fit map 256 x 256, inference (Llama 3.1 70B Q4_K_M): %.2f ms\n", 1000.0 / map_rate);
+  std::printf("fit map 256 x 256, training (Llama 3.1 8B QLoRA): %.2f ms\n", 1000.0 / training_map_rate);
   std::printf("inference_memory (Llama 3.1 70B Q4_K_M, varying context x sequences): %.2f M estimates/s\n", memory_rate / 1e6);
   std::printf("estimate (Llama 3.1 8B BF16, request -> report incl. breakdown and fit): %.0f estimates/s\n", estimate_rate);
   std::printf("estimate_json (JSON text in, JSON text out): %.0f estimates/s\n", json_rate);

@@ -2,6 +2,8 @@
 // and the fewest GPUs.
 #include "helpers.hpp"
 
+#include "core/fit_map.hpp"
+
 using namespace vramfit;
 using namespace vramfit::test;
 using nlohmann::json;
@@ -107,5 +109,38 @@ TEST_CASE("which catalog GPUs fit, in one call", "[fit]") {
     INFO(v.gpu->id);
     CHECK(v.fit.fits == (v.fit.required_bytes <= v.gpu->usable_bytes()));
     if (v.fit.fits) CHECK(v.fit.min_gpus == 1);
+  }
+}
+
+TEST_CASE("fit map cells are the estimator's totals over the GPU's capacity", "[fit]") {
+  const Report r = vramfit::test::estimate_ok({{"model", {{"preset", "llama-3.1-8b"}}}, {"gpu", {{"id", "rtx-4090"}}}});
+  const FitMapAxis context{256, 131072, 32}, sequences{1, 64, 16};
+  const FitMap map = inference_fit_map(r.prepared, r.request.settings, r.fit.capacity_bytes, context, sequences);
+  REQUIRE(map.fraction.size() == 32 * 16);
+  CHECK(context.value(0) >= 256);
+  CHECK(context.value(31) <= 131072);
+  for (int row : {0, 7, 15}) {
+    for (int col : {0, 13, 31}) {
+      InferenceSettings s = r.request.settings;
+      s.context_tokens = context.value(col);
+      s.concurrent_sequences = sequences.value(row);
+      CHECK(map.at(col, row) == static_cast<float>(static_cast<double>(inference_memory(r.prepared, s).total) /
+                                                   static_cast<double>(r.fit.capacity_bytes)));
+    }
+  }
+  // Training: the arithmetic-only retotal equals a full recomputation at every cell probed.
+  const Report t = vramfit::test::estimate_ok({{"mode", "training"}, {"model", {{"preset", "qwen2.5-7b"}}},
+                                              {"training", {{"method", "lora"}, {"recompute", "full"}}}});
+  const FitMapAxis seq{128, 32768, 24}, batch{1, 32, 6};
+  const FitMap tm = training_fit_map(t.prepared.model, t.request.training, t.training, t.training_fit.capacity_bytes, seq, batch);
+  for (int row : {0, 5}) {
+    for (int col : {0, 11, 23}) {
+      TrainingSettings s = t.request.training;
+      s.sequence_length = seq.value(col);
+      s.micro_batch = batch.value(row);
+      auto full = training_memory(builtin_catalog().formats, t.prepared.model, s);
+      REQUIRE(full);
+      CHECK(tm.at(col, row) == static_cast<float>(static_cast<double>(full->total) / static_cast<double>(t.training_fit.capacity_bytes)));
+    }
   }
 }

@@ -255,23 +255,31 @@ Result<TrainingMemory> training_memory(const FormatTables& tables, const ModelSp
     if (from_count) largest = ceil_div(weights_full, model.layers);
     m.gathered = sat_mul(2, largest);  // the layer being computed + the one prefetched
   }
-  const int64_t e = r.activation;
+  m.lora_modules_dense = lora_modules_dense;
+  m.lora_modules_moe = lora_modules_moe;
+  m.runtime = t.runtime_bytes;
+  return retotal_training(model, t, m);
+}
+
+TrainingMemory retotal_training(const ModelSpec& model, const TrainingSettings& t, const TrainingMemory& base) {
+  TrainingMemory m = base;
+  const int64_t e = recipe_bytes(t.recipe).activation;
   const int64_t moe_layers = model.is_moe() ? model.layers - model.first_dense_layers : 0;
   const int64_t dense_layers = model.layers - moe_layers;
-  const LayerActivations dense = layer_activations(model, t, e, false, lora_modules_dense);
-  const LayerActivations moe = layer_activations(model, t, e, true, lora_modules_moe);
+  const LayerActivations dense = layer_activations(model, t, e, false, m.lora_modules_dense);
+  const LayerActivations moe = layer_activations(model, t, e, true, m.lora_modules_moe);
   m.layer = moe_layers > 0 ? moe : dense;
   m.activations = sat_add(sat_mul(dense.total(), dense_layers), sat_mul(moe.total(), moe_layers));
+  m.recompute_working = 0;
   if (t.recompute == Recompute::full) {
     TrainingSettings again = t;
     again.recompute = Recompute::none;
-    m.recompute_working = layer_activations(model, again, e, moe_layers > 0, moe_layers > 0 ? lora_modules_moe : lora_modules_dense).total();
+    m.recompute_working = layer_activations(model, again, e, moe_layers > 0, moe_layers > 0 ? m.lora_modules_moe : m.lora_modules_dense).total();
   }
   const int64_t sb = sat_mul(t.micro_batch, t.sequence_length);
   // Final norm input + lm_head input (activation dtype) + fp32 logits (Transformers upcasts
   // them for the loss) + log-softmax output saved by the cross-entropy.
   m.logits = sat_add(sat_mul(2, e, sb, model.hidden_size), sat_mul(8, sb, model.vocab_size));
-  m.runtime = t.runtime_bytes;
   int64_t sum = 0;
   for (int64_t v : {m.frozen_weights, m.weights, m.master, m.gradients, m.optimizer, m.foreach_transient, m.autocast_copies,
                     m.gathered, m.activations, m.recompute_working, m.logits, m.runtime}) {

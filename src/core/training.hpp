@@ -99,11 +99,16 @@ struct TrainingMemory {             // per GPU
   int64_t logits = 0;
   int64_t runtime = 0;
   int64_t subtotal = 0, margin = 0, total = 0;
+  int64_t lora_modules_dense = 0, lora_modules_moe = 0;  // LoRA targets per layer kind
 };
 
 // Fails (naming the field) for a spec without the shape training needs.
 Result<TrainingMemory> training_memory(const FormatTables& tables, const ModelSpec& model,
                                        const TrainingSettings& settings);
+
+// The same memory for another micro-batch / sequence length: only activations, logits and
+// the margin change, so this is arithmetic (the fit map and the fit search use it).
+TrainingMemory retotal_training(const ModelSpec& model, const TrainingSettings& settings, const TrainingMemory& base);
 
 Breakdown explain_training(const ModelSpec& model, const TrainingSettings& settings, const TrainingMemory& memory);
 

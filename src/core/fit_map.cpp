@@ -1,0 +1,56 @@
+#include "fit_map.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vramfit {
+
+int64_t FitMapAxis::value(int cell) const {
+  if (cells <= 1 || max <= min) return min;
+  const double t = (static_cast<double>(cell) + 0.5) / static_cast<double>(cells);
+  const double v = std::exp2(std::log2(static_cast<double>(min)) +
+                             t * (std::log2(static_cast<double>(max)) - std::log2(static_cast<double>(min))));
+  return std::min(max, std::max(min, static_cast<int64_t>(std::llround(v))));
+}
+
+namespace {
+template <class Total>
+FitMap fill(FitMapAxis x, FitMapAxis y, int64_t capacity, Total total) {
+  FitMap map;
+  map.x = x;
+  map.y = y;
+  map.capacity_bytes = capacity;
+  map.fraction.resize(static_cast<size_t>(x.cells) * static_cast<size_t>(y.cells));
+  const double cap = static_cast<double>(std::max<int64_t>(capacity, 1));
+  for (int row = 0; row < y.cells; ++row) {
+    const int64_t yv = y.value(row);
+    for (int col = 0; col < x.cells; ++col) {
+      map.fraction[static_cast<size_t>(row) * static_cast<size_t>(x.cells) + static_cast<size_t>(col)] =
+          static_cast<float>(static_cast<double>(total(x.value(col), yv)) / cap);
+    }
+  }
+  return map;
+}
+}  // namespace
+
+FitMap inference_fit_map(const PreparedInference& prepared, const InferenceSettings& settings, int64_t capacity,
+                         FitMapAxis context, FitMapAxis sequences) {
+  return fill(context, sequences, capacity, [&](int64_t tokens, int64_t seqs) {
+    InferenceSettings s = settings;
+    s.context_tokens = tokens;
+    s.concurrent_sequences = seqs;
+    return inference_memory(prepared, s).total;
+  });
+}
+
+FitMap training_fit_map(const ModelSpec& model, const TrainingSettings& settings, const TrainingMemory& base,
+                        int64_t capacity, FitMapAxis sequence, FitMapAxis micro_batch) {
+  return fill(sequence, micro_batch, capacity, [&](int64_t seq, int64_t batch) {
+    TrainingSettings s = settings;
+    s.sequence_length = seq;
+    s.micro_batch = batch;
+    return retotal_training(model, s, base).total;
+  });
+}
+
+}  // namespace vramfit
