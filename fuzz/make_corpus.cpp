@@ -18,11 +18,25 @@ static void write(const std::string& dir, const std::string& target, const std::
   std::ofstream(dir + "/" + target + "/" + name, std::ios::binary) << bytes;
 }
 
+static const char* const kNetworkSeeds[] = {
+    R"({"mode":"training","network":{"input":[3,16,16],"layers":[{"type":"conv2d","out":4,"kernel":3,"padding":1},)"
+    R"({"type":"batchnorm2d"},{"type":"relu","name":"r"},{"type":"maxpool2d","kernel":2},{"type":"flatten"},)"
+    R"({"type":"dropout","p":0.2},{"type":"linear","out":10},{"type":"softmax"}]},"training":{"batch":8}})",
+    R"({"mode":"training","network":{"input":[8,32],"layers":[{"type":"layernorm"},{"type":"self_attention","heads":4},)"
+    R"({"type":"add","from":"input","name":"h"},{"type":"linear","out":64},{"type":"gelu"},{"type":"linear","out":32},)"
+    R"({"type":"add","from":"h"}]},"training":{"batch":2,"activation_rule":"layer_outputs","device":"cpu"}})",
+    R"({"mode":"training","network":{"input":[6],"input_dtype":"i64","dtype":"bf16","layers":[{"type":"embedding",)"
+    R"("vocab":50,"dim":8},{"type":"silu"},{"type":"flatten"},{"type":"linear","out":3,"bias":false}]}})",
+};
+
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
   const std::string dir = argv[1];
   mkdir(dir.c_str(), 0755);
   const Catalog& c = builtin_catalog();
+  for (size_t i = 0; i < sizeof kNetworkSeeds / sizeof kNetworkSeeds[0]; ++i) {
+    write(dir, "request_json", "network-" + std::to_string(i) + ".json", kNetworkSeeds[i]);
+  }
   // Small models of each shape (dense, GQA + biases, sliding window, MoE, MLA): the same code
   // paths as real checkpoints at a size that keeps each fuzz input fast.
   auto tiny = [&](const char* preset) {
@@ -59,6 +73,13 @@ int main(int argc, char** argv) {
     nlohmann::json request = {{"model", {{"preset", m.id}}}, {"context_tokens", 4096}, {"compare_gpus", m.id == "qwen3-8b"}};
     write(dir, "request_json", m.id + ".json", request.dump());
     write(dir, "url_hash", m.id, "#" + encode_url_hash(*request_from_json(request)));
+    // Training requests: a transformer with each method, and (below) layer-list networks.
+    for (const char* method : {"full", "lora", "qlora"}) {
+      nlohmann::json training = {{"mode", "training"}, {"model", {{"preset", m.id}}},
+                                 {"training", {{"method", method}, {"sharding", "zero2"}, {"optimizer", "adam_8bit"}}},
+                                 {"gpu_count", 2}};
+      write(dir, "request_json", m.id + "-train-" + method + ".json", training.dump());
+    }
   }
   return 0;
 }

@@ -98,5 +98,7 @@
     }
     return wrap(await global.createVramfit(options || {}));
   };
+  // The app page wraps its own module (which exports the same functions) with this.
+  global.vramfitWrap = wrap;
   if (typeof module !== "undefined" && module.exports) module.exports = { wrap };
 })(typeof window !== "undefined" ? window : globalThis);

@@ -204,7 +204,7 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
   report.fit = fit_inference(report.prepared, settings, report.gpu.usable_bytes());
   if (request.compare_gpus) {
     for (const Gpu& gpu : catalog.gpus) {
-      report.gpus.push_back(GpuVerdict{&gpu, fit_inference(report.prepared, settings, gpu.usable_bytes())});
+      report.gpus.push_back(GpuVerdict{&gpu, fit_inference(report.prepared, settings, gpu.usable_bytes()), {}});
     }
   }
   return report;

@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+"""Writes one self-contained HTML file from dist/: the page with its scripts inlined and the
+wasm inlined as base64 (handed to Emscripten as Module.wasmBinary), so it works when opened
+from disk (file://), where browsers refuse to fetch a separate .wasm.
+  single_file.py DIST_DIR OUT.html"""
+import base64
+import os
+import sys
+
+
+def main():
+    dist, out = sys.argv[1], sys.argv[2]
+    read = lambda name: open(os.path.join(dist, name), encoding="utf-8").read()
+    html = read("index.html")
+    wasm = base64.b64encode(open(os.path.join(dist, "vramfit_app.wasm"), "rb").read()).decode("ascii")
+    boot = (
+        "<script>window.VRAMFIT_INLINE = true;\n"
+        "window.Module = {wasmBinary: Uint8Array.from(atob(\"" + wasm + "\"), c => c.charCodeAt(0))};</script>\n"
+    )
+    # "</script" cannot appear inside an inline script; escape it in the inlined sources.
+    inline = lambda source: "<script>\n" + source.replace("</script", "<\\/script") + "\n</script>"
+    html = html.replace('<script src="vramfit-api.js"></script>', boot + inline(read("vramfit-api.js")))
+    html = html.replace('<script src="shell.js"></script>', inline(read("shell.js")) + "\n" + inline(read("vramfit_app.js")))
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(html)
+    print(f"{out}: {os.path.getsize(out):,} bytes")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,210 @@
+// The desktop app: the same App as the web page in a GLFW window with OpenGL 3.3. Waits for
+// events (no redraw when idle), opens files given on the command line or dropped on the
+// window, remembers the last configuration and theme, and can render one frame to a PNG:
+//   vramfit_desktop [--screenshot FILE.png] [--size WxH] [--light] [--hash r=...] [--panel NAME] [files...]
+#include <GLFW/glfw3.h>
+
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/app.hpp"
+#include "app/gl.hpp"
+#include "png_writer.hpp"
+
+using namespace vramfit;
+
+namespace {
+
+struct DesktopPlatform : Platform {
+  GLFWwindow* window = nullptr;
+  void copy_text(const std::string& text) override { glfwSetClipboardString(window, text.c_str()); }
+};
+
+std::string settings_path() {
+  const char* config = std::getenv("XDG_CONFIG_HOME");
+  const char* home = std::getenv("HOME");
+  if (config && *config) return std::string(config) + "/vramfit.state";
+  if (home && *home) return std::string(home) + "/.config/vramfit.state";
+  return "";
+}
+
+// Remembered settings: line 1 the request hash, line 2 "dark" or "light".
+void load_settings(std::string& hash, bool& dark) {
+  std::ifstream in(settings_path());
+  std::string theme;
+  if (std::getline(in, hash) && std::getline(in, theme)) dark = theme != "light";
+}
+
+void save_settings(const std::string& hash, bool dark) {
+  const std::string path = settings_path();
+  if (path.empty()) return;
+  std::ofstream(path) << hash << "\n" << (dark ? "dark" : "light") << "\n";
+}
+
+// A model file's header bytes -> request fields (as the page does with File.slice).
+nlohmann::json read_model_file(const std::string& path) {
+  std::string lower = path;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto ends = [&](const char* suffix) {
+    const std::string s(suffix);
+    return lower.size() >= s.size() && lower.compare(lower.size() - s.size(), s.size(), s) == 0;
+  };
+  const std::string kind = ends(".gguf") ? "gguf" : ends(".safetensors") ? "safetensors" : ends(".json") ? "config" : "";
+  const std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  if (kind.empty()) return {{"error", {{"message", name + ": not a .gguf, .safetensors or config .json file"}}}};
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return {{"error", {{"message", "cannot open " + path}}}};
+  const int64_t size = static_cast<int64_t>(in.tellg());
+  for (int64_t limit = kind == "gguf" ? (int64_t(1) << 20) : (int64_t(64) << 20);; limit *= 4) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(std::min(size, limit)));
+    in.seekg(0);
+    in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (kind == "safetensors" && bytes.size() >= 8) {
+      uint64_t header = 0;
+      for (int i = 7; i >= 0; --i) header = (header << 8) | bytes[static_cast<size_t>(i)];
+      if (header + 8 > bytes.size() && header + 8 <= static_cast<uint64_t>(size) && header < (uint64_t(100) << 20)) {
+        bytes.resize(static_cast<size_t>(header + 8));
+        in.seekg(0);
+        in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      }
+    }
+    nlohmann::json result = read_model_file_json(kind, bytes.data(), static_cast<int64_t>(bytes.size()), size, name);
+    const bool truncated = result.contains("error") && result["error"].value("id", std::string()) == "gguf.truncated";
+    if (!truncated || limit >= size || limit >= (int64_t(256) << 20)) return result;
+  }
+}
+
+App* g_app = nullptr;
+int g_frames_left = 3;
+
+void wake(GLFWwindow*) { g_frames_left = 3; }
+
+void on_drop(GLFWwindow* window, int count, const char** paths) {
+  if (count > 0 && g_app) g_app->apply_file_fragment(read_model_file(paths[0]));
+  wake(window);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string screenshot, hash, panel;
+  int width = 1280, height = 800;
+  bool dark = true, light_forced = false, hash_given = false;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--screenshot" && i + 1 < argc) screenshot = argv[++i];
+    else if (arg == "--size" && i + 1 < argc) std::sscanf(argv[++i], "%dx%d", &width, &height);
+    else if (arg == "--light") light_forced = true;
+    else if (arg == "--panel" && i + 1 < argc) panel = argv[++i];
+    else if (arg == "--hash" && i + 1 < argc) { hash = argv[++i]; hash_given = true; }
+    else if (arg == "--help" || arg == "-h") {
+      std::printf("usage: vramfit_desktop [--screenshot FILE.png] [--size WxH] [--light] [--hash r=...]\n"
+                  "                       [--panel breakdown|gpus|fit_map|layers] [model files]\n");
+      return 0;
+    } else if (!arg.empty() && arg[0] != '-') files.push_back(arg);
+    else { std::fprintf(stderr, "error: unknown option %s (try --help)\n", arg.c_str()); return 2; }
+  }
+  if (width < 320 || height < 240 || width > 8192 || height > 8192) { std::fprintf(stderr, "error: --size out of range\n"); return 2; }
+  const bool remember = screenshot.empty();
+  if (remember && !hash_given) load_settings(hash, dark);
+  if (light_forced) dark = false;
+
+  if (!glfwInit()) { std::fprintf(stderr, "error: cannot initialise GLFW (no display?)\n"); return 1; }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  if (!screenshot.empty()) glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
+  GLFWwindow* window = glfwCreateWindow(width, height, "vramfit", nullptr, nullptr);
+  if (!window) { std::fprintf(stderr, "error: cannot create an OpenGL 3.3 window\n"); glfwTerminate(); return 1; }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(1);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  float xscale = 1.0f, yscale = 1.0f;
+  glfwGetWindowContentScale(window, &xscale, &yscale);
+  ImFontConfig font;
+  font.SizePixels = 13.0f * xscale;
+  io.Fonts->AddFontDefault(&font);
+  io.FontGlobalScale = 1.0f / xscale;
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+
+  App app;
+  g_app = &app;
+  FitMapRenderer renderer;
+  const bool map_ok = renderer.init();
+  app.set_dark(dark);
+  app.init(hash, false, map_ok ? &renderer : nullptr);
+  if (!map_ok) app.set_notice("Fit map unavailable: " + renderer.error());
+  for (const std::string& f : files) app.apply_file_fragment(read_model_file(f));
+  if (panel == "gpus") app.select_panel(Panel::gpus);
+  else if (panel == "fit_map") app.select_panel(Panel::fit_map);
+  else if (panel == "layers") app.select_panel(Panel::layers);
+  DesktopPlatform platform;
+  platform.window = window;
+  glfwSetDropCallback(window, on_drop);
+  // Any input draws a few frames; otherwise the loop sleeps in glfwWaitEvents().
+  glfwSetWindowRefreshCallback(window, wake);
+
+  int frames = 0;
+  while (!glfwWindowShouldClose(window)) {
+    if (g_frames_left <= 0 && screenshot.empty()) {
+      glfwWaitEvents();   // sleeps until input, resize or a drop: an idle window uses no CPU
+      g_frames_left = 3;  // ImGui settles hover and focus states over a few frames
+    } else {
+      glfwPollEvents();
+    }
+    --g_frames_left;
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    app.frame(platform);
+    ImGui::Render();
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(window, &fb_w, &fb_h);
+    glViewport(0, 0, fb_w, fb_h);
+    const float shade = app.dark() ? 0.08f : 0.94f;
+    glClearColor(shade, shade, shade + 0.01f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (ImGui::IsAnyMouseDown() || ImGui::IsAnyItemActive()) g_frames_left = std::max(g_frames_left, 2);
+    ++frames;
+    if (!screenshot.empty() && frames == 4) {  // ImGui settles its layout in a few frames
+      std::vector<uint8_t> pixels(static_cast<size_t>(fb_w) * static_cast<size_t>(fb_h) * 3);
+      glPixelStorei(GL_PACK_ALIGNMENT, 1);
+      glReadBuffer(GL_BACK);
+      glReadPixels(0, 0, fb_w, fb_h, GL_RGB, GL_UNSIGNED_BYTE, pixels.data());
+      std::vector<uint8_t> flipped(pixels.size());
+      const size_t row = static_cast<size_t>(fb_w) * 3;
+      for (int y = 0; y < fb_h; ++y) {
+        std::copy_n(pixels.data() + static_cast<size_t>(fb_h - 1 - y) * row, row, flipped.data() + static_cast<size_t>(y) * row);
+      }
+      const bool ok = write_png(screenshot, fb_w, fb_h, flipped);
+      std::printf("%s %s (%dx%d)\n", ok ? "wrote" : "could not write", screenshot.c_str(), fb_w, fb_h);
+      glfwSetWindowShouldClose(window, GLFW_TRUE);
+      if (!ok) return 1;
+    }
+    glfwSwapBuffers(window);
+  }
+  if (remember) save_settings(app.hash(), app.dark());
+  renderer.shutdown();
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return 0;
+}

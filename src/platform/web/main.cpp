@@ -1,0 +1,218 @@
+// The web page: the app in a full-window canvas, WebGL 2 through Emscripten's GLFW port.
+// Renders only when something happens (input, resize, hash change, a dropped file): the
+// main loop pauses itself after a few frames and the page's JavaScript wakes it
+// (web/index.html calls _vramfit_wake), so an idle page uses no CPU.
+#include <emscripten.h>
+#include <emscripten/html5.h>
+#include <GLFW/glfw3.h>
+#include <GLES3/gl3.h>
+
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "app/app.hpp"
+
+using namespace vramfit;
+
+// ---- JavaScript side -------------------------------------------------------------------
+EM_JS(void, js_set_hash, (const char* hash, int replace), {
+  const next = "#" + UTF8ToString(hash);
+  if (location.hash === next) return;
+  if (replace) history.replaceState(null, "", next);
+  else history.pushState(null, "", next);
+});
+EM_JS(char*, js_get_hash, (), {
+  const text = location.hash.substring(1);
+  const size = lengthBytesUTF8(text) + 1;
+  const pointer = _malloc(size);
+  stringToUTF8(text, pointer, size);
+  return pointer;
+});
+EM_JS(char*, js_page_url, (), {
+  const text = location.origin + location.pathname;
+  const size = lengthBytesUTF8(text) + 1;
+  const pointer = _malloc(size);
+  stringToUTF8(text, pointer, size);
+  return pointer;
+});
+EM_JS(void, js_copy, (const char* text), {
+  const value = UTF8ToString(text);
+  if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(value).catch(() => {});
+  if (typeof window.vramfitCopied === "function") window.vramfitCopied(value);
+});
+EM_JS(int, js_embed_mode, (), {
+  return (window.VRAMFIT_EMBED || new URLSearchParams(location.search).has("embed")) ? 1 : 0;
+});
+EM_JS(double, js_device_pixel_ratio, (), { return window.devicePixelRatio || 1; });
+EM_JS(int, js_prefers_dark, (), {
+  return window.matchMedia && window.matchMedia("(prefers-color-scheme: light)").matches ? 0 : 1;
+});
+EM_JS(void, js_set_cursor, (const char* name), { Module.canvas.style.cursor = UTF8ToString(name); });
+EM_JS(void, js_first_frame, (), {
+  if (typeof window.vramfitFirstFrame === "function") window.vramfitFirstFrame();
+});
+
+namespace {
+
+struct WebPlatform : Platform {
+  void copy_text(const std::string& text) override { js_copy(text.c_str()); }
+  void set_location_hash(const std::string& hash, bool replace) override { js_set_hash(hash.c_str(), replace ? 1 : 0); }
+  std::string page_url() const override {
+    char* url = js_page_url();
+    std::string out(url);
+    std::free(url);
+    return out;
+  }
+  bool is_web() const override { return true; }
+};
+
+GLFWwindow* g_window = nullptr;
+App g_app;
+FitMapRenderer g_renderer;
+WebPlatform g_platform;
+int g_frames_left = 3;     // frames to draw before pausing (ImGui settles in two or three)
+bool g_paused = false;
+bool g_first_frame = true;
+bool g_backend_ready = false;  // the OpenGL backend has made its device objects
+double g_dpr = 1.0;
+int g_css_width = 0, g_css_height = 0;
+int g_fb_width = 0, g_fb_height = 0;
+
+// Canvas backing store = CSS size x devicePixelRatio; ImGui works in CSS pixels and is told
+// the framebuffer scale once (io.DisplayFramebufferScale), so nothing is scaled twice.
+void sync_canvas_size() {
+  double css_w = 0, css_h = 0;
+  emscripten_get_element_css_size("#canvas", &css_w, &css_h);
+  const double dpr = js_device_pixel_ratio();
+  const int w = static_cast<int>(css_w), h = static_cast<int>(css_h);
+  if (w == g_css_width && h == g_css_height && dpr == g_dpr) return;
+  g_css_width = w;
+  g_css_height = h;
+  if (dpr != g_dpr) {
+    g_dpr = dpr;
+    // Fonts rasterised at the device resolution, shown at CSS size: crisp text.
+    ImGuiIO& io = ImGui::GetIO();
+    io.Fonts->Clear();
+    ImFontConfig config;
+    config.SizePixels = static_cast<float>(13.0 * dpr);
+    io.Fonts->AddFontDefault(&config);
+    io.FontGlobalScale = static_cast<float>(1.0 / dpr);
+    if (g_backend_ready) {  // before the first frame the backend builds the texture itself
+      ImGui_ImplOpenGL3_DestroyFontsTexture();
+      ImGui_ImplOpenGL3_CreateFontsTexture();
+    }
+  }
+  // Set the canvas directly: the GLFW port's glfwSetWindowSize() treats "as large as the
+  // screen" as a fullscreen request.
+  g_fb_width = static_cast<int>(w * dpr + 0.5);
+  g_fb_height = static_cast<int>(h * dpr + 0.5);
+  emscripten_set_canvas_element_size("#canvas", g_fb_width, g_fb_height);
+}
+
+void frame() {
+  if (g_frames_left <= 0) {
+    emscripten_pause_main_loop();
+    g_paused = true;
+    return;
+  }
+  --g_frames_left;
+  sync_canvas_size();
+  ImGui_ImplOpenGL3_NewFrame();
+  g_backend_ready = true;
+  ImGui_ImplGlfw_NewFrame();
+  ImGuiIO& io = ImGui::GetIO();
+  // The GLFW port reports canvas pixels; ImGui works in CSS pixels.
+  const float scale = static_cast<float>(g_dpr);
+  io.DisplaySize = ImVec2(static_cast<float>(g_css_width), static_cast<float>(g_css_height));
+  io.DisplayFramebufferScale = ImVec2(scale, scale);
+  if (io.MousePos.x > -FLT_MAX) io.MousePos = ImVec2(io.MousePos.x / scale, io.MousePos.y / scale);
+  ImGui::NewFrame();
+  g_app.frame(g_platform);
+  ImGui::Render();
+  glViewport(0, 0, g_fb_width, g_fb_height);
+  const float shade = g_app.dark() ? 0.08f : 0.94f;
+  glClearColor(shade, shade, shade + 0.01f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  // The cursor shape as CSS (the GLFW port's cursor modes would touch pointer lock).
+  static int last_cursor = -2;
+  const int cursor = ImGui::GetMouseCursor();
+  if (cursor != last_cursor) {
+    last_cursor = cursor;
+    const char* css = cursor == ImGuiMouseCursor_TextInput ? "text"
+                      : cursor == ImGuiMouseCursor_Hand ? "pointer"
+                      : cursor == ImGuiMouseCursor_ResizeEW ? "ew-resize"
+                      : cursor == ImGuiMouseCursor_ResizeNS ? "ns-resize"
+                      : cursor == ImGuiMouseCursor_NotAllowed ? "not-allowed" : "default";
+    js_set_cursor(css);
+  }
+  // Keep drawing while a button is held (drags, sliders).
+  if (ImGui::IsAnyMouseDown() || ImGui::IsAnyItemActive()) g_frames_left = std::max(g_frames_left, 2);
+  if (g_first_frame) { g_first_frame = false; js_first_frame(); }
+}
+
+}  // namespace
+
+extern "C" {
+
+// Input, resize, focus: draw a few frames.
+EMSCRIPTEN_KEEPALIVE void vramfit_wake() {
+  g_frames_left = 3;
+  if (g_paused) { g_paused = false; emscripten_resume_main_loop(); }
+}
+
+// Back/forward: the hash is the state.
+EMSCRIPTEN_KEEPALIVE void vramfit_hash_changed() {
+  char* hash = js_get_hash();
+  const std::string text(hash);
+  std::free(hash);
+  if (text != g_app.hash()) g_app.load_hash(text);
+  vramfit_wake();
+}
+
+// A dropped file, read by web/vramfit-api.js readModelFile() (header bytes only).
+EMSCRIPTEN_KEEPALIVE void vramfit_apply_fragment(const char* fragment_json) {
+  const nlohmann::json fragment = nlohmann::json::parse(fragment_json ? fragment_json : "", nullptr, false);
+  if (fragment.is_discarded()) g_app.set_notice("The dropped file could not be read.");
+  else g_app.apply_file_fragment(fragment);
+  vramfit_wake();
+}
+
+// The current request hash (tests read it).
+EMSCRIPTEN_KEEPALIVE const char* vramfit_current_hash() {
+  static std::string hash;
+  hash = g_app.hash();
+  return hash.c_str();
+}
+
+}  // extern "C"
+
+int main() {
+  if (!glfwInit()) return 1;
+  glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+  g_window = glfwCreateWindow(1280, 800, "vramfit", nullptr, nullptr);
+  if (!g_window) return 1;
+  glfwMakeContextCurrent(g_window);
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // the URL hash is the state; nothing in localStorage
+  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  io.ConfigFlags |= ImGuiConfigFlags_NoMouseCursorChange;  // set as CSS in frame() instead
+  ImGui_ImplGlfw_InitForOpenGL(g_window, true);
+  ImGui_ImplOpenGL3_Init("#version 300 es");
+  g_app.set_dark(js_prefers_dark() != 0);
+  if (!g_renderer.init()) g_app.set_notice("Fit map unavailable: " + g_renderer.error());
+  char* hash = js_get_hash();
+  g_app.init(hash, js_embed_mode() != 0, g_renderer.error().empty() ? &g_renderer : nullptr);
+  std::free(hash);
+  g_dpr = 0;  // force the first font build in sync_canvas_size()
+  emscripten_set_main_loop(frame, 0, false);
+  return 0;
+}

@@ -1,0 +1,142 @@
+// The page in headless Chromium: it loads and draws, the canvas is the window's size x DPR,
+// the JS API matches the native CLI, the URL hash round-trips (and back/forward work), a
+// malformed hash falls back to defaults, embed mode and the single file load, the page asks
+// for no animation frames when idle, no request leaves the origin, no console errors.
+//   node --test tests/e2e/     (after scripts/build_dist.sh and the native build)
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { root, dist, serveDist, launch, open, decodePng, distinctColours } from "./support.mjs";
+
+let site, browser;
+before(async () => { site = await serveDist(); browser = await launch(); });
+after(async () => { await browser.close(); site.server.close(); });
+
+const cli = (...args) => execFileSync(path.join(root, "build/native/vramfit"), args, { encoding: "utf8" });
+const hashOf = request => "r=" + Buffer.from(JSON.stringify(request)).toString("base64url");
+const currentHash = page => page.evaluate(() => Module.UTF8ToString(Module._vramfit_current_hash()));
+const decodeHash = hash => JSON.parse(Buffer.from(hash.replace(/^#?r=/, ""), "base64url").toString());
+
+function assertSameOrigin(urls, origin) {
+  for (const url of urls) assert.ok(url.startsWith(origin + "/") || url.startsWith("data:"), `request left the origin: ${url}`);
+}
+
+test("the page loads, draws, and sizes its canvas to the window x devicePixelRatio", async () => {
+  for (const deviceScaleFactor of [1, 2]) {
+    const { context, page, errors, urls } = await open(browser, site.origin + "/", { deviceScaleFactor });
+    assert.equal(await page.evaluate(() => window.vramfitFailed), undefined);
+    // Two frames for the resize to reach the backing store.
+    await page.mouse.move(600, 400);
+    await page.waitForTimeout(300);
+    const size = await page.evaluate(() => ({ w: canvas.width, h: canvas.height, iw: innerWidth, ih: innerHeight, dpr: devicePixelRatio }));
+    assert.equal(size.dpr, deviceScaleFactor);
+    assert.equal(size.w, size.iw * size.dpr);
+    assert.equal(size.h, size.ih * size.dpr);
+    const shot = decodePng(await page.screenshot());
+    assert.ok(distinctColours(shot) > 50, "the screenshot is nearly blank");
+    if (deviceScaleFactor === 1) await saveShot(page, "page.png");
+    assert.deepEqual(errors, []);
+    assertSameOrigin(urls, site.origin);
+    await context.close();
+  }
+});
+
+// Screenshots for the README land in build/screenshots/ (docs/screenshots/ holds the copies).
+async function saveShot(page, name) {
+  const dir = path.join(root, "build/screenshots");
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, name) });
+}
+
+test("the page's JS API returns the native CLI's JSON for the golden requests", async () => {
+  const { context, page, errors } = await open(browser, site.origin + "/");
+  const dir = path.join(root, "tests/golden");
+  const files = fs.readdirSync(dir).filter(f => f.endsWith(".json"));
+  assert.ok(files.length >= 10);
+  for (const file of files) {
+    const text = fs.readFileSync(path.join(dir, file), "utf8");
+    const request = JSON.parse(text);
+    delete request._expect;
+    delete request._about;
+    const fromPage = await page.evaluate(body => window.vramfitWrap(Module).estimateJson(body), JSON.stringify(request));
+    let native;
+    try { native = cli("infer", "--request", path.join(dir, file), "--json"); } catch (e) { native = null; }
+    if (native === null) {
+      assert.ok(JSON.parse(fromPage).error, file);
+    } else {
+      assert.deepEqual(JSON.parse(fromPage), JSON.parse(native), file);
+    }
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("the URL hash is the state: links reproduce it, back/forward work, bad hashes fall back", async () => {
+  const request = { v: 1, model: { preset: "qwen2.5-7b" }, context_tokens: 32768, concurrent_sequences: 4 };
+  const { context, page, errors, urls } = await open(browser, site.origin + "/#" + hashOf(request));
+  // The app's current request, decoded in the page.
+  await page.evaluate(() => {
+    window.appState = () => {
+      const hash = Module.UTF8ToString(Module._vramfit_current_hash());
+      return hash ? JSON.parse(atob(hash.slice(2).replace(/-/g, "+").replace(/_/g, "/"))) : null;
+    };
+  });
+  let state = decodeHash(await currentHash(page));
+  assert.equal(state.model.preset, "qwen2.5-7b");
+  assert.equal(state.context_tokens, 32768);
+  assert.equal(state.concurrent_sequences, 4);
+  assert.equal(decodeHash(await page.evaluate(() => location.hash)).model.preset, "qwen2.5-7b");
+  // A second configuration, then back.
+  const training = { v: 1, mode: "training", model: { preset: "llama-3.1-8b" }, training: { method: "qlora" } };
+  await page.evaluate(hash => { location.hash = hash; }, hashOf(training));
+  await page.waitForFunction(() => appState()?.mode === "training");
+  state = decodeHash(await currentHash(page));
+  assert.equal(state.training.method, "qlora");
+  await page.goBack();
+  await page.waitForFunction(() => appState()?.model?.preset === "qwen2.5-7b");
+  assert.equal(decodeHash(await currentHash(page)).context_tokens, 32768);
+  assert.deepEqual(errors, []);
+  assertSameOrigin(urls, site.origin);
+  await context.close();
+
+  // A malformed hash: a notice, and the defaults.
+  const bad = await open(browser, site.origin + "/#r=%%%not-base64");
+  const defaults = decodeHash(await currentHash(bad.page));
+  assert.equal(defaults.model, undefined);  // nothing differs from the default request
+  assert.ok(distinctColours(decodePng(await bad.page.screenshot())) > 50);
+  assert.deepEqual(bad.errors, []);
+  await bad.context.close();
+});
+
+test("embed mode loads; the single-file page works from disk", async () => {
+  const embed = await open(browser, site.origin + "/embed.html#" + hashOf({ v: 1, model: { preset: "phi-4" } }));
+  assert.equal(await embed.page.evaluate(() => window.VRAMFIT_EMBED), true);
+  assert.equal(decodeHash(await currentHash(embed.page)).model.preset, "phi-4");
+  assert.ok(distinctColours(decodePng(await embed.page.screenshot())) > 50);
+  assert.deepEqual(embed.errors, []);
+  assertSameOrigin(embed.urls, site.origin);
+  await embed.context.close();
+
+  const single = await open(browser, "file://" + path.join(dist, "vramfit.html"));
+  assert.equal(await single.page.evaluate(() => window.vramfitFailed), undefined);
+  assert.ok(distinctColours(decodePng(await single.page.screenshot())) > 50);
+  assert.deepEqual(single.errors, []);
+  for (const url of single.urls) assert.ok(url.startsWith("file://") || url.startsWith("data:"), url);
+  await single.context.close();
+});
+
+test("an idle page stops asking for frames; input wakes it", async () => {
+  const { context, page, errors } = await open(browser, site.origin + "/");
+  await page.waitForTimeout(500);
+  const settled = await page.evaluate(() => window.__frames);
+  await page.waitForTimeout(1500);
+  assert.equal(await page.evaluate(() => window.__frames), settled, "frames were requested while idle");
+  await page.mouse.move(200, 200);
+  await page.mouse.move(220, 210);
+  await page.waitForTimeout(300);
+  assert.ok(await page.evaluate(() => window.__frames) > settled, "input did not wake the page");
+  assert.deepEqual(errors, []);
+  await context.close();
+});

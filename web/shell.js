@@ -1,0 +1,70 @@
+// The page around the app (index.html and embed.html): canvas, loading indicator, clear
+// messages when WebGL 2 is missing or the context is lost, and the events that wake the
+// app's render loop (it sleeps when nothing happens). No network requests after load.
+(function () {
+  "use strict";
+  const canvas = document.getElementById("canvas");
+  const status = document.getElementById("status");
+  const started = performance.now();
+
+  function show(message, isError) {
+    status.textContent = message;
+    status.className = isError ? "error" : "";
+    status.style.display = "block";
+  }
+
+  const probe = document.createElement("canvas");
+  if (!probe.getContext("webgl2")) {
+    show("vramfit needs WebGL 2, which this browser does not offer (or it is disabled). " +
+         "The command-line tool computes the same numbers.", true);
+    window.vramfitFailed = "webgl2";
+    return;
+  }
+
+  window.vramfitFirstFrame = function () {
+    window.vramfitTiming = {firstFrameMs: performance.now() - started, sinceNavigationMs: performance.now()};
+    status.style.display = "none";
+    canvas.focus();
+  };
+
+  canvas.addEventListener("webglcontextlost", function (event) {
+    event.preventDefault();
+    show("The graphics context was lost (the GPU was reset or is busy). Reload the page; your configuration is in the link.", true);
+  });
+
+  const wake = () => { if (window.Module && Module._vramfit_wake) Module._vramfit_wake(); };
+  ["pointermove", "pointerdown", "pointerup", "wheel", "keydown", "keyup", "touchstart", "touchmove", "touchend",
+   "focus", "blur", "paste"].forEach(name => canvas.addEventListener(name, wake, {passive: true}));
+  window.addEventListener("resize", wake);
+  window.addEventListener("hashchange", () => { if (window.Module && Module._vramfit_hash_changed) Module._vramfit_hash_changed(); });
+  if (window.matchMedia) matchMedia("(resolution: 1dppx)").addEventListener("change", wake);
+
+  // Files dropped on the page: only their header bytes are read (File.slice), nothing is sent.
+  canvas.addEventListener("dragover", event => event.preventDefault());
+  canvas.addEventListener("drop", async event => {
+    event.preventDefault();
+    const file = event.dataTransfer && event.dataTransfer.files[0];
+    if (!file || !window.Module || !Module._vramfit_apply_fragment) return;
+    const fragment = await window.vramfitWrap(Module).readModelFile(file);
+    const text = JSON.stringify(fragment);
+    const length = Module.lengthBytesUTF8(text) + 1;
+    const pointer = Module._malloc(length);
+    Module.stringToUTF8(text, pointer, length);
+    Module._vramfit_apply_fragment(pointer);
+    Module._free(pointer);
+  });
+
+  window.Module = Object.assign(window.Module || {}, {
+    canvas: canvas,
+    print: text => console.log(text),
+    printErr: text => console.warn(text),
+    setStatus: () => {},
+    onAbort: what => show("vramfit stopped: " + what, true),
+  });
+  show("Loading vramfit…", false);
+  const script = document.createElement("script");
+  script.src = "vramfit_app.js";
+  script.async = true;
+  script.onerror = () => show("Could not load vramfit_app.js.", true);
+  if (!window.VRAMFIT_INLINE) document.body.appendChild(script);
+})();
