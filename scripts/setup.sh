@@ -10,8 +10,9 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 # (desktop app), nlohmann-json3-dev, catch2, libcli11-dev (headers for every target),
 # nodejs (runs the wasm tests), dpkg-dev (apt-get source needs dpkg-source),
 # chromium + xvfb + imagemagick (browser and desktop tests, screenshots), clang and its
-# runtime libraries (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer).
-packages=(cmake ninja-build g++ emscripten binaryen libglfw3-dev libgl-dev
+# runtime libraries (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer), zlib1g-dev
+# (the desktop app writes PNG screenshots).
+packages=(cmake ninja-build g++ emscripten binaryen libglfw3-dev libgl-dev zlib1g-dev
           nlohmann-json3-dev catch2 libcli11-dev nodejs dpkg-dev xauth xvfb
           chromium imagemagick python3 ca-certificates clang libclang-rt-14-dev)
 missing=()
@@ -23,6 +24,16 @@ if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+# npm: Debian's package, unless a Node.js that bundles npm (nodesource) is installed.
+if ! command -v npm >/dev/null; then
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends npm
+fi
+
+# --- Browser-test driver (playwright-core, pinned in package-lock.json; drives /usr/bin/chromium)
+if [ ! -f "$here/node_modules/playwright-core/package.json" ]; then
+  (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 # --- Dear ImGui source (Debian's source package, pinned and checksummed) ------------

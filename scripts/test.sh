@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test suite: set up, build native and web, run the Catch2 suite natively and under
-# Node.js (WebAssembly), check the native and the wasm CLI print the same JSON, then run the
-# suite under AddressSanitizer + UndefinedBehaviorSanitizer and each fuzz target briefly.
+# Node.js (WebAssembly), check the native and the wasm CLI print the same JSON, test the JS
+# API, the page in headless Chromium and the desktop app under Xvfb, then run the suite
+# under AddressSanitizer + UndefinedBehaviorSanitizer and each fuzz target briefly.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -16,5 +17,10 @@ echo "== native and WebAssembly CLI agree"
 scripts/compare_native_wasm.sh
 echo "== JavaScript API (Node.js test runner)"
 node --test tests/js/
+echo "== the page in headless Chromium (dist/ from scripts/build_dist.sh)"
+scripts/build_dist.sh
+node --test tests/e2e/
+echo "== the desktop app under Xvfb"
+tests/desktop_smoke.sh
 echo "== sanitizers (ASan + UBSan): the whole suite, then each fuzz target for ${VRAMFIT_FUZZ_SECONDS:-30} s"
 scripts/fuzz.sh "${VRAMFIT_FUZZ_SECONDS:-30}"

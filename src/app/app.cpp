@@ -539,17 +539,20 @@ void App::draw_stacked_bar() {
   dl->AddLine(ImVec2(cap_x, p.y - 3), ImVec2(cap_x, p.y + height + 3), ImGui::GetColorU32(ImGuiCol_Text), 2.0f);
   ImGui::Dummy(ImVec2(width, height));
   if (!hovered.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hovered.c_str());
-  // Legend.
+  // Legend, wrapping onto more lines when the panel is narrow.
   index = 0;
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   for (const BreakdownItem& item : r.breakdown.items) {
-    const ImVec2 q = ImGui::GetCursorScreenPos();
     const float h = ImGui::GetTextLineHeight();
+    if (index > 0 && ImGui::GetCursorScreenPos().x + h + ImGui::CalcTextSize(item.label.c_str()).x > right) ImGui::NewLine();
+    const ImVec2 q = ImGui::GetCursorScreenPos();
     ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(q.x, q.y + 3), ImVec2(q.x + h - 6, q.y + h - 3), kSegmentColours[index++ % 8]);
     ImGui::Dummy(ImVec2(h - 4, h));
     ImGui::SameLine();
     ImGui::TextUnformatted(item.label.c_str());
     ImGui::SameLine(0, 14);
   }
+  if (ImGui::GetCursorScreenPos().x + ImGui::CalcTextSize("| = GPU capacity").x > right) ImGui::NewLine();
   ImGui::TextDisabled("| = GPU capacity");
 }
 
