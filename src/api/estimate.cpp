@@ -84,10 +84,10 @@ TrainingFit fit_training(const FormatTables& tables, const ModelSpec& model, con
   auto base = training_memory(tables, model, settings);
   if (!base) return f;
   // Batch and sequence change only activations and logits: retotal_training is arithmetic.
-  auto batch_total = [&](int64_t b) { TrainingSettings s = settings; s.micro_batch = b; return retotal_training(model, s, *base).total; };
+  auto batch_total = [&](int64_t b) { TrainingSettings s = settings; s.micro_batch = b; return retotal_training_bytes(model, s, *base); };
   auto batch_fits = [&](int64_t b) { return batch_total(b) <= capacity; };
   f.max_batch = batch_fits(1) ? largest_fitting(1, kMaxMicroBatch, capacity, batch_fits, batch_total) : 0;
-  auto seq_total = [&](int64_t n) { TrainingSettings s = settings; s.sequence_length = n; return retotal_training(model, s, *base).total; };
+  auto seq_total = [&](int64_t n) { TrainingSettings s = settings; s.sequence_length = n; return retotal_training_bytes(model, s, *base); };
   auto seq_fits = [&](int64_t n) { return seq_total(n) <= capacity; };
   f.max_sequence_length = seq_fits(1) ? largest_fitting(1, kMaxTrainingSequence, capacity, seq_fits, seq_total) : 0;
   if (settings.sharding == Sharding::none) {

@@ -716,7 +716,7 @@ void App::draw_fit_map() {
       TrainingSettings s = request_.training;
       s.sequence_length = xv;
       s.micro_batch = yv;
-      total = retotal_training(r.prepared.model, s, r.training).total;
+      total = retotal_training_bytes(r.prepared.model, s, r.training);
     } else {
       InferenceSettings s = request_.settings;
       s.context_tokens = xv;

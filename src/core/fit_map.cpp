@@ -5,7 +5,7 @@
 
 namespace vramfit {
 
-int64_t FitMapAxis::value(int cell) const {
+int64_t FitMapAxis::value(int cell) const noexcept {
   if (cells <= 1 || max <= min) return min;
   const double t = (static_cast<double>(cell) + 0.5) / static_cast<double>(cells);
   const double v = std::exp2(std::log2(static_cast<double>(min)) +
@@ -22,12 +22,12 @@ FitMap fill(FitMapAxis x, FitMapAxis y, int64_t capacity, Total total) {
   map.capacity_bytes = capacity;
   map.fraction.resize(static_cast<size_t>(x.cells) * static_cast<size_t>(y.cells));
   const double cap = static_cast<double>(std::max<int64_t>(capacity, 1));
+  std::vector<int64_t> xs(static_cast<size_t>(x.cells));  // the axis values once, not per cell
+  for (int col = 0; col < x.cells; ++col) xs[static_cast<size_t>(col)] = x.value(col);
+  float* out = map.fraction.data();
   for (int row = 0; row < y.cells; ++row) {
     const int64_t yv = y.value(row);
-    for (int col = 0; col < x.cells; ++col) {
-      map.fraction[static_cast<size_t>(row) * static_cast<size_t>(x.cells) + static_cast<size_t>(col)] =
-          static_cast<float>(static_cast<double>(total(x.value(col), yv)) / cap);
-    }
+    for (int col = 0; col < x.cells; ++col) *out++ = static_cast<float>(static_cast<double>(total(xs[static_cast<size_t>(col)], yv)) / cap);
   }
   return map;
 }
@@ -35,7 +35,7 @@ FitMap fill(FitMapAxis x, FitMapAxis y, int64_t capacity, Total total) {
 
 FitMap inference_fit_map(const PreparedInference& prepared, const InferenceSettings& settings, int64_t capacity,
                          FitMapAxis context, FitMapAxis sequences) {
-  return fill(context, sequences, capacity, [&](int64_t tokens, int64_t seqs) {
+  return fill(context, sequences, capacity, [&](int64_t tokens, int64_t seqs) noexcept {
     InferenceSettings s = settings;
     s.context_tokens = tokens;
     s.concurrent_sequences = seqs;
@@ -45,11 +45,11 @@ FitMap inference_fit_map(const PreparedInference& prepared, const InferenceSetti
 
 FitMap training_fit_map(const ModelSpec& model, const TrainingSettings& settings, const TrainingMemory& base,
                         int64_t capacity, FitMapAxis sequence, FitMapAxis micro_batch) {
-  return fill(sequence, micro_batch, capacity, [&](int64_t seq, int64_t batch) {
+  return fill(sequence, micro_batch, capacity, [&](int64_t seq, int64_t batch) noexcept {
     TrainingSettings s = settings;
     s.sequence_length = seq;
     s.micro_batch = batch;
-    return retotal_training(model, s, base).total;
+    return retotal_training_bytes(model, s, base);
   });
 }
 

@@ -13,7 +13,7 @@ namespace vramfit {
 struct FitMapAxis {
   int64_t min = 1, max = 1;  // inclusive; cells are spaced evenly in log2 between them
   int cells = 64;
-  int64_t value(int cell) const;  // the integer workload at a cell's centre
+  int64_t value(int cell) const noexcept;  // the integer workload at a cell's centre
 };
 
 struct FitMap {

@@ -27,7 +27,7 @@ int64_t storage_bytes(const StorageType& type, int64_t row_length, int64_t rows,
   return bytes * copies;
 }
 
-int64_t row_bytes(const StorageType& type, int64_t row_length) {
+int64_t row_bytes(const StorageType& type, int64_t row_length) noexcept {
   return ceil_div(ceil_div(row_length, type.block_elements) * type.block_bits, 8);
 }
 

@@ -42,7 +42,7 @@ StorageType with_group_size(const StorageType& type, int64_t group_size);
 // Bytes of one tensor (all its copies) in this layout.
 int64_t storage_bytes(const StorageType& type, int64_t row_length, int64_t rows, int64_t copies);
 // Bytes of one row of `row_length` elements (KV cache rows): whole blocks, no extras.
-int64_t row_bytes(const StorageType& type, int64_t row_length);
+int64_t row_bytes(const StorageType& type, int64_t row_length) noexcept;
 
 // A llama.cpp file type as per-tensor rules (llama-quant.cpp, llama_tensor_get_type).
 struct GgufMixRule {

@@ -8,14 +8,14 @@ namespace vramfit {
 
 namespace {
 
-int64_t kv_heads_on_one_gpu(const ModelSpec& m, int64_t gpus) {
+int64_t kv_heads_on_one_gpu(const ModelSpec& m, int64_t gpus) noexcept {
   if (m.uses_mla()) return 0;
   // Tensor parallelism splits KV heads; with more GPUs than KV heads each GPU keeps one
   // (replicated), as vLLM does (num_kv_heads // tp_size, at least 1).
   return m.kv_heads % gpus == 0 ? m.kv_heads / gpus : ceil_div(m.kv_heads, gpus);
 }
 
-int64_t kv_bytes_per_token_per_layer(const PreparedInference& p, int64_t heads_on_gpu) {
+int64_t kv_bytes_per_token_per_layer(const PreparedInference& p, int64_t heads_on_gpu) noexcept {
   const ModelSpec& m = p.model;
   if (m.uses_mla()) {
     // MLA caches one compressed latent per token: kv_lora_rank + the decoupled RoPE key
@@ -79,7 +79,7 @@ PreparedInference prepare_inference(const ModelSpec& model, const WeightsSummary
   return p;
 }
 
-InferenceMemory inference_memory(const PreparedInference& p, const InferenceSettings& s) {
+InferenceMemory inference_memory(const PreparedInference& p, const InferenceSettings& s) noexcept {
   InferenceMemory m;
   const int64_t gpus = s.gpu_count;
   const int64_t ctx = s.context_tokens;

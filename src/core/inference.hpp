@@ -61,7 +61,7 @@ struct InferenceMemory {                // all per GPU
   int64_t total = 0;
 };
 
-InferenceMemory inference_memory(const PreparedInference& prepared, const InferenceSettings& settings);
+InferenceMemory inference_memory(const PreparedInference& prepared, const InferenceSettings& settings) noexcept;
 
 // The same numbers as a tree with formulas (allocates; not for the hot path).
 Breakdown explain_inference(const FormatTables& tables, const PreparedInference& prepared,

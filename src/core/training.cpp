@@ -79,7 +79,7 @@ bool parse_lora_target(const std::string& name, uint32_t& bit) {
   return false;
 }
 
-RecipeBytes recipe_bytes(PrecisionRecipe r) {
+RecipeBytes recipe_bytes(PrecisionRecipe r) noexcept {
   switch (r) {
     case PrecisionRecipe::fp32: return {4, 4, 0, 4, 4};
     case PrecisionRecipe::amp_bf16: case PrecisionRecipe::amp_fp16: return {4, 4, 0, 4, 2};
@@ -90,7 +90,7 @@ RecipeBytes recipe_bytes(PrecisionRecipe r) {
   return {4, 4, 0, 4, 4};
 }
 
-int64_t LayerActivations::total() const {
+int64_t LayerActivations::total() const noexcept {
   int64_t t = 0;
   for (int64_t v : {attention_norm_input, qkv_input, query_key, value, softmax, attention_dropout, flash_lse,
                     output_projection_input, residual_dropout, mlp_norm_input, mlp, router, lora}) {
@@ -105,7 +105,7 @@ namespace {
 // Large Transformer Models", section 4.1, generalised): for a GPT layer with 2-byte
 // activations, dropout and no flash attention the terms sum to s*b*h*(34 + 5*a*s/h).
 LayerActivations layer_activations(const ModelSpec& m, const TrainingSettings& t, int64_t e, bool moe_layer,
-                                   int64_t lora_modules) {
+                                   int64_t lora_modules) noexcept {
   LayerActivations a;
   const int64_t sb = sat_mul(t.micro_batch, t.sequence_length);
   const int64_t s = t.sequence_length, b = t.micro_batch;
@@ -261,34 +261,63 @@ Result<TrainingMemory> training_memory(const FormatTables& tables, const ModelSp
   return retotal_training(model, t, m);
 }
 
-TrainingMemory retotal_training(const ModelSpec& model, const TrainingSettings& t, const TrainingMemory& base) {
-  TrainingMemory m = base;
+namespace {
+
+// The items that depend on micro-batch and sequence length.
+struct WorkloadParts {
+  LayerActivations layer;
+  int64_t activations = 0, recompute_working = 0, logits = 0;
+};
+
+WorkloadParts workload_parts(const ModelSpec& model, const TrainingSettings& t, const TrainingMemory& base) noexcept {
+  WorkloadParts w;
   const int64_t e = recipe_bytes(t.recipe).activation;
   const int64_t moe_layers = model.is_moe() ? model.layers - model.first_dense_layers : 0;
   const int64_t dense_layers = model.layers - moe_layers;
-  const LayerActivations dense = layer_activations(model, t, e, false, m.lora_modules_dense);
-  const LayerActivations moe = layer_activations(model, t, e, true, m.lora_modules_moe);
-  m.layer = moe_layers > 0 ? moe : dense;
-  m.activations = sat_add(sat_mul(dense.total(), dense_layers), sat_mul(moe.total(), moe_layers));
-  m.recompute_working = 0;
+  const LayerActivations dense = layer_activations(model, t, e, false, base.lora_modules_dense);
+  const LayerActivations moe = moe_layers > 0 ? layer_activations(model, t, e, true, base.lora_modules_moe) : dense;
+  w.layer = moe_layers > 0 ? moe : dense;
+  w.activations = sat_add(sat_mul(dense.total(), dense_layers), sat_mul(moe.total(), moe_layers));
   if (t.recompute == Recompute::full) {
     TrainingSettings again = t;
     again.recompute = Recompute::none;
-    m.recompute_working = layer_activations(model, again, e, moe_layers > 0, moe_layers > 0 ? m.lora_modules_moe : m.lora_modules_dense).total();
+    w.recompute_working = layer_activations(model, again, e, moe_layers > 0, moe_layers > 0 ? base.lora_modules_moe : base.lora_modules_dense).total();
   }
   const int64_t sb = sat_mul(t.micro_batch, t.sequence_length);
   // Final norm input + lm_head input (activation dtype) + fp32 logits (Transformers upcasts
   // them for the loss) + log-softmax output saved by the cross-entropy.
-  m.logits = sat_add(sat_mul(2, e, sb, model.hidden_size), sat_mul(8, sb, model.vocab_size));
+  w.logits = sat_add(sat_mul(2, e, sb, model.hidden_size), sat_mul(8, sb, model.vocab_size));
+  return w;
+}
+
+int64_t fixed_bytes(const TrainingMemory& m) noexcept {
   int64_t sum = 0;
   for (int64_t v : {m.frozen_weights, m.weights, m.master, m.gradients, m.optimizer, m.foreach_transient, m.autocast_copies,
-                    m.gathered, m.activations, m.recompute_working, m.logits, m.runtime}) {
+                    m.gathered, m.runtime}) {
     sum = sat_add(sum, v);
   }
-  m.subtotal = sum;
-  m.margin = static_cast<int64_t>(static_cast<double>(sum) * t.margin_fraction);
-  m.total = sat_add(sum, m.margin);
+  return sum;
+}
+
+}  // namespace
+
+TrainingMemory retotal_training(const ModelSpec& model, const TrainingSettings& t, const TrainingMemory& base) {
+  TrainingMemory m = base;
+  const WorkloadParts w = workload_parts(model, t, base);
+  m.layer = w.layer;
+  m.activations = w.activations;
+  m.recompute_working = w.recompute_working;
+  m.logits = w.logits;
+  m.subtotal = sat_add(fixed_bytes(m), sat_add(sat_add(w.activations, w.recompute_working), w.logits));
+  m.margin = static_cast<int64_t>(static_cast<double>(m.subtotal) * t.margin_fraction);
+  m.total = sat_add(m.subtotal, m.margin);
   return m;
+}
+
+int64_t retotal_training_bytes(const ModelSpec& model, const TrainingSettings& t, const TrainingMemory& base) noexcept {
+  const WorkloadParts w = workload_parts(model, t, base);
+  const int64_t subtotal = sat_add(fixed_bytes(base), sat_add(sat_add(w.activations, w.recompute_working), w.logits));
+  return sat_add(subtotal, static_cast<int64_t>(static_cast<double>(subtotal) * t.margin_fraction));
 }
 
 Breakdown explain_training(const ModelSpec& model, const TrainingSettings& t, const TrainingMemory& m) {

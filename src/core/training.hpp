@@ -28,7 +28,7 @@ const char* recipe_id(PrecisionRecipe recipe);
 bool parse_recipe(const std::string& id, PrecisionRecipe& recipe);
 
 struct RecipeBytes { int64_t weight, gradient, master, state, activation; };
-RecipeBytes recipe_bytes(PrecisionRecipe recipe);
+RecipeBytes recipe_bytes(PrecisionRecipe recipe) noexcept;
 
 enum class Sharding { none, zero1, zero2, zero3, fsdp };
 const char* sharding_id(Sharding sharding);
@@ -77,7 +77,7 @@ struct LayerActivations {
   int64_t attention_norm_input = 0, qkv_input = 0, query_key = 0, value = 0;
   int64_t softmax = 0, attention_dropout = 0, flash_lse = 0, output_projection_input = 0;
   int64_t residual_dropout = 0, mlp_norm_input = 0, mlp = 0, router = 0, lora = 0;
-  int64_t total() const;
+  int64_t total() const noexcept;
 };
 
 struct TrainingMemory {             // per GPU
@@ -109,6 +109,8 @@ Result<TrainingMemory> training_memory(const FormatTables& tables, const ModelSp
 // The same memory for another micro-batch / sequence length: only activations, logits and
 // the margin change, so this is arithmetic (the fit map and the fit search use it).
 TrainingMemory retotal_training(const ModelSpec& model, const TrainingSettings& settings, const TrainingMemory& base);
+// Only its total (no copies): what the fit map and the fit searches evaluate per point.
+int64_t retotal_training_bytes(const ModelSpec& model, const TrainingSettings& settings, const TrainingMemory& base) noexcept;
 
 Breakdown explain_training(const ModelSpec& model, const TrainingSettings& settings, const TrainingMemory& memory);
 

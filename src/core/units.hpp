@@ -22,6 +22,12 @@ inline int64_t sat_add(int64_t a, int64_t b) {
   return __builtin_add_overflow(a, b, &r) || r > kByteCeiling ? kByteCeiling : r;
 }
 inline int64_t sat_mul(int64_t a, int64_t b) {
+  // Fast path: both in [0, 2^31), so the product fits in 62 bits. (On wasm32 the checked
+  // 64-bit multiply below is a library call; the fit map does millions of these.)
+  if (static_cast<uint64_t>(a) < (uint64_t(1) << 31) && static_cast<uint64_t>(b) < (uint64_t(1) << 31)) {
+    const int64_t r = a * b;
+    return r > kByteCeiling ? kByteCeiling : r;
+  }
   int64_t r = 0;
   return __builtin_mul_overflow(a, b, &r) || r > kByteCeiling ? kByteCeiling : r;
 }
