@@ -245,6 +245,25 @@ json breakdown_to_json(const Breakdown& b) {
 
 namespace {
 
+// "breakdown", "fit" (with the GPU) and, when asked, "gpus": the same in both modes.
+template <class VerdictJson>
+void add_breakdown_and_fit(json& j, const Report& r, json fit, VerdictJson verdict_json) {
+  j["breakdown"] = breakdown_to_json(r.breakdown);
+  fit["gpu"] = {{"id", r.gpu.id}, {"name", r.gpu.name}, {"total_bytes", r.gpu.total_bytes},
+                {"usable_bytes", r.gpu.usable_bytes()}};
+  fit["gpu_count"] = r.request.settings.gpu_count;
+  j["fit"] = fit;
+  if (r.request.compare_gpus) {
+    j["gpus"] = json::array();
+    for (const GpuVerdict& v : r.gpus) {
+      json g = verdict_json(v);
+      g["id"] = v.gpu->id;
+      g["name"] = v.gpu->name;
+      j["gpus"].push_back(g);
+    }
+  }
+}
+
 json training_fit_to_json(const TrainingFit& f) {
   return {{"fits", f.fits}, {"capacity_bytes", f.capacity_bytes}, {"required_bytes", f.required_bytes},
           {"headroom_bytes", f.headroom_bytes}, {"max_batch", f.max_batch},
@@ -275,21 +294,8 @@ json training_report_to_json(const Report& r, json j) {
                      {"activation_bytes", m.activations}, {"activation_bytes_per_layer", m.layer.total()},
                      {"logits_bytes", m.logits}, {"total_bytes", m.total}};
   }
-  j["breakdown"] = breakdown_to_json(r.breakdown);
-  json fit = training_fit_to_json(r.training_fit);
-  fit["gpu"] = {{"id", r.gpu.id}, {"name", r.gpu.name}, {"total_bytes", r.gpu.total_bytes},
-                {"usable_bytes", r.gpu.usable_bytes()}};
-  fit["gpu_count"] = r.request.settings.gpu_count;
-  j["fit"] = fit;
-  if (r.request.compare_gpus) {
-    j["gpus"] = json::array();
-    for (const GpuVerdict& v : r.gpus) {
-      json g = training_fit_to_json(v.training_fit);
-      g["id"] = v.gpu->id;
-      g["name"] = v.gpu->name;
-      j["gpus"].push_back(g);
-    }
-  }
+  add_breakdown_and_fit(j, r, training_fit_to_json(r.training_fit),
+                        [](const GpuVerdict& v) { return training_fit_to_json(v.training_fit); });
   return j;
 }
 
@@ -307,21 +313,7 @@ json report_to_json(const Report& r) {
                 {"layers", r.prepared.model.layers},
                 {"kv_bytes_per_token", r.memory.kv_bytes_per_token_per_layer *
                                            (r.prepared.full_attention_layers + r.prepared.sliding_layers)}};
-  j["breakdown"] = breakdown_to_json(r.breakdown);
-  json fit = fit_to_json(r.fit);
-  fit["gpu"] = {{"id", r.gpu.id}, {"name", r.gpu.name}, {"total_bytes", r.gpu.total_bytes},
-                {"usable_bytes", r.gpu.usable_bytes()}};
-  fit["gpu_count"] = r.request.settings.gpu_count;
-  j["fit"] = fit;
-  if (r.request.compare_gpus) {
-    j["gpus"] = json::array();
-    for (const GpuVerdict& v : r.gpus) {
-      json g = fit_to_json(v.fit);
-      g["id"] = v.gpu->id;
-      g["name"] = v.gpu->name;
-      j["gpus"].push_back(g);
-    }
-  }
+  add_breakdown_and_fit(j, r, fit_to_json(r.fit), [](const GpuVerdict& v) { return fit_to_json(v.fit); });
   return j;
 }
 

@@ -308,7 +308,7 @@ void App::draw_inputs() {
   }
 }
 
-void App::draw_inference_inputs() {
+bool App::draw_model_picker() {
   const Catalog& catalog = builtin_catalog();
   section("Model");
   std::string preview = request_.has_custom_model ? (request_.custom_model_name.empty() ? "Custom" : request_.custom_model_name) : "";
@@ -317,13 +317,21 @@ void App::draw_inference_inputs() {
     preview = p ? p->name : request_.model_preset;
   }
   std::string id = request_.has_custom_model ? "" : request_.model_preset;
-  if (filtered_combo("Model", id, preview, catalog.models, model_filter_, [](const ModelPreset& m) { return m.id; },
-                     [](const ModelPreset& m) { return m.name; })) {
-    request_.model_preset = id;
-    request_.has_custom_model = false;
+  if (!filtered_combo("Model", id, preview, catalog.models, model_filter_, [](const ModelPreset& m) { return m.id; },
+                      [](const ModelPreset& m) { return m.name; })) {
+    return false;
+  }
+  request_.model_preset = id;
+  request_.has_custom_model = false;
+  dirty_ = true;
+  return true;
+}
+
+void App::draw_inference_inputs() {
+  const Catalog& catalog = builtin_catalog();
+  if (draw_model_picker()) {
     request_.has_stored_weights = false;
     if (request_.weight_format == "as_stored") request_.weight_format = "bf16";
-    dirty_ = true;
   }
   if (ImGui::CollapsingHeader("Paste a config.json")) {
     ImGui::InputTextMultiline("##config", &config_text_, ImVec2(-1, ImGui::GetTextLineHeight() * 8));
@@ -374,20 +382,7 @@ void App::draw_inference_inputs() {
 }
 
 void App::draw_training_inputs() {
-  const Catalog& catalog = builtin_catalog();
-  section("Model");
-  std::string preview = request_.has_custom_model ? (request_.custom_model_name.empty() ? "Custom" : request_.custom_model_name) : "";
-  if (!request_.has_custom_model) {
-    const ModelPreset* p = catalog.find_model(request_.model_preset);
-    preview = p ? p->name : request_.model_preset;
-  }
-  std::string id = request_.has_custom_model ? "" : request_.model_preset;
-  if (filtered_combo("Model", id, preview, catalog.models, model_filter_, [](const ModelPreset& m) { return m.id; },
-                     [](const ModelPreset& m) { return m.name; })) {
-    request_.model_preset = id;
-    request_.has_custom_model = false;
-    dirty_ = true;
-  }
+  draw_model_picker();
   TrainingSettings& t = request_.training;
   section("Method");
   if (enum_combo("Method", t.method, {{FineTuning::full, "Full fine-tuning"}, {FineTuning::lora, "LoRA"}, {FineTuning::qlora, "QLoRA (NF4 base)"}})) dirty_ = true;

@@ -42,6 +42,7 @@ class App {
   void recompute();
   void draw_top_bar(Platform& platform);
   void draw_inputs();
+  bool draw_model_picker();                 // true when the user picked another preset
   void draw_inference_inputs();
   void draw_training_inputs();
   void draw_network_inputs();

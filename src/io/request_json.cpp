@@ -437,6 +437,17 @@ Result<Request> request_from_json(const json& root) {
 
 json network_to_json(const Network& network) { return network_json(network); }
 
+namespace {
+// The fields both modes share: the GPU, how many, the comparison, the units.
+void add_gpu_fields(json& j, const Request& r) {
+  if (r.gpu_capacity_bytes > 0) j["gpu"] = {{"capacity_bytes", r.gpu_capacity_bytes}};
+  else j["gpu"] = {{"id", r.gpu_id}};
+  j["gpu_count"] = r.settings.gpu_count;
+  j["compare_gpus"] = r.compare_gpus;
+  j["units"] = units_name(r.units);
+}
+}  // namespace
+
 Result<Network> network_from_json(const json& j, const std::string& path) {
   if (!j.is_object()) return make_error("request.wrong_type", path, path + ": must be an object");
   Network net;
@@ -500,11 +511,7 @@ json request_to_json(const Request& r) {
         j["training"]["lora"] = {{"rank", t.lora_rank}, {"targets", targets}, {"double_quant", t.qlora_double_quant}};
       }
     }
-    if (r.gpu_capacity_bytes > 0) j["gpu"] = {{"capacity_bytes", r.gpu_capacity_bytes}};
-    else j["gpu"] = {{"id", r.gpu_id}};
-    j["gpu_count"] = r.settings.gpu_count;
-    j["compare_gpus"] = r.compare_gpus;
-    j["units"] = units_name(r.units);
+    add_gpu_fields(j, r);
     return j;
   }
   j["kv_cache"] = {{"dtype", r.kv_cache_dtype}};
@@ -515,11 +522,7 @@ json request_to_json(const Request& r) {
                    {"prefill_chunk_tokens", r.settings.prefill_chunk_tokens},
                    {"flash_attention", r.settings.flash_attention},
                    {"margin_fraction", r.settings.margin_fraction}};
-  if (r.gpu_capacity_bytes > 0) j["gpu"] = {{"capacity_bytes", r.gpu_capacity_bytes}};
-  else j["gpu"] = {{"id", r.gpu_id}};
-  j["gpu_count"] = r.settings.gpu_count;
-  j["compare_gpus"] = r.compare_gpus;
-  j["units"] = units_name(r.units);
+  add_gpu_fields(j, r);
   return j;
 }
 
