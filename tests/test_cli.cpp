@@ -1,6 +1,8 @@
 // The CLI: article 004 reproduced, JSON output equal to the API's, exit codes.
 #include "helpers.hpp"
 
+#include <cstdio>
+#include <fstream>
 #include <sstream>
 
 #include "cli/cli.hpp"
@@ -157,4 +159,18 @@ TEST_CASE("vramfit train: options reach the request; errors exit 2", "[cli][trai
   CHECK(r.status == 2);
   r = run({"net", "/nonexistent.json"});
   CHECK(r.status == 2);
+}
+
+TEST_CASE("vramfit net reproduces article 000: 100 M float32 parameters = 400 MB", "[cli][article000]") {
+  const std::string file = std::string(VRAMFIT_FIXTURES_DIR) + "/../../build/article-000-test.json";
+  {
+    std::ofstream out(file);
+    out << R"({"name": "100M", "input": [10000], "layers": [{"type": "linear", "out": 10000, "bias": false}]})";
+  }
+  Run r = run({"net", file, "--optimizer", "adam", "--rule", "layer_outputs", "--margin", "0"});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("100,000,000 parameters x 4 B (f32) = 400,000,000 B") != std::string::npos);
+  CHECK(r.out.find("400.00 MB\n    = 100,000,000 parameters") != std::string::npos);
+  std::remove(file.c_str());
 }

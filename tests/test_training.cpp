@@ -55,6 +55,7 @@ TEST_CASE("precision recipes: bytes per parameter for weights, gradients, master
   const Case cases[] = {
       {"fp32", 4, 4, 0, 8},        // everything fp32
       {"amp_bf16", 4, 4, 0, 8},    // autocast: fp32 weights and grads (+ 16-bit copies, below)
+      {"amp_fp16", 4, 4, 0, 8},
       {"mixed_fp16", 2, 2, 4, 8},  // ZeRO paper: 2 + 2 + 12 = 16 B
       {"mixed_bf16", 2, 4, 4, 8},  // Megatron bf16: fp32 gradient accumulation
       {"bf16", 2, 2, 0, 4},        // pure bf16: states in bf16 too
@@ -72,7 +73,11 @@ TEST_CASE("precision recipes: bytes per parameter for weights, gradients, master
   // Autocast caches 16-bit copies of every matmul weight (all but the norms; the embedding
   // lookup is not autocast): 4 x 4,096 + 3 x 8,192 + lm_head 6,400.
   CHECK(train(tiny_config(), {{"recipe", "amp_bf16"}}).autocast_copies == 2 * (4 * 4096 + 3 * 8192 + 6400));
+  CHECK(train(tiny_config(), {{"recipe", "amp_fp16"}}).autocast_copies == 2 * (4 * 4096 + 3 * 8192 + 6400));
   CHECK(train(tiny_config(), {{"recipe", "fp32"}}).autocast_copies == 0);
+  // Activation bytes follow the recipe: 4 B in fp32, 2 B otherwise (Q and K: 2 x 64 wide).
+  CHECK(train(tiny_config(), {{"recipe", "fp32"}, {"sequence_length", 8}}).layer.query_key == 4 * 8 * 128);
+  CHECK(train(tiny_config(), {{"recipe", "amp_fp16"}, {"sequence_length", 8}}).layer.query_key == 2 * 8 * 128);
 }
 
 TEST_CASE("every optimizer's state on the tiny model, by hand", "[training]") {
