@@ -140,3 +140,23 @@ test("an idle page stops asking for frames; input wakes it", async () => {
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test("a dropped config.json sets the model; only the page reads it", async () => {
+  const { context, page, errors, urls } = await open(browser, site.origin + "/");
+  const config = fs.readFileSync(path.join(root, "tests/fixtures/configs", fs.readdirSync(path.join(root, "tests/fixtures/configs"))[0]), "utf8");
+  await page.evaluate(text => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([text], "config.json", { type: "application/json" }));
+    canvas.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, config);
+  await page.waitForFunction(() => {
+    const hash = Module.UTF8ToString(Module._vramfit_current_hash());
+    return hash && JSON.parse(atob(hash.slice(2).replace(/-/g, "+").replace(/_/g, "/"))).model?.config !== undefined;
+  });
+  const state = decodeHash(await currentHash(page));
+  assert.equal(state.model.name, "config.json");
+  assert.ok(state.model.config.num_hidden_layers > 0);
+  assert.deepEqual(errors, []);
+  assertSameOrigin(urls, site.origin);
+  await context.close();
+});
