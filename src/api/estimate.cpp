@@ -70,24 +70,23 @@ TrainingFit fit_network(const Network& net, const NetworkSettings& settings, int
   return f;
 }
 
+// base: training_memory() at these settings, computed once by the caller for every GPU.
 TrainingFit fit_training(const FormatTables& tables, const ModelSpec& model, const TrainingSettings& settings,
-                         int64_t capacity) {
+                         const TrainingMemory& base, int64_t capacity) {
   TrainingFit f;
   f.capacity_bytes = capacity;
   auto total_for = [&](const TrainingSettings& s) {
     auto m = training_memory(tables, model, s);
     return m ? m->total : kByteCeiling;
   };
-  f.required_bytes = total_for(settings);
+  f.required_bytes = base.total;
   f.headroom_bytes = capacity - f.required_bytes;
   f.fits = f.headroom_bytes >= 0;
-  auto base = training_memory(tables, model, settings);
-  if (!base) return f;
   // Batch and sequence change only activations and logits: retotal_training is arithmetic.
-  auto batch_total = [&](int64_t b) { TrainingSettings s = settings; s.micro_batch = b; return retotal_training_bytes(model, s, *base); };
+  auto batch_total = [&](int64_t b) { TrainingSettings s = settings; s.micro_batch = b; return retotal_training_bytes(model, s, base); };
   auto batch_fits = [&](int64_t b) { return batch_total(b) <= capacity; };
   f.max_batch = batch_fits(1) ? largest_fitting(1, kMaxMicroBatch, capacity, batch_fits, batch_total) : 0;
-  auto seq_total = [&](int64_t n) { TrainingSettings s = settings; s.sequence_length = n; return retotal_training_bytes(model, s, *base); };
+  auto seq_total = [&](int64_t n) { TrainingSettings s = settings; s.sequence_length = n; return retotal_training_bytes(model, s, base); };
   auto seq_fits = [&](int64_t n) { return seq_total(n) <= capacity; };
   f.max_sequence_length = seq_fits(1) ? largest_fitting(1, kMaxTrainingSequence, capacity, seq_fits, seq_total) : 0;
   if (settings.sharding == Sharding::none) {
@@ -125,10 +124,12 @@ Result<Report> estimate_training(Report report, const Catalog& catalog) {
   report.training = *memory;
   report.breakdown = explain_training(report.prepared.model, request.training, report.training);
   for (const std::string& a : request.custom_model_assumptions) report.breakdown.assumptions.push_back(a);
-  report.training_fit = fit_training(catalog.formats, report.prepared.model, request.training, report.gpu.usable_bytes());
+  report.training_fit = fit_training(catalog.formats, report.prepared.model, request.training, report.training,
+                                     report.gpu.usable_bytes());
   if (request.compare_gpus) {
     for (const Gpu& gpu : catalog.gpus) {
-      GpuVerdict v{&gpu, {}, fit_training(catalog.formats, report.prepared.model, request.training, gpu.usable_bytes())};
+      GpuVerdict v{&gpu, {}, fit_training(catalog.formats, report.prepared.model, request.training, report.training,
+                                             gpu.usable_bytes())};
       report.gpus.push_back(v);
     }
   }
