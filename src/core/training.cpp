@@ -384,7 +384,10 @@ Breakdown explain_training(const ModelSpec& model, const TrainingSettings& t, co
   };
   // Numbers for the formulas.
   const std::string e = std::to_string(r.activation) + " B", sb = n(t.sequence_length) + " x " + n(t.micro_batch);
-  const int64_t heads = model.attention_heads, head_dim = model.head_dim > 0 ? model.head_dim : model.hidden_size / heads;
+  const int64_t heads = model.attention_heads;
+  // A per-layer item's width in elements per token, for the formulas.
+  const int64_t token_bytes = std::max<int64_t>(1, r.activation * t.sequence_length * t.micro_batch);
+  auto width = [&](int64_t bytes) { return n(bytes / token_bytes); };
   const std::string h = n(model.hidden_size);
   if (t.recompute == Recompute::full) {
     child("layer_inputs", "Layer inputs (full recomputation)", m.activations,
@@ -394,26 +397,23 @@ Breakdown explain_training(const ModelSpec& model, const TrainingSettings& t, co
     child("attention_norm", "Attention norm input", L.attention_norm_input, e + " x " + sb + " x " + h + per);
     child("qkv_input", "Q/K/V projection input", L.qkv_input, e + " x " + sb + " x " + h + per);
     child("query_key", "Q and K", L.query_key,
-          e + " x " + sb + " x (q " + n(L.query_key / std::max<int64_t>(1, r.activation * t.sequence_length * t.micro_batch) -
-                                      (L.value / std::max<int64_t>(1, r.activation * t.sequence_length * t.micro_batch))) +
-              " + k " + n(L.value / std::max<int64_t>(1, r.activation * t.sequence_length * t.micro_batch)) + ")" + per);
-    child("value", "V", L.value, e + " x " + sb + " x " + n(L.value / std::max<int64_t>(1, r.activation * t.sequence_length * t.micro_batch)) + per);
+          e + " x " + sb + " x (q " + width(L.query_key - L.value) + " + k " + width(L.value) + ")" + per);
+    child("value", "V", L.value, e + " x " + sb + " x " + width(L.value) + per);
     child("softmax", "Attention probabilities", L.softmax, e + " x " + n(heads) + " heads x " + n(t.sequence_length) + "^2 x " + n(t.micro_batch) + per);
     child("attention_dropout", "Attention dropout (mask + output)", L.attention_dropout,
           "(1 B + " + e + ") x " + n(heads) + " heads x " + n(t.sequence_length) + "^2 x " + n(t.micro_batch) + per);
     child("flash_lse", "Flash attention log-sum-exp", L.flash_lse, "4 B x " + n(heads) + " heads x " + sb + per);
     child("output_projection", "Output projection input", L.output_projection_input,
-          e + " x " + sb + " x " + n(L.output_projection_input / std::max<int64_t>(1, r.activation * t.sequence_length * t.micro_batch)) + per);
+          e + " x " + sb + " x " + width(L.output_projection_input) + per);
     child("residual_dropout", "Residual dropout masks", L.residual_dropout, "2 x 1 B x " + sb + " x " + h + per);
     child("mlp_norm", "MLP norm input", L.mlp_norm_input, e + " x " + sb + " x " + h + per);
     child("mlp", "MLP", L.mlp,
-          e + " x " + sb + " x " + n(L.mlp / std::max<int64_t>(1, r.activation * t.sequence_length * t.micro_batch)) +
+          e + " x " + sb + " x " + width(L.mlp) +
               (model.mlp == MlpKind::gated ? " (h + 4 x f: gate/up input, SiLU in, SiLU out, up out, down input)"
                                            : " (h + 2 x f: fc1 input, activation input, fc2 input)") + per);
     child("router", "Router logits (fp32)", L.router, "4 B x " + sb + " x " + n(model.experts) + " experts" + per);
     child("lora", "LoRA intermediates (x A, fp32)", L.lora, "4 B x " + sb + " x rank " + n(t.lora_rank) + " x target modules" + per);
   }
-  (void)head_dim;
   b.items.push_back(std::move(a));
   if (m.recompute_working > 0) {
     b.items.push_back({"recompute", "One layer recomputed in backward", m.recompute_working,
