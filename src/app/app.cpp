@@ -749,9 +749,7 @@ void App::draw_layers() {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(row.type.c_str());
     ImGui::TableNextColumn();
-    std::string shape = "[";
-    for (size_t i = 0; i < row.output_shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(row.output_shape[i]);
-    ImGui::TextUnformatted((shape + "]").c_str());
+    ImGui::TextUnformatted(shape_text(row.output_shape).c_str());
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(with_thousands(row.parameters).c_str());
     ImGui::TableNextColumn();

@@ -40,10 +40,7 @@ void print_training_report(std::ostream& out, const Report& r) {
     out << "  " << pad("layer", 18) << pad("type", 15) << pad("output shape", 22) << pad_left("parameters", 14)
         << pad_left("activations", 14) << "\n";
     for (const LayerRow& row : r.network.layers) {
-      std::string shape = "[";
-      for (size_t i = 0; i < row.output_shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(row.output_shape[i]);
-      shape += "]";
-      out << "  " << pad(row.name, 18) << pad(row.type, 15) << pad(shape, 22) << pad_left(with_thousands(row.parameters), 14)
+      out << "  " << pad(row.name, 18) << pad(row.type, 15) << pad(shape_text(row.output_shape), 22) << pad_left(with_thousands(row.parameters), 14)
           << pad_left(format_bytes(row.activation_bytes, u), 14) << "\n";
     }
     out << "\n";

@@ -23,12 +23,6 @@ constexpr LayerInfo kLayers[] = {
     {LayerType::add, "add"}, {LayerType::self_attention, "self_attention"},
 };
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 int64_t product(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t d : shape) n = sat_mul(n, d);
@@ -67,6 +61,12 @@ Error layer_error(size_t index, const Layer& layer, const std::string& what) {
 }
 
 }  // namespace
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
 
 int64_t element_bytes(ElementType type) { return kElements[static_cast<int>(type)].bytes; }
 const char* element_type_id(ElementType type) { return kElements[static_cast<int>(type)].id; }

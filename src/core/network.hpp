@@ -24,6 +24,9 @@ int64_t element_bytes(ElementType type);
 const char* element_type_id(ElementType type);  // "f32"
 bool parse_element_type(const std::string& id, ElementType& type);
 
+// "[128, 4096]": a shape as the layer table and the error messages write it.
+std::string shape_text(const std::vector<int64_t>& shape);
+
 enum class LayerType {
   linear, conv2d, batchnorm2d, layernorm, embedding,
   relu, gelu, silu, sigmoid, tanh, softmax, dropout,
