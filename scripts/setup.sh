@@ -31,8 +31,11 @@ if ! command -v npm >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends npm
 fi
 
-# --- Browser-test driver (playwright-core, pinned in package-lock.json; drives /usr/bin/chromium)
-if [ ! -f "$here/node_modules/playwright-core/package.json" ]; then
+# --- npm tools, pinned in package-lock.json: playwright-core (drives /usr/bin/chromium in the
+# browser tests) and google-closure-compiler 20220104 (the version Emscripten 3.1.6 pins;
+# minifies the page's JavaScript)
+if [ ! -f "$here/node_modules/playwright-core/package.json" ] ||
+   [ ! -x "$here/node_modules/.bin/google-closure-compiler" ]; then
   (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 

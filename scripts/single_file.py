@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Writes one self-contained HTML file from dist/: the page with its scripts inlined and the
-wasm inlined as base64 (handed to Emscripten as Module.wasmBinary), so it works when opened
-from disk (file://), where browsers refuse to fetch a separate .wasm.
+"""Writes one self-contained HTML file from dist/: the page with its scripts inlined and both
+modules' wasm inlined as base64 (the app's as Module.wasmBinary; the core-only module's, which
+reads dropped files, as VRAMFIT_API_OPTIONS.wasmBinary), so it works when opened from disk
+(file://), where browsers refuse to fetch a separate .wasm.
   single_file.py DIST_DIR OUT.html"""
 import base64
 import os
@@ -12,15 +13,18 @@ def main():
     dist, out = sys.argv[1], sys.argv[2]
     read = lambda name: open(os.path.join(dist, name), encoding="utf-8").read()
     html = read("index.html")
-    wasm = base64.b64encode(open(os.path.join(dist, "vramfit_app.wasm"), "rb").read()).decode("ascii")
+    wasm = lambda name: base64.b64encode(open(os.path.join(dist, name), "rb").read()).decode("ascii")
+    binary = lambda name: "Uint8Array.from(atob(\"" + wasm(name) + "\"), c => c.charCodeAt(0))"
     boot = (
         "<script>window.VRAMFIT_INLINE = true;\n"
-        "window.Module = {wasmBinary: Uint8Array.from(atob(\"" + wasm + "\"), c => c.charCodeAt(0))};</script>\n"
+        "window.Module = {wasmBinary: " + binary("vramfit_app.wasm") + "};\n"
+        "window.VRAMFIT_API_OPTIONS = {get wasmBinary() { return " + binary("vramfit_api.wasm") + "; }};</script>\n"
     )
     # "</script" cannot appear inside an inline script; escape it in the inlined sources.
     inline = lambda source: "<script>\n" + source.replace("</script", "<\\/script") + "\n</script>"
     html = html.replace('<script src="vramfit-api.js"></script>', boot + inline(read("vramfit-api.js")))
-    html = html.replace('<script src="shell.js"></script>', inline(read("shell.js")) + "\n" + inline(read("vramfit_app.js")))
+    html = html.replace('<script src="shell.js"></script>',
+                        inline(read("shell.js")) + "\n" + inline(read("vramfit_api.js")) + "\n" + inline(read("vramfit_app.js")))
     with open(out, "w", encoding="utf-8") as f:
         f.write(html)
     print(f"{out}: {os.path.getsize(out):,} bytes")

@@ -14,6 +14,18 @@ TEST_CASE("the built-in catalog loads", "[catalog]") {
   CHECK(c.formats.formats.size() >= 25);
 }
 
+TEST_CASE("a data file edited into the wrong shape is an error, not a crash", "[catalog]") {
+  const std::string formats = embedded_data_file("weight_formats.json");
+  const std::string models = embedded_data_file("models.json");
+  auto broken = parse_catalog(R"({"gpus": [{"id": "x", "vendor": "v"}]})", formats, models);
+  REQUIRE_FALSE(broken);
+  CHECK(broken.error().message.find("unexpected shape") != std::string::npos);
+  auto not_json = parse_catalog("{", formats, models);
+  REQUIRE_FALSE(not_json);
+  CHECK(not_json.error().field == "gpus.json");
+  CHECK(parse_catalog(embedded_data_file("gpus.json"), formats, models));
+}
+
 TEST_CASE("GPU capacities are the driver-reported figures", "[catalog]") {
   const Catalog& c = builtin_catalog();
   REQUIRE(c.find_gpu("rtx-4090"));

@@ -39,13 +39,38 @@
   window.addEventListener("hashchange", () => { if (window.Module && Module._vramfit_hash_changed) Module._vramfit_hash_changed(); });
   if (window.matchMedia) matchMedia("(resolution: 1dppx)").addEventListener("change", wake);
 
+  // The core-only module (vramfit_api.js/.wasm, the JavaScript API of web/api.html) reads
+  // dropped model files and answers window.vramfitApi(). It is fetched on first use, not
+  // with the page: most visits never drop a file. The single-file page inlines it.
+  let api = null;
+  window.vramfitApi = function () {
+    if (!api) {
+      api = new Promise((resolve, reject) => {
+        const start = () => window.loadVramfit(window.VRAMFIT_API_OPTIONS || {}).then(resolve, reject);
+        if (typeof window.createVramfit === "function") return start();
+        const script = document.createElement("script");
+        script.src = "vramfit_api.js";
+        script.onload = start;
+        script.onerror = () => reject(new Error("could not load vramfit_api.js"));
+        document.head.appendChild(script);
+      });
+      api.catch(() => { api = null; });  // a failed load may be retried
+    }
+    return api;
+  };
+
   // Files dropped on the page: only their header bytes are read (File.slice), nothing is sent.
   canvas.addEventListener("dragover", event => event.preventDefault());
   canvas.addEventListener("drop", async event => {
     event.preventDefault();
     const file = event.dataTransfer && event.dataTransfer.files[0];
     if (!file || !window.Module || !Module._vramfit_apply_fragment) return;
-    const fragment = await window.vramfitWrap(Module).readModelFile(file);
+    let fragment;
+    try {
+      fragment = await (await window.vramfitApi()).readModelFile(file);
+    } catch (error) {
+      fragment = {error: {id: "file.unreadable", field: "file", message: String(error && error.message || error)}};
+    }
     const text = JSON.stringify(fragment);
     const length = Module.lengthBytesUTF8(text) + 1;
     const pointer = Module._malloc(length);

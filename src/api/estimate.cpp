@@ -323,19 +323,21 @@ json error_to_json(const Error& e) {
 }
 
 std::string estimate_json(const std::string& request_text) {
-  try {
-    const Catalog& catalog = builtin_catalog();
-    if (!builtin_catalog_error().empty()) {
-      return error_to_json(make_error("catalog.invalid", "", builtin_catalog_error())).dump();
-    }
-    auto request = request_from_text(request_text);
-    if (!request) return error_to_json(request.error()).dump();
-    auto report = estimate(*request, catalog);
-    if (!report) return error_to_json(report.error()).dump();
-    return report_to_json(*report).dump();
-  } catch (const std::exception& e) {
-    return error_to_json(make_error("internal", "", std::string("internal error: ") + e.what())).dump();
-  }
+  return guard_exceptions(
+      [&]() -> std::string {
+        const Catalog& catalog = builtin_catalog();
+        if (!builtin_catalog_error().empty()) {
+          return error_to_json(make_error("catalog.invalid", "", builtin_catalog_error())).dump();
+        }
+        auto request = request_from_text(request_text);
+        if (!request) return error_to_json(request.error()).dump();
+        auto report = estimate(*request, catalog);
+        if (!report) return error_to_json(report.error()).dump();
+        return report_to_json(*report).dump();
+      },
+      [](const char* what) {
+        return error_to_json(make_error("internal", "", std::string("internal error: ") + what)).dump();
+      });
 }
 
 json catalog_to_json(const Catalog& catalog) {
@@ -360,39 +362,55 @@ json catalog_to_json(const Catalog& catalog) {
           {"kv_cache_dtypes", {"f16", "bf16", "f32", "fp8", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"}}};
 }
 
+json read_config_fragment_json(const std::string& text, const std::string& name) {
+  return guard_exceptions(
+      [&] {
+        auto read = read_hf_config_text(text, name);
+        if (!read) return error_to_json(read.error());
+        json fragment = {{"model", {{"config", write_hf_config(read->spec)}, {"name", name}}}};
+        if (!read->stored_format.empty()) {
+          fragment["weights"] = {{"format", read->stored_format}};
+          if (read->stored_group_size > 0) fragment["weights"]["group_size"] = read->stored_group_size;
+        }
+        fragment["assumed"] = read->assumptions;
+        return fragment;
+      },
+      [](const char* what) { return error_to_json(make_error("internal", "", std::string("internal error: ") + what)); });
+}
+
+namespace {
+
+json read_model_file_json_unguarded(const std::string& kind, const uint8_t* data, int64_t size, int64_t file_size,
+                                    const std::string& name) {
+  const Catalog& catalog = builtin_catalog();
+  Request request;
+  if (kind == "config") {
+    return read_config_fragment_json(std::string(reinterpret_cast<const char*>(data), static_cast<size_t>(size)), name);
+  }
+  Result<ModelFileRead> read = make_error("file.unknown_kind", "kind", "unknown file kind '" + kind + "'");
+  if (kind == "gguf") {
+    auto gguf = read_gguf(data, size, name, file_size);
+    if (!gguf) return error_to_json(gguf.error());
+    read = model_from_gguf(catalog.formats, *gguf, name);
+  } else if (kind == "safetensors") {
+    auto file = read_safetensors(data, size, name, file_size);
+    if (!file) return error_to_json(file.error());
+    read = model_from_safetensors({*file}, nullptr, name);
+  }
+  if (!read) return error_to_json(read.error());
+  if (auto e = apply_model_file(request, *read)) return error_to_json(*e);
+  const json full = request_to_json(request);
+  return {{"model", full["model"]}, {"weights", full["weights"]}};
+}
+
+}  // namespace
+
 json read_model_file_json(const std::string& kind, const uint8_t* data, int64_t size, int64_t file_size,
                           const std::string& name) {
-  try {
-    const Catalog& catalog = builtin_catalog();
-    Request request;
-    if (kind == "config") {
-      auto read = read_hf_config_text(std::string(reinterpret_cast<const char*>(data), static_cast<size_t>(size)), name);
-      if (!read) return error_to_json(read.error());
-      json fragment = {{"model", {{"config", write_hf_config(read->spec)}, {"name", name}}}};
-      if (!read->stored_format.empty()) {
-        fragment["weights"] = {{"format", read->stored_format}};
-        if (read->stored_group_size > 0) fragment["weights"]["group_size"] = read->stored_group_size;
-      }
-      fragment["assumed"] = read->assumptions;
-      return fragment;
-    }
-    Result<ModelFileRead> read = make_error("file.unknown_kind", "kind", "unknown file kind '" + kind + "'");
-    if (kind == "gguf") {
-      auto gguf = read_gguf(data, size, name, file_size);
-      if (!gguf) return error_to_json(gguf.error());
-      read = model_from_gguf(catalog.formats, *gguf, name);
-    } else if (kind == "safetensors") {
-      auto file = read_safetensors(data, size, name, file_size);
-      if (!file) return error_to_json(file.error());
-      read = model_from_safetensors({*file}, nullptr, name);
-    }
-    if (!read) return error_to_json(read.error());
-    if (auto e = apply_model_file(request, *read)) return error_to_json(*e);
-    const json full = request_to_json(request);
-    return {{"model", full["model"]}, {"weights", full["weights"]}};
-  } catch (const std::exception& e) {
-    return error_to_json(make_error("internal", "", std::string("internal error: ") + e.what()));
-  }
+  return guard_exceptions([&] { return read_model_file_json_unguarded(kind, data, size, file_size, name); },
+                          [](const char* what) {
+                            return error_to_json(make_error("internal", "", std::string("internal error: ") + what));
+                          });
 }
 
 }  // namespace vramfit

@@ -71,6 +71,9 @@ std::string estimate_json(const std::string& request_text);
 // gguf.truncated and the caller reads more. kind: "gguf", "safetensors", "config".
 nlohmann::json read_model_file_json(const std::string& kind, const uint8_t* data, int64_t size,
                                     int64_t file_size, const std::string& name);
+// The "config" kind of read_model_file_json() alone: what the app calls for a pasted
+// config.json (without linking the GGUF and safetensors readers into the page).
+nlohmann::json read_config_fragment_json(const std::string& text, const std::string& name);
 
 // The catalogs as JSON (models, GPUs, weight formats, KV cache dtypes), for front ends
 // that build pickers. The same lists `vramfit models/gpus/formats --json` print.

@@ -336,9 +336,7 @@ void App::draw_inference_inputs() {
   if (ImGui::CollapsingHeader("Paste a config.json")) {
     ImGui::InputTextMultiline("##config", &config_text_, ImVec2(-1, ImGui::GetTextLineHeight() * 8));
     if (ImGui::Button("Use this config")) {
-      const auto fragment = read_model_file_json("config", reinterpret_cast<const uint8_t*>(config_text_.data()),
-                                                 static_cast<int64_t>(config_text_.size()), static_cast<int64_t>(config_text_.size()),
-                                                 "pasted config.json");
+      const auto fragment = read_config_fragment_json(config_text_, "pasted config.json");
       config_status_ = fragment.contains("error") ? fragment["error"].value("message", std::string()) : "";
       if (!fragment.contains("error")) apply_file_fragment(fragment);
     }

@@ -116,47 +116,49 @@ Result<FormatTables> parse_formats(const json& root) {
 
 Result<Catalog> parse_catalog(const std::string& gpus_text, const std::string& formats_text,
                               const std::string& models_text) {
-  Catalog c;
   const json gpus = json::parse(gpus_text, nullptr, false);
   const json formats = json::parse(formats_text, nullptr, false);
   const json models = json::parse(models_text, nullptr, false);
   if (gpus.is_discarded()) return data_error("gpus.json", "not valid JSON");
   if (formats.is_discarded()) return data_error("weight_formats.json", "not valid JSON");
   if (models.is_discarded()) return data_error("models.json", "not valid JSON");
-  try {
-    auto tables = parse_formats(formats);
-    if (!tables) return tables.error();
-    c.formats = std::move(tables).value();
-    for (const json& g : gpus.at("gpus")) {
-      Gpu gpu;
-      gpu.id = g.at("id").get<std::string>();
-      gpu.name = g.at("name").get<std::string>();
-      gpu.vendor = g.at("vendor").get<std::string>();
-      gpu.segment = g.at("segment").get<std::string>();
-      gpu.basis = g.at("basis").get<std::string>();
-      gpu.source = g.at("source").get<std::string>();
-      gpu.total_bytes = g.at("capacity_mib").get<int64_t>() * kMiB;
-      gpu.usable_fraction = get_or<double>(g, "usable_fraction", 1.0);
-      gpu.bandwidth_gbs = g.at("bandwidth_gbs").get<double>();
-      c.gpus.push_back(gpu);
-    }
-    for (const json& m : models.at("models")) {
-      ModelPreset preset;
-      preset.id = m.at("id").get<std::string>();
-      preset.name = m.at("name").get<std::string>();
-      preset.family = m.at("family").get<std::string>();
-      preset.hf_repo = get_or<std::string>(m, "hf_repo", "");
-      preset.note = get_or<std::string>(m, "note", "");
-      preset.published_parameters = get_or<int64_t>(m, "published_parameters", 0);
-      auto read = read_hf_config(m.at("config"), "models.json: " + preset.id);
-      if (!read) return read.error();
-      preset.spec = read->spec;
-      c.models.push_back(preset);
-    }
-  } catch (const json::exception& e) {
-    return data_error("data/", std::string("unexpected shape: ") + e.what());
-  }
-  return c;
+  // The data files are ours and tested; a file edited into the wrong shape (json::at or
+  // get<T> throwing) is reported, not a crash, wherever exceptions are on.
+  return guard_exceptions(
+      [&]() -> Result<Catalog> {
+        Catalog c;
+        auto tables = parse_formats(formats);
+        if (!tables) return tables.error();
+        c.formats = std::move(tables).value();
+        for (const json& g : gpus.at("gpus")) {
+          Gpu gpu;
+          gpu.id = g.at("id").get<std::string>();
+          gpu.name = g.at("name").get<std::string>();
+          gpu.vendor = g.at("vendor").get<std::string>();
+          gpu.segment = g.at("segment").get<std::string>();
+          gpu.basis = g.at("basis").get<std::string>();
+          gpu.source = g.at("source").get<std::string>();
+          gpu.total_bytes = g.at("capacity_mib").get<int64_t>() * kMiB;
+          gpu.usable_fraction = get_or<double>(g, "usable_fraction", 1.0);
+          gpu.bandwidth_gbs = g.at("bandwidth_gbs").get<double>();
+          c.gpus.push_back(gpu);
+        }
+        for (const json& m : models.at("models")) {
+          ModelPreset preset;
+          preset.id = m.at("id").get<std::string>();
+          preset.name = m.at("name").get<std::string>();
+          preset.family = m.at("family").get<std::string>();
+          preset.hf_repo = get_or<std::string>(m, "hf_repo", "");
+          preset.note = get_or<std::string>(m, "note", "");
+          preset.published_parameters = get_or<int64_t>(m, "published_parameters", 0);
+          auto read = read_hf_config(m.at("config"), "models.json: " + preset.id);
+          if (!read) return read.error();
+          preset.spec = read->spec;
+          c.models.push_back(preset);
+        }
+        return c;
+      },
+      [](const char* what) -> Result<Catalog> { return data_error("data/", std::string("unexpected shape: ") + what); });
 }
 
 std::string embedded_data_file(const std::string& name) {

@@ -1,5 +1,6 @@
 // Errors as values: every reader and validator returns a Result, never throws to its caller.
 #pragma once
+#include <exception>
 #include <optional>
 #include <string>
 #include <utility>
@@ -34,6 +35,25 @@ class Result {
 
 inline Error make_error(std::string id, std::string field, std::string message) {
   return Error{std::move(id), std::move(field), std::move(message)};
+}
+
+// The last line of defence at an entry point: an exception that escapes `body` (a library
+// bug, bad_alloc) becomes a value through `on_exception(what)`. The page's module is built
+// without exceptions to save size (CMakeLists.txt); there the body runs unguarded, which the
+// fuzzers justify: they call the readers and the estimator with exceptions on and no guard,
+// and none has ever escaped.
+template <class Body, class OnException>
+auto guard_exceptions(Body body, OnException on_exception) -> decltype(body()) {
+#if defined(__cpp_exceptions)
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return on_exception(e.what());
+  }
+#else
+  (void)on_exception;
+  return body();
+#endif
 }
 
 }  // namespace vramfit

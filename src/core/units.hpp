@@ -12,16 +12,24 @@ constexpr int64_t kGB = 1000 * 1000 * 1000;
 
 enum class DisplayUnits { gb, gib };  // GB = 10^9 bytes, GiB = 2^30 bytes
 
-constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+// The byte arithmetic below runs millions of times per fit map. The page's build optimises
+// for size, which would leave each a call; these are always inlined.
+#if defined(__GNUC__) || defined(__clang__)
+#define VRAMFIT_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define VRAMFIT_ALWAYS_INLINE inline
+#endif
+
+constexpr VRAMFIT_ALWAYS_INLINE int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Byte arithmetic that cannot overflow: results saturate at kByteCeiling (2^62 B, 4.6 EB),
 // far above any GPU, so a saturated figure still reads "does not fit" and stays monotone.
 constexpr int64_t kByteCeiling = int64_t(1) << 62;
-inline int64_t sat_add(int64_t a, int64_t b) {
+VRAMFIT_ALWAYS_INLINE int64_t sat_add(int64_t a, int64_t b) {
   int64_t r = 0;
   return __builtin_add_overflow(a, b, &r) || r > kByteCeiling ? kByteCeiling : r;
 }
-inline int64_t sat_mul(int64_t a, int64_t b) {
+VRAMFIT_ALWAYS_INLINE int64_t sat_mul(int64_t a, int64_t b) {
   // Fast path: both in [0, 2^31), so the product fits in 62 bits. (On wasm32 the checked
   // 64-bit multiply below is a library call; the fit map does millions of these.)
   if (static_cast<uint64_t>(a) < (uint64_t(1) << 31) && static_cast<uint64_t>(b) < (uint64_t(1) << 31)) {
@@ -32,7 +40,7 @@ inline int64_t sat_mul(int64_t a, int64_t b) {
   return __builtin_mul_overflow(a, b, &r) || r > kByteCeiling ? kByteCeiling : r;
 }
 template <class... Rest>
-int64_t sat_mul(int64_t a, int64_t b, Rest... rest) { return sat_mul(sat_mul(a, b), rest...); }
+VRAMFIT_ALWAYS_INLINE int64_t sat_mul(int64_t a, int64_t b, Rest... rest) { return sat_mul(sat_mul(a, b), rest...); }
 
 // "1,073,741,824"
 std::string with_thousands(int64_t value);

@@ -51,7 +51,9 @@ async function saveShot(page, name) {
 }
 
 test("the page's JS API returns the native CLI's JSON for the golden requests", async () => {
-  const { context, page, errors } = await open(browser, site.origin + "/");
+  const { context, page, errors, urls } = await open(browser, site.origin + "/");
+  // The core-only module is not part of the page's load; the first call fetches it.
+  assert.ok(!urls.some(url => url.includes("vramfit_api")), "vramfit_api loaded with the page");
   const dir = path.join(root, "tests/golden");
   const files = fs.readdirSync(dir).filter(f => f.endsWith(".json"));
   assert.ok(files.length >= 10);
@@ -60,7 +62,7 @@ test("the page's JS API returns the native CLI's JSON for the golden requests", 
     const request = JSON.parse(text);
     delete request._expect;
     delete request._about;
-    const fromPage = await page.evaluate(body => window.vramfitWrap(Module).estimateJson(body), JSON.stringify(request));
+    const fromPage = await page.evaluate(async body => (await window.vramfitApi()).estimateJson(body), JSON.stringify(request));
     let native;
     try { native = cli("infer", "--request", path.join(dir, file), "--json"); } catch (e) { native = null; }
     if (native === null) {
@@ -70,6 +72,7 @@ test("the page's JS API returns the native CLI's JSON for the golden requests", 
     }
   }
   assert.deepEqual(errors, []);
+  assertSameOrigin(urls, site.origin);
   await context.close();
 });
 

@@ -19,6 +19,8 @@
 using namespace vramfit;
 
 // ---- JavaScript side -------------------------------------------------------------------
+// Closure Compiler minifies this code with the module: page globals and Module fields are
+// written quoted (window["name"]) so their names survive.
 EM_JS(void, js_set_hash, (const char* hash, int replace), {
   const next = "#" + UTF8ToString(hash);
   if (location.hash === next) return;
@@ -42,18 +44,18 @@ EM_JS(char*, js_page_url, (), {
 EM_JS(void, js_copy, (const char* text), {
   const value = UTF8ToString(text);
   if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(value).catch(() => {});
-  if (typeof window.vramfitCopied === "function") window.vramfitCopied(value);
+  if (typeof window["vramfitCopied"] === "function") window["vramfitCopied"](value);
 });
 EM_JS(int, js_embed_mode, (), {
-  return (window.VRAMFIT_EMBED || new URLSearchParams(location.search).has("embed")) ? 1 : 0;
+  return (window["VRAMFIT_EMBED"] || new URLSearchParams(location.search).has("embed")) ? 1 : 0;
 });
 EM_JS(double, js_device_pixel_ratio, (), { return window.devicePixelRatio || 1; });
 EM_JS(int, js_prefers_dark, (), {
   return window.matchMedia && window.matchMedia("(prefers-color-scheme: light)").matches ? 0 : 1;
 });
-EM_JS(void, js_set_cursor, (const char* name), { Module.canvas.style.cursor = UTF8ToString(name); });
+EM_JS(void, js_set_cursor, (const char* name), { Module["canvas"].style.cursor = UTF8ToString(name); });
 EM_JS(void, js_first_frame, (), {
-  if (typeof window.vramfitFirstFrame === "function") window.vramfitFirstFrame();
+  if (typeof window["vramfitFirstFrame"] === "function") window["vramfitFirstFrame"]();
 });
 
 namespace {

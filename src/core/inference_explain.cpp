@@ -1,0 +1,198 @@
+// The inference breakdown as text: every item of inference_memory() with its formula and
+// the numbers in it. Kept apart from the arithmetic (inference.cpp), which the page builds
+// for speed; this part is built for size.
+#include <algorithm>
+#include <string>
+
+#include "inference.hpp"
+
+namespace vramfit {
+
+namespace {
+
+std::string n(int64_t value) { return with_thousands(value); }
+
+std::string per_element(const StorageType& t) {
+  if (t.block_elements == 1 && t.block_bits % 8 == 0) return std::to_string(t.block_bits / 8) + " B";
+  if (t.block_bits % 8 == 0) {
+    return std::to_string(t.block_bits / 8) + " B per " + std::to_string(t.block_elements);
+  }
+  return std::to_string(t.block_bits) + " bits per " + std::to_string(t.block_elements);
+}
+
+std::string plural(int64_t count, const char* one, const char* many) {
+  return n(count) + " " + (count == 1 ? one : many);
+}
+
+}  // namespace
+
+Breakdown explain_inference(const FormatTables& tables, const PreparedInference& p,
+                            const InferenceSettings& s, const InferenceMemory& m) {
+  Breakdown b;
+  b.mode = "inference";
+  b.gpu_count = s.gpu_count;
+  b.total_bytes = m.total;
+  const ModelSpec& model = p.model;
+  const int64_t gpus = s.gpu_count;
+  const std::string per_gpu = gpus > 1 ? " / " + plural(gpus, "GPU", "GPUs") : "";
+
+  // --- Weights ---------------------------------------------------------------------
+  BreakdownItem weights{"weights", "Weights", m.weights, "", "", {}};
+  if (p.weights.from_parameter_count) {
+    const StorageType& t = tables.storage_types[static_cast<size_t>(p.weights.by_type[0].storage_type)];
+    weights.formula = n(p.weights.parameters) + " parameters x " + per_element(t) + " (" + t.label +
+                      ")" + per_gpu + " = " + n(m.weights) + " B";
+    weights.note = "Parameter count only: every parameter stored as " + t.label +
+                   " (the articles' rule: parameters x bytes per parameter).";
+  } else {
+    weights.formula = n(p.weights.parameters) + " parameters in their stored layouts = " +
+                      n(p.weights.bytes) + " B";
+    if (gpus > 1) {
+      weights.formula += "; per GPU: " + n(p.weights.replicated_bytes) + " B of 1-D tensors on every GPU + " +
+                         n(p.weights.bytes - p.weights.replicated_bytes) + " B / " + n(gpus) +
+                         " = " + n(m.weights) + " B";
+    }
+    weights.note = p.weights.stored_in.empty()
+                       ? "Exact: every tensor of the architecture, counted from its shape, in the "
+                         "layout the format gives it (scales and zero points included)."
+                       : "Exact: every tensor as " + p.weights.stored_in + " stores it.";
+    for (const WeightsByType& w : p.weights.by_type) {
+      const StorageType& t = tables.storage_types[static_cast<size_t>(w.storage_type)];
+      BreakdownItem row{"weights." + t.id, t.label, w.bytes, "", t.note, {}};
+      row.formula = n(w.elements) + " elements in " + plural(w.tensors, "tensor", "tensors") + " x " +
+                    per_element(t) + " = " + n(w.bytes) + " B" + (gpus > 1 ? " (whole model)" : "");
+      weights.children.push_back(row);
+    }
+  }
+  if (model.is_moe()) {
+    weights.note += " MoE: all " + n(p.weights.parameters) + " parameters are resident although only " +
+                    n(p.weights.active_parameters) + " are active per token.";
+  }
+  b.items.push_back(weights);
+
+  // --- KV cache --------------------------------------------------------------------
+  BreakdownItem kv{"kv_cache", "KV cache", m.kv_cache, "", "", {}};
+  const std::string bytes_label = p.kv_type.block_elements == 1
+                                      ? std::to_string(p.kv_type.block_bits / 8) + " B"
+                                      : std::to_string(p.kv_type.block_bits / 8) + "/" +
+                                            std::to_string(p.kv_type.block_elements) + " B";
+  const std::string tail = " x " + bytes_label + " (" + p.kv_type.label + ")";
+  auto kv_line = [&](int64_t layers, int64_t tokens) {
+    std::string f;
+    if (model.uses_mla()) {
+      f = plural(layers, "layer", "layers") + " x (" + n(model.kv_lora_rank) + " latent + " +
+          n(model.qk_rope_head_dim) + " RoPE)" + tail;
+    } else {
+      f = "2 x " + plural(layers, "layer", "layers") + " x " + n(m.kv_heads_per_gpu) + " KV heads x " +
+          n(model.head_dim) + " head_dim" + tail;
+    }
+    return f + " x " + plural(tokens, "token", "tokens") + " x " +
+           plural(s.concurrent_sequences, "sequence", "sequences");
+  };
+  const int64_t bytes_per_token = sat_mul(m.kv_bytes_per_token_per_layer, p.full_attention_layers + p.sliding_layers);
+  if (p.sliding_layers == 0) {
+    kv.formula = kv_line(model.layers, s.context_tokens) + " = " + n(m.kv_cache) + " B";
+  } else {
+    const int64_t window_tokens = std::min(s.context_tokens, model.sliding_window);
+    const int64_t full = sat_mul(s.concurrent_sequences, m.kv_bytes_per_token_per_layer, p.full_attention_layers, s.context_tokens);
+    const int64_t sliding = m.kv_cache - full;
+    kv.formula = n(full) + " B (full-attention layers) + " + n(sliding) + " B (sliding-window layers) = " +
+                 n(m.kv_cache) + " B";
+    if (p.full_attention_layers > 0) {
+      kv.children.push_back({"kv_cache.full", "Full-attention layers", full,
+                             kv_line(p.full_attention_layers, s.context_tokens) + " = " + n(full) + " B", "", {}});
+    }
+    kv.children.push_back({"kv_cache.sliding", "Sliding-window layers", sliding,
+                           kv_line(p.sliding_layers, window_tokens) + " = " + n(sliding) + " B",
+                           "These layers attend to the last " + n(model.sliding_window) +
+                               " tokens only, so they hold min(context, window) tokens.", {}});
+  }
+  kv.note = n(bytes_per_token) + " B per token of context (all layers" + (gpus > 1 ? ", one GPU" : std::string()) + ").";
+  if (model.uses_mla()) {
+    kv.note += " Multi-head latent attention caches one compressed latent per token instead of per-head keys and values";
+    kv.note += gpus > 1 ? "; the latent is not split by tensor parallelism, every GPU holds it all." : ".";
+  } else if (model.kv_heads < model.attention_heads) {
+    kv.note += " Grouped-query attention: " + n(model.kv_heads) + " KV heads serve " +
+               n(model.attention_heads) + " query heads, a " + n(model.attention_heads / model.kv_heads) +
+               "x smaller cache.";
+  }
+  if (!model.uses_mla() && gpus > 1) {
+    kv.note += model.kv_heads % gpus == 0
+                   ? " Tensor parallelism: " + n(model.kv_heads) + " KV heads / " + n(gpus) + " GPUs = " +
+                         n(m.kv_heads_per_gpu) + " per GPU."
+                   : " Tensor parallelism over more GPUs than KV heads: heads are replicated, " +
+                         n(m.kv_heads_per_gpu) + " per GPU.";
+  }
+  b.items.push_back(kv);
+
+  // --- Overhead ----------------------------------------------------------------------
+  if (s.overhead == OverheadModel::engine) {
+    const int64_t compute = m.logits + m.activations + m.attention_scores;
+    BreakdownItem overhead{"overhead", "Runtime and compute buffers", m.runtime + compute,
+                           n(m.runtime) + " B runtime + " + n(compute) + " B compute buffer = " +
+                               n(m.runtime + compute) + " B",
+                           "Memory the engine needs besides weights and cache.", {}};
+    overhead.children.push_back({"overhead.runtime", "CUDA context and runtime", m.runtime,
+                                 n(m.runtime) + " B (setting runtime_bytes)",
+                                 "CUDA context, cuBLAS/cuDNN workspaces and allocator slack, per GPU. "
+                                 "Assumed 512 MiB by default; measure yours as nvidia-smi's used memory "
+                                 "minus torch.cuda.memory_reserved().", {}});
+    BreakdownItem buffer{"overhead.compute", "Compute buffer", compute,
+                         n(m.logits) + " B logits + " + n(m.activations) + " B activations + " +
+                             n(m.attention_scores) + " B attention scores = " + n(compute) + " B",
+                         "Peak working memory of one forward pass over a prefill chunk of " +
+                             plural(m.prefill_tokens, "token", "tokens") + ".", {}};
+    buffer.children.push_back({"overhead.compute.logits", "Logits", m.logits,
+                               plural(s.concurrent_sequences, "sequence", "sequences") + " x " +
+                                   n(model.vocab_size) + " vocab x 4 B (fp32) = " + n(m.logits) + " B",
+                               "One next-token distribution per sequence, in fp32 as engines keep logits.", {}});
+    buffer.children.push_back(
+        {"overhead.compute.activations", "Activations", m.activations,
+         n(m.prefill_tokens) + " tokens x " + std::to_string(p.activation_bytes) + " B x (2 x " +
+             n(model.hidden_size) + " hidden + (" + n(p.q_dim) + " q + 2 x " + n(p.kv_dim) + " kv + 3 x " +
+             n(p.ffn_dim) + " ffn)" + per_gpu + ") = " + n(m.activations) + " B",
+         "Tensors alive while one layer runs: residual and normed input, q/k/v projections, and the "
+         "MLP's gate, up and their product (the widest layer; MoE: experts per token x expert width).", {}});
+    if (!s.flash_attention) {
+      buffer.children.push_back(
+          {"overhead.compute.attention_scores", "Attention scores", m.attention_scores,
+           n(m.prefill_tokens) + " tokens x " + n(ceil_div(p.attention_heads, gpus)) + " heads x " +
+               n(s.context_tokens * s.concurrent_sequences) + " cached tokens x 4 B = " +
+               n(m.attention_scores) + " B",
+           "Without flash attention one layer's fp32 score matrix is materialised (llama.cpp's KQ "
+           "tensor); it grows with the context. Flash attention removes it.", {}});
+    }
+    overhead.children.push_back(buffer);
+    b.items.push_back(overhead);
+  } else {
+    b.assumptions.push_back("Overhead model 'articles': no runtime or compute buffer, only the margin "
+                            "on top of weights and KV cache, as the articles compute.");
+  }
+
+  // --- Margin ------------------------------------------------------------------------
+  b.items.push_back({"margin", "Safety margin", m.margin,
+                     format_percent(s.margin_fraction) + " x " + n(m.subtotal) + " B = " + n(m.margin) + " B",
+                     "Headroom against fragmentation and unexpected allocations; the articles advise 10-30% "
+                     "and never filling a GPU to 100%.", {}});
+
+  // --- Warnings ----------------------------------------------------------------------
+  if (model.max_context_tokens > 0 && s.context_tokens > model.max_context_tokens) {
+    b.warnings.push_back("context_tokens (" + n(s.context_tokens) + ") exceeds the model's trained context (" +
+                         n(model.max_context_tokens) + " tokens).");
+  }
+  if (!model.uses_mla() && gpus > 1 && model.kv_heads % gpus != 0 && gpus % model.kv_heads != 0) {
+    b.warnings.push_back(n(gpus) + " GPUs do not divide " + n(model.kv_heads) +
+                         " KV heads; engines reject this tensor-parallel degree.");
+  }
+  if (model.attention_heads > 0 && gpus > 1 && model.attention_heads % gpus != 0) {
+    b.warnings.push_back(n(gpus) + " GPUs do not divide " + n(model.attention_heads) +
+                         " attention heads; engines reject this tensor-parallel degree.");
+  }
+  if (p.kv_type.block_elements > 1) {
+    b.assumptions.push_back("Quantized KV cache (" + p.kv_type.label + ") as llama.cpp stores it: " +
+                            per_element(p.kv_type) + " elements.");
+  }
+  return b;
+}
+
+}  // namespace vramfit
