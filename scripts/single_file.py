@@ -22,6 +22,9 @@ def main():
     )
     # "</script" cannot appear inside an inline script; escape it in the inlined sources.
     inline = lambda source: "<script>\n" + source.replace("</script", "<\\/script") + "\n</script>"
+    # Nothing to fetch from disk: drop the preload hints.
+    html = "".join(line for line in html.splitlines(keepends=True)
+                   if 'rel="preload"' not in line and "Fetch the app while" not in line)
     html = html.replace('<script src="vramfit-api.js"></script>', boot + inline(read("vramfit-api.js")))
     html = html.replace('<script src="shell.js"></script>',
                         inline(read("shell.js")) + "\n" + inline(read("vramfit_api.js")) + "\n" + inline(read("vramfit_app.js")))

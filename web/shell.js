@@ -13,14 +13,21 @@
     status.style.display = "block";
   }
 
-  const probe = document.createElement("canvas");
-  if (!probe.getContext("webgl2")) {
-    show("vramfit needs WebGL 2, which this browser does not offer (or it is disabled). " +
-         "The command-line tool computes the same numbers.", true);
-    window.vramfitFailed = "webgl2";
+  // Without WebGL 2 the app cannot draw; the page says so. Only the API's presence is checked
+  // here (a probe context costs as much as the app's own); a context the browser refuses
+  // (blocklisted GPU, disabled) is reported by the app through vramfitFail().
+  const messages = {
+    webgl2: "vramfit needs WebGL 2, which this browser does not offer (or it is disabled). " +
+            "The command-line tool computes the same numbers.",
+  };
+  window.vramfitFail = function (what) {
+    window.vramfitFailed = what;
+    show(messages[what] || "vramfit could not start: " + what, true);
+  };
+  if (!window.WebGL2RenderingContext) {
+    window.vramfitFail("webgl2");
     return;
   }
-
   window.vramfitFirstFrame = function () {
     window.vramfitTiming = {firstFrameMs: performance.now() - started, sinceNavigationMs: performance.now()};
     status.style.display = "none";

@@ -269,7 +269,7 @@ void App::draw_inputs() {
       auto parsed = nlohmann::json::parse(network_text_, nullptr, false);
       auto net = network_from_json(parsed, "network");
       if (net) request_.network = *net;
-      else { request_.network = *network_from_json(nlohmann::json::parse(kExampleNetwork), "network"); network_text_ = kExampleNetwork; }
+      else { request_.network = *network_from_json(nlohmann::json::parse(std::string(kExampleNetwork)), "network"); network_text_ = kExampleNetwork; }
     }
     dirty_ = true;
   }
@@ -433,7 +433,7 @@ void App::draw_network_inputs() {
   ImGui::SameLine();
   if (ImGui::Button("Article 003 example")) {
     network_text_ = kExampleNetwork;
-    request_.network = *network_from_json(nlohmann::json::parse(kExampleNetwork), "network");
+    request_.network = *network_from_json(nlohmann::json::parse(std::string(kExampleNetwork)), "network");
     ns.batch = 128;
     network_status_.clear();
     dirty_ = true;

@@ -130,6 +130,17 @@ test("embed mode loads; the single-file page works from disk", async () => {
   await single.context.close();
 });
 
+test("without WebGL 2 the page says so instead of starting", async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await page.addInitScript(() => { delete window.WebGL2RenderingContext; });
+  await page.goto(site.origin + "/");
+  await page.waitForFunction(() => window.vramfitFailed, null, { timeout: 30000 });
+  assert.equal(await page.evaluate(() => window.vramfitFailed), "webgl2");
+  assert.match(await page.evaluate(() => document.getElementById("status").textContent), /needs WebGL 2/);
+  await context.close();
+});
+
 test("an idle page stops asking for frames; input wakes it", async () => {
   const { context, page, errors } = await open(browser, site.origin + "/");
   await page.waitForTimeout(500);

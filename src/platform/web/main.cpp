@@ -54,6 +54,9 @@ EM_JS(int, js_prefers_dark, (), {
   return window.matchMedia && window.matchMedia("(prefers-color-scheme: light)").matches ? 0 : 1;
 });
 EM_JS(void, js_set_cursor, (const char* name), { Module["canvas"].style.cursor = UTF8ToString(name); });
+EM_JS(void, js_fail, (const char* what), {
+  if (typeof window["vramfitFail"] === "function") window["vramfitFail"](UTF8ToString(what));
+});
 EM_JS(void, js_first_frame, (), {
   if (typeof window["vramfitFirstFrame"] === "function") window["vramfitFirstFrame"]();
 });
@@ -178,7 +181,7 @@ EMSCRIPTEN_KEEPALIVE void vramfit_hash_changed() {
 
 // A dropped file, read by web/vramfit-api.js readModelFile() (header bytes only).
 EMSCRIPTEN_KEEPALIVE void vramfit_apply_fragment(const char* fragment_json) {
-  const nlohmann::json fragment = nlohmann::json::parse(fragment_json ? fragment_json : "", nullptr, false);
+  const nlohmann::json fragment = nlohmann::json::parse(std::string(fragment_json ? fragment_json : ""), nullptr, false);
   if (fragment.is_discarded()) g_app.set_notice("The dropped file could not be read.");
   else g_app.apply_file_fragment(fragment);
   vramfit_wake();
@@ -194,12 +197,22 @@ EMSCRIPTEN_KEEPALIVE const char* vramfit_current_hash() {
 }  // extern "C"
 
 int main() {
-  if (!glfwInit()) return 1;
+  if (!glfwInit()) {
+    js_fail("glfw");
+    return 1;
+  }
   glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+  // No alpha, depth or stencil buffer: the UI and the fit map draw flat, opaque layers.
+  glfwWindowHint(GLFW_ALPHA_BITS, 0);
+  glfwWindowHint(GLFW_DEPTH_BITS, 0);
+  glfwWindowHint(GLFW_STENCIL_BITS, 0);
   g_window = glfwCreateWindow(1280, 800, "vramfit", nullptr, nullptr);
-  if (!g_window) return 1;
+  if (!g_window) {  // the browser refused a WebGL 2 context
+    js_fail("webgl2");
+    return 1;
+  }
   glfwMakeContextCurrent(g_window);
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
