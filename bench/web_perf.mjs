@@ -17,6 +17,15 @@ for (const file of files) {
   console.log(`${file.padEnd(18)} ${String(bytes.length).padStart(9)} B  gzip ${String(gz).padStart(8)} B`);
 }
 console.log(`transfer size (gzip, all files the page loads): ${(total / 1024).toFixed(1)} KiB (${total} B)`);
+// The core-only module: fetched by the page only when a file is dropped (or the JS API is used).
+let onDrop = 0;
+for (const file of ["vramfit_api.js", "vramfit_api.wasm"]) {
+  const bytes = fs.readFileSync(path.join(dist, file));
+  const gz = zlib.gzipSync(bytes, { level: 9 }).length;
+  onDrop += gz;
+  console.log(`${file.padEnd(18)} ${String(bytes.length).padStart(9)} B  gzip ${String(gz).padStart(8)} B  (on first drop)`);
+}
+console.log(`fetched on the first dropped file: ${(onDrop / 1024).toFixed(1)} KiB (${onDrop} B)`);
 const single = fs.statSync(path.join(dist, "vramfit.html")).size;
 console.log(`vramfit.html (single file): ${single} B, gzip ${zlib.gzipSync(fs.readFileSync(path.join(dist, "vramfit.html")), { level: 9 }).length} B`);
 

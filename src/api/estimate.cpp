@@ -1,5 +1,7 @@
 #include "estimate.hpp"
 
+#include <vector>
+
 #include "io/hf_config.hpp"
 #include "io/model_file.hpp"
 #include "io/request_json.hpp"
@@ -70,15 +72,36 @@ TrainingFit fit_network(const Network& net, const NetworkSettings& settings, int
   return f;
 }
 
+// The per-GPU total of training_memory() for each GPU count, computed when first asked and
+// shared by every GPU's fewest-GPUs search: one request computes it at most kMaxGpuCount
+// times, not that many times per catalog GPU (DeepSeek-V3 has 47,000 tensors to walk).
+class TotalsByGpuCount {
+ public:
+  TotalsByGpuCount(const FormatTables& tables, const ModelSpec& model, const TrainingSettings& settings)
+      : tables_(tables), model_(model), settings_(settings), totals_(static_cast<size_t>(kMaxGpuCount) + 1, -1) {}
+  int64_t operator()(int64_t gpus) {
+    int64_t& total = totals_[static_cast<size_t>(gpus)];
+    if (total < 0) {
+      TrainingSettings s = settings_;
+      s.gpu_count = gpus;
+      auto m = training_memory(tables_, model_, s);
+      total = m ? m->total : kByteCeiling;
+    }
+    return total;
+  }
+
+ private:
+  const FormatTables& tables_;
+  const ModelSpec& model_;
+  const TrainingSettings& settings_;
+  std::vector<int64_t> totals_;
+};
+
 // base: training_memory() at these settings, computed once by the caller for every GPU.
-TrainingFit fit_training(const FormatTables& tables, const ModelSpec& model, const TrainingSettings& settings,
-                         const TrainingMemory& base, int64_t capacity) {
+TrainingFit fit_training(const ModelSpec& model, const TrainingSettings& settings, const TrainingMemory& base,
+                         TotalsByGpuCount& total_for_gpus, int64_t capacity) {
   TrainingFit f;
   f.capacity_bytes = capacity;
-  auto total_for = [&](const TrainingSettings& s) {
-    auto m = training_memory(tables, model, s);
-    return m ? m->total : kByteCeiling;
-  };
   f.required_bytes = base.total;
   f.headroom_bytes = capacity - f.required_bytes;
   f.fits = f.headroom_bytes >= 0;
@@ -93,9 +116,7 @@ TrainingFit fit_training(const FormatTables& tables, const ModelSpec& model, con
     f.min_gpus = f.fits ? 1 : 0;  // data parallelism alone does not divide the memory
   } else {
     for (int64_t n = 1; n <= kMaxGpuCount; ++n) {
-      TrainingSettings s = settings;
-      s.gpu_count = n;
-      if (total_for(s) <= capacity) { f.min_gpus = n; break; }
+      if (total_for_gpus(n) <= capacity) { f.min_gpus = n; break; }
     }
   }
   return f;
@@ -124,12 +145,13 @@ Result<Report> estimate_training(Report report, const Catalog& catalog) {
   report.training = *memory;
   report.breakdown = explain_training(report.prepared.model, request.training, report.training);
   for (const std::string& a : request.custom_model_assumptions) report.breakdown.assumptions.push_back(a);
-  report.training_fit = fit_training(catalog.formats, report.prepared.model, request.training, report.training,
+  TotalsByGpuCount total_for_gpus(catalog.formats, report.prepared.model, request.training);
+  report.training_fit = fit_training(report.prepared.model, request.training, report.training, total_for_gpus,
                                      report.gpu.usable_bytes());
   if (request.compare_gpus) {
     for (const Gpu& gpu : catalog.gpus) {
-      GpuVerdict v{&gpu, {}, fit_training(catalog.formats, report.prepared.model, request.training, report.training,
-                                             gpu.usable_bytes())};
+      GpuVerdict v{&gpu, {}, fit_training(report.prepared.model, request.training, report.training, total_for_gpus,
+                                          gpu.usable_bytes())};
       report.gpus.push_back(v);
     }
   }
