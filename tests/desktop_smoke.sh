@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The desktop app under Xvfb: --screenshot renders frames and writes a PNG that is not blank
-# (many distinct colours), for the inference breakdown, the fit map and a layer list.
+# (many distinct colours), for the inference breakdown, the fit map, a layer list and the
+# Open dialog.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -23,3 +24,4 @@ run desktop --size 1280x800
 run desktop-fit-map --size 1280x800 --panel fit_map
 run desktop-training --size 1280x800 --hash "$training_hash" --panel fit_map --light
 run desktop-article-003 --size 1280x800 --hash "$network_hash" --panel layers
+run desktop-open-dialog --size 1280x800 --open-dialog tests/fixtures/configs

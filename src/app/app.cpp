@@ -227,6 +227,11 @@ void App::draw_top_bar(Platform& platform) {
   ImGui::SameLine();
   ImGui::TextDisabled(embed_ ? "will it fit?" : "will it fit? every figure with its formula");
   ImGui::SameLine();
+  if (platform.can_open_files()) {
+    if (ImGui::SmallButton("Open file...")) platform.open_files();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("A .gguf, .safetensors or config.json (Ctrl+O); dropping one on the window works too");
+    ImGui::SameLine();
+  }
   const bool gb = request_.units == DisplayUnits::gb;
   if (ImGui::SmallButton(gb ? "GB" : "GiB")) { request_.units = gb ? DisplayUnits::gib : DisplayUnits::gb; dirty_ = true; }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Units: GB = 10^9 bytes, GiB = 2^30 bytes (click to switch)");

@@ -1,7 +1,8 @@
 // The desktop app: the same App as the web page in a GLFW window with OpenGL 3.3. Waits for
 // events (no redraw when idle), opens files given on the command line or dropped on the
 // window, remembers the last configuration and theme, and can render one frame to a PNG:
-//   vramfit_desktop [--screenshot FILE.png] [--size WxH] [--light] [--hash r=...] [--panel NAME] [files...]
+//   vramfit_desktop [--screenshot FILE.png] [--size WxH] [--light] [--hash r=...] [--panel NAME]
+//                   [--open-dialog FOLDER] [files...]
 #include <GLFW/glfw3.h>
 
 #include <imgui.h>
@@ -17,6 +18,8 @@
 
 #include "app/app.hpp"
 #include "app/gl.hpp"
+#include "file_dialog.hpp"
+#include "files.hpp"
 #include "png_writer.hpp"
 
 using namespace vramfit;
@@ -25,7 +28,11 @@ namespace {
 
 struct DesktopPlatform : Platform {
   GLFWwindow* window = nullptr;
+  FileDialog dialog;
+  std::string last_folder = ".";  // the Open dialog starts where the last file came from
   void copy_text(const std::string& text) override { glfwSetClipboardString(window, text.c_str()); }
+  bool can_open_files() const override { return true; }
+  void open_files() override { dialog.open(last_folder); }
 };
 
 std::string settings_path() {
@@ -49,39 +56,6 @@ void save_settings(const std::string& hash, bool dark) {
   std::ofstream(path) << hash << "\n" << (dark ? "dark" : "light") << "\n";
 }
 
-// A model file's header bytes -> request fields (as the page does with File.slice).
-nlohmann::json read_model_file(const std::string& path) {
-  std::string lower = path;
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const auto ends = [&](const char* suffix) {
-    const std::string s(suffix);
-    return lower.size() >= s.size() && lower.compare(lower.size() - s.size(), s.size(), s) == 0;
-  };
-  const std::string kind = ends(".gguf") ? "gguf" : ends(".safetensors") ? "safetensors" : ends(".json") ? "config" : "";
-  const std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-  if (kind.empty()) return {{"error", {{"message", name + ": not a .gguf, .safetensors or config .json file"}}}};
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return {{"error", {{"message", "cannot open " + path}}}};
-  const int64_t size = static_cast<int64_t>(in.tellg());
-  for (int64_t limit = kind == "gguf" ? (int64_t(1) << 20) : (int64_t(64) << 20);; limit *= 4) {
-    std::vector<uint8_t> bytes(static_cast<size_t>(std::min(size, limit)));
-    in.seekg(0);
-    in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (kind == "safetensors" && bytes.size() >= 8) {
-      uint64_t header = 0;
-      for (int i = 7; i >= 0; --i) header = (header << 8) | bytes[static_cast<size_t>(i)];
-      if (header + 8 > bytes.size() && header + 8 <= static_cast<uint64_t>(size) && header < (uint64_t(100) << 20)) {
-        bytes.resize(static_cast<size_t>(header + 8));
-        in.seekg(0);
-        in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-      }
-    }
-    nlohmann::json result = read_model_file_json(kind, bytes.data(), static_cast<int64_t>(bytes.size()), size, name);
-    const bool truncated = result.contains("error") && result["error"].value("id", std::string()) == "gguf.truncated";
-    if (!truncated || limit >= size || limit >= (int64_t(256) << 20)) return result;
-  }
-}
-
 App* g_app = nullptr;
 int g_frames_left = 3;
 
@@ -95,7 +69,7 @@ void on_drop(GLFWwindow* window, int count, const char** paths) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string screenshot, hash, panel;
+  std::string screenshot, hash, panel, dialog_folder;
   int width = 1280, height = 800;
   bool dark = true, light_forced = false, hash_given = false;
   std::vector<std::string> files;
@@ -105,10 +79,13 @@ int main(int argc, char** argv) {
     else if (arg == "--size" && i + 1 < argc) std::sscanf(argv[++i], "%dx%d", &width, &height);
     else if (arg == "--light") light_forced = true;
     else if (arg == "--panel" && i + 1 < argc) panel = argv[++i];
+    else if (arg == "--open-dialog" && i + 1 < argc) dialog_folder = argv[++i];
     else if (arg == "--hash" && i + 1 < argc) { hash = argv[++i]; hash_given = true; }
     else if (arg == "--help" || arg == "-h") {
       std::printf("usage: vramfit_desktop [--screenshot FILE.png] [--size WxH] [--light] [--hash r=...]\n"
-                  "                       [--panel breakdown|gpus|fit_map|layers] [model files]\n");
+                  "                       [--panel breakdown|gpus|fit_map|layers] [--open-dialog FOLDER]\n"
+                  "                       [model files]\n"
+                  "Open model files with Ctrl+O (or the Open file... button), or drop them on the window.\n");
       return 0;
     } else if (!arg.empty() && arg[0] != '-') files.push_back(arg);
     else { std::fprintf(stderr, "error: unknown option %s (try --help)\n", arg.c_str()); return 2; }
@@ -155,6 +132,7 @@ int main(int argc, char** argv) {
   else if (panel == "layers") app.select_panel(Panel::layers);
   DesktopPlatform platform;
   platform.window = window;
+  if (!dialog_folder.empty()) platform.dialog.open(dialog_folder);
   glfwSetDropCallback(window, on_drop);
   // Any input draws a few frames; otherwise the loop sleeps in glfwWaitEvents().
   glfwSetWindowRefreshCallback(window, wake);
@@ -172,6 +150,11 @@ int main(int argc, char** argv) {
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     app.frame(platform);
+    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_O, false) && !platform.dialog.is_open()) platform.open_files();
+    if (auto path = platform.dialog.draw()) {
+      app.apply_file_fragment(read_model_file(*path));
+      platform.last_folder = platform.dialog.folder();
+    }
     ImGui::Render();
     int fb_w = 0, fb_h = 0;
     glfwGetFramebufferSize(window, &fb_w, &fb_h);
