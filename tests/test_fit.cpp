@@ -144,3 +144,34 @@ TEST_CASE("fit map cells are the estimator's totals over the GPU's capacity", "[
     }
   }
 }
+
+TEST_CASE("training fit map: every cell is retotal_training_bytes (the workload is linear in the batch)", "[fit]") {
+  using vramfit::test::estimate_ok;
+  const std::vector<nlohmann::json> trainings = {
+      {{"method", "full"}, {"recompute", "none"}, {"flash_attention", false}, {"dropout", true}},
+      {{"method", "lora"}, {"recompute", "full"}},
+      {{"method", "qlora"}, {"recompute", "selective"}},
+      {{"method", "full"}, {"sharding", "zero3"}, {"margin_fraction", 0.2}},
+  };
+  for (const char* preset : {"llama-3.1-8b", "qwen3-30b-a3b", "deepseek-v3", "gemma-2-9b"}) {
+    for (const nlohmann::json& training : trainings) {
+      INFO(preset << " " << training.dump());
+      const Report t = estimate_ok({{"mode", "training"}, {"model", {{"preset", preset}}}, {"training", training}, {"gpu_count", 8}});
+      const FitMapAxis seq{64, 131072, 37}, batch{1, 512, 23};
+      const FitMap map = training_fit_map(t.prepared.model, t.request.training, t.training, t.training_fit.capacity_bytes, seq, batch);
+      int mismatches = 0;
+      for (int row = 0; row < batch.cells; ++row) {
+        for (int col = 0; col < seq.cells; ++col) {
+          TrainingSettings s = t.request.training;
+          s.sequence_length = seq.value(col);
+          s.micro_batch = batch.value(row);
+          const float expected = static_cast<float>(static_cast<double>(retotal_training_bytes(t.prepared.model, s, t.training)) /
+                                                    static_cast<double>(t.training_fit.capacity_bytes));
+          if (map.at(col, row) != expected) ++mismatches;
+        }
+      }
+      CHECK(mismatches == 0);
+    }
+  }
+}
+

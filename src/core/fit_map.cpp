@@ -14,6 +14,7 @@ int64_t FitMapAxis::value(int cell) const noexcept {
 }
 
 namespace {
+// total(column, x, y) -> bytes for one cell.
 template <class Total>
 FitMap fill(FitMapAxis x, FitMapAxis y, int64_t capacity, Total total) {
   FitMap map;
@@ -27,7 +28,7 @@ FitMap fill(FitMapAxis x, FitMapAxis y, int64_t capacity, Total total) {
   float* out = map.fraction.data();
   for (int row = 0; row < y.cells; ++row) {
     const int64_t yv = y.value(row);
-    for (int col = 0; col < x.cells; ++col) *out++ = static_cast<float>(static_cast<double>(total(xs[static_cast<size_t>(col)], yv)) / cap);
+    for (int col = 0; col < x.cells; ++col) *out++ = static_cast<float>(static_cast<double>(total(col, xs[static_cast<size_t>(col)], yv)) / cap);
   }
   return map;
 }
@@ -35,7 +36,7 @@ FitMap fill(FitMapAxis x, FitMapAxis y, int64_t capacity, Total total) {
 
 FitMap inference_fit_map(const PreparedInference& prepared, const InferenceSettings& settings, int64_t capacity,
                          FitMapAxis context, FitMapAxis sequences) {
-  return fill(context, sequences, capacity, [&](int64_t tokens, int64_t seqs) noexcept {
+  return fill(context, sequences, capacity, [&](int, int64_t tokens, int64_t seqs) noexcept {
     InferenceSettings s = settings;
     s.context_tokens = tokens;
     s.concurrent_sequences = seqs;
@@ -45,11 +46,19 @@ FitMap inference_fit_map(const PreparedInference& prepared, const InferenceSetti
 
 FitMap training_fit_map(const ModelSpec& model, const TrainingSettings& settings, const TrainingMemory& base,
                         int64_t capacity, FitMapAxis sequence, FitMapAxis micro_batch) {
-  return fill(sequence, micro_batch, capacity, [&](int64_t seq, int64_t batch) noexcept {
+  // The workload is linear in the micro-batch (training.hpp), so each sequence length's
+  // bytes for one sample are computed once and a cell is fixed + batch x that: the same
+  // number retotal_training_bytes() gives (tests/test_fit.cpp compares every cell).
+  const int64_t fixed = training_fixed_bytes(base);
+  std::vector<int64_t> per_sample(static_cast<size_t>(sequence.cells));
+  for (int col = 0; col < sequence.cells; ++col) {
     TrainingSettings s = settings;
-    s.sequence_length = seq;
-    s.micro_batch = batch;
-    return retotal_training_bytes(model, s, base);
+    s.sequence_length = sequence.value(col);
+    s.micro_batch = 1;
+    per_sample[static_cast<size_t>(col)] = training_workload_bytes(model, s, base);
+  }
+  return fill(sequence, micro_batch, capacity, [&](int col, int64_t, int64_t batch) noexcept {
+    return with_training_margin(sat_add(fixed, sat_mul(batch, per_sample[static_cast<size_t>(col)])), settings.margin_fraction);
   });
 }
 

@@ -312,10 +312,19 @@ TrainingMemory retotal_training(const ModelSpec& model, const TrainingSettings& 
   return m;
 }
 
-int64_t retotal_training_bytes(const ModelSpec& model, const TrainingSettings& t, const TrainingMemory& base) noexcept {
+int64_t training_fixed_bytes(const TrainingMemory& base) noexcept { return fixed_bytes(base); }
+
+int64_t training_workload_bytes(const ModelSpec& model, const TrainingSettings& t, const TrainingMemory& base) noexcept {
   const WorkloadParts w = workload_parts(model, t, base);
-  const int64_t subtotal = sat_add(fixed_bytes(base), sat_add(sat_add(w.activations, w.recompute_working), w.logits));
-  return sat_add(subtotal, static_cast<int64_t>(static_cast<double>(subtotal) * t.margin_fraction));
+  return sat_add(sat_add(w.activations, w.recompute_working), w.logits);
+}
+
+int64_t with_training_margin(int64_t subtotal, double margin_fraction) noexcept {
+  return sat_add(subtotal, static_cast<int64_t>(static_cast<double>(subtotal) * margin_fraction));
+}
+
+int64_t retotal_training_bytes(const ModelSpec& model, const TrainingSettings& t, const TrainingMemory& base) noexcept {
+  return with_training_margin(sat_add(fixed_bytes(base), training_workload_bytes(model, t, base)), t.margin_fraction);
 }
 
 }  // namespace vramfit

@@ -111,6 +111,13 @@ Result<TrainingMemory> training_memory(const FormatTables& tables, const ModelSp
 TrainingMemory retotal_training(const ModelSpec& model, const TrainingSettings& settings, const TrainingMemory& base);
 // Only its total (no copies): what the fit map and the fit searches evaluate per point.
 int64_t retotal_training_bytes(const ModelSpec& model, const TrainingSettings& settings, const TrainingMemory& base) noexcept;
+// Its two parts: what does not depend on micro-batch and sequence length (weights,
+// gradients, optimizer, ...), and what does (activations, recomputation, logits). The second
+// is linear in the micro-batch: every term has it as a factor.
+int64_t training_fixed_bytes(const TrainingMemory& base) noexcept;
+int64_t training_workload_bytes(const ModelSpec& model, const TrainingSettings& settings, const TrainingMemory& base) noexcept;
+// subtotal -> total with the safety margin, as training_memory() adds it.
+int64_t with_training_margin(int64_t subtotal, double margin_fraction) noexcept;
 
 Breakdown explain_training(const ModelSpec& model, const TrainingSettings& settings, const TrainingMemory& memory);
 
