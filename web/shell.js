@@ -1,6 +1,7 @@
 // The page around the app (index.html and embed.html): canvas, loading indicator, clear
 // messages when WebGL 2 is missing or the context is lost, and the events that wake the
-// app's render loop (it sleeps when nothing happens). No network requests after load.
+// app's render loop (it sleeps when nothing happens). After load it requests nothing but its
+// own core-only module (same origin), on the first model file.
 (function () {
   "use strict";
   const canvas = document.getElementById("canvas");
@@ -66,11 +67,9 @@
     return api;
   };
 
-  // Files dropped on the page: only their header bytes are read (File.slice), nothing is sent.
-  canvas.addEventListener("dragover", event => event.preventDefault());
-  canvas.addEventListener("drop", async event => {
-    event.preventDefault();
-    const file = event.dataTransfer && event.dataTransfer.files[0];
+  // A model file from a drop or the file picker: only its header bytes are read
+  // (File.slice), nothing is sent; the app gets the request fields it gives.
+  async function useModelFile(file) {
     if (!file || !window.Module || !Module._vramfit_apply_fragment) return;
     let fragment;
     try {
@@ -84,7 +83,20 @@
     Module.stringToUTF8(text, pointer, length);
     Module._vramfit_apply_fragment(pointer);
     Module._free(pointer);
+  }
+  canvas.addEventListener("dragover", event => event.preventDefault());
+  canvas.addEventListener("drop", event => {
+    event.preventDefault();
+    useModelFile(event.dataTransfer && event.dataTransfer.files[0]);
   });
+  // The app's "Open file..." button (phones and tablets cannot drop files).
+  window.vramfitOpenFile = function () {
+    const input = document.createElement("input");
+    input.type = "file";
+    input.accept = ".gguf,.safetensors,.json";
+    input.addEventListener("change", () => useModelFile(input.files[0]));
+    input.click();
+  };
 
   window.Module = Object.assign(window.Module || {}, {
     canvas: canvas,

@@ -227,9 +227,12 @@ void App::draw_top_bar(Platform& platform) {
   ImGui::SameLine();
   ImGui::TextDisabled(embed_ ? "will it fit?" : "will it fit? every figure with its formula");
   ImGui::SameLine();
-  if (platform.can_open_files()) {
+  if (platform.can_open_files() && !embed_) {
     if (ImGui::SmallButton("Open file...")) platform.open_files();
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("A .gguf, .safetensors or config.json (Ctrl+O); dropping one on the window works too");
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip(platform.is_web() ? "A .gguf, .safetensors or config.json: only its header is read, in the page; dropping one works too"
+                                          : "A .gguf, .safetensors or config.json (Ctrl+O); dropping one on the window works too");
+    }
     ImGui::SameLine();
   }
   const bool gb = request_.units == DisplayUnits::gb;

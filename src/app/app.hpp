@@ -20,7 +20,7 @@ struct Platform {
   virtual void set_location_hash(const std::string& hash, bool replace) { (void)hash; (void)replace; }
   virtual std::string page_url() const { return ""; }                      // web: URL without hash
   virtual bool is_web() const { return false; }
-  // desktop: an Open dialog for model files (the page takes dropped files instead)
+  // an Open dialog for model files (desktop: the app's own; web: the browser's file picker)
   virtual bool can_open_files() const { return false; }
   virtual void open_files() {}
 };

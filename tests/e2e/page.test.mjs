@@ -174,3 +174,20 @@ test("a dropped config.json sets the model; only the page reads it", async () =>
   assertSameOrigin(urls, site.origin);
   await context.close();
 });
+
+test("Open file... takes a config.json through the browser's file picker", async () => {
+  const { context, page, errors, urls } = await open(browser, site.origin + "/");
+  const config = fs.readFileSync(path.join(root, "tests/fixtures/configs/falcon-7b.json"));
+  // The button stands in the top bar after the title (the same layout as the desktop's).
+  const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.mouse.click(415, 15)]);
+  await chooser.setFiles({ name: "falcon-7b.json", mimeType: "application/json", buffer: config });
+  await page.waitForFunction(() => {
+    const hash = Module.UTF8ToString(Module._vramfit_current_hash());
+    return hash && JSON.parse(atob(hash.slice(2).replace(/-/g, "+").replace(/_/g, "/"))).model?.name === "falcon-7b.json";
+  });
+  assert.equal(decodeHash(await currentHash(page)).model.config.num_hidden_layers, 32);
+  assert.deepEqual(errors, []);
+  assertSameOrigin(urls, site.origin);
+  await context.close();
+});
+

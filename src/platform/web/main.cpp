@@ -57,6 +57,10 @@ EM_JS(void, js_set_cursor, (const char* name), { Module["canvas"].style.cursor =
 EM_JS(void, js_fail, (const char* what), {
   if (typeof window["vramfitFail"] === "function") window["vramfitFail"](UTF8ToString(what));
 });
+// The browser's file picker (web/shell.js), for devices where nothing can be dropped.
+EM_JS(void, js_open_file_picker, (), {
+  if (typeof window["vramfitOpenFile"] === "function") window["vramfitOpenFile"]();
+});
 EM_JS(void, js_first_frame, (), {
   if (typeof window["vramfitFirstFrame"] === "function") window["vramfitFirstFrame"]();
 });
@@ -73,6 +77,8 @@ struct WebPlatform : Platform {
     return out;
   }
   bool is_web() const override { return true; }
+  bool can_open_files() const override { return true; }
+  void open_files() override { js_open_file_picker(); }
 };
 
 GLFWwindow* g_window = nullptr;
