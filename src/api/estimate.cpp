@@ -344,6 +344,13 @@ json error_to_json(const Error& e) {
   return {{"v", kRequestVersion}, {"error", {{"id", e.id}, {"field", e.field}, {"message", e.message}}}};
 }
 
+namespace {
+// What an entry point answers when an exception escaped (see guard_exceptions).
+json internal_error_json(const char* what) {
+  return error_to_json(make_error("internal", "", std::string("internal error: ") + what));
+}
+}  // namespace
+
 std::string estimate_json(const std::string& request_text) {
   return guard_exceptions(
       [&]() -> std::string {
@@ -357,9 +364,7 @@ std::string estimate_json(const std::string& request_text) {
         if (!report) return error_to_json(report.error()).dump();
         return report_to_json(*report).dump();
       },
-      [](const char* what) {
-        return error_to_json(make_error("internal", "", std::string("internal error: ") + what)).dump();
-      });
+      [](const char* what) { return internal_error_json(what).dump(); });
 }
 
 json catalog_to_json(const Catalog& catalog) {
@@ -397,7 +402,7 @@ json read_config_fragment_json(const std::string& text, const std::string& name)
         fragment["assumed"] = read->assumptions;
         return fragment;
       },
-      [](const char* what) { return error_to_json(make_error("internal", "", std::string("internal error: ") + what)); });
+      internal_error_json);
 }
 
 namespace {
@@ -430,9 +435,7 @@ json read_model_file_json_unguarded(const std::string& kind, const uint8_t* data
 json read_model_file_json(const std::string& kind, const uint8_t* data, int64_t size, int64_t file_size,
                           const std::string& name) {
   return guard_exceptions([&] { return read_model_file_json_unguarded(kind, data, size, file_size, name); },
-                          [](const char* what) {
-                            return error_to_json(make_error("internal", "", std::string("internal error: ") + what));
-                          });
+                          internal_error_json);
 }
 
 }  // namespace vramfit

@@ -265,6 +265,7 @@ namespace {
 struct WorkloadParts {
   LayerActivations layer;
   int64_t activations = 0, recompute_working = 0, logits = 0;
+  int64_t total() const noexcept { return sat_add(sat_add(activations, recompute_working), logits); }
 };
 
 WorkloadParts workload_parts(const ModelSpec& model, const TrainingSettings& t, const TrainingMemory& base) noexcept {
@@ -288,7 +289,14 @@ WorkloadParts workload_parts(const ModelSpec& model, const TrainingSettings& t, 
   return w;
 }
 
-int64_t fixed_bytes(const TrainingMemory& m) noexcept {
+// The safety margin on a subtotal, as training_memory() adds it.
+int64_t margin_bytes(int64_t subtotal, double margin_fraction) noexcept {
+  return static_cast<int64_t>(static_cast<double>(subtotal) * margin_fraction);
+}
+
+}  // namespace
+
+int64_t training_fixed_bytes(const TrainingMemory& m) noexcept {
   int64_t sum = 0;
   for (int64_t v : {m.frozen_weights, m.weights, m.master, m.gradients, m.optimizer, m.foreach_transient, m.autocast_copies,
                     m.gathered, m.runtime}) {
@@ -297,8 +305,6 @@ int64_t fixed_bytes(const TrainingMemory& m) noexcept {
   return sum;
 }
 
-}  // namespace
-
 TrainingMemory retotal_training(const ModelSpec& model, const TrainingSettings& t, const TrainingMemory& base) {
   TrainingMemory m = base;
   const WorkloadParts w = workload_parts(model, t, base);
@@ -306,25 +312,22 @@ TrainingMemory retotal_training(const ModelSpec& model, const TrainingSettings& 
   m.activations = w.activations;
   m.recompute_working = w.recompute_working;
   m.logits = w.logits;
-  m.subtotal = sat_add(fixed_bytes(m), sat_add(sat_add(w.activations, w.recompute_working), w.logits));
-  m.margin = static_cast<int64_t>(static_cast<double>(m.subtotal) * t.margin_fraction);
+  m.subtotal = sat_add(training_fixed_bytes(m), w.total());
+  m.margin = margin_bytes(m.subtotal, t.margin_fraction);
   m.total = sat_add(m.subtotal, m.margin);
   return m;
 }
 
-int64_t training_fixed_bytes(const TrainingMemory& base) noexcept { return fixed_bytes(base); }
-
 int64_t training_workload_bytes(const ModelSpec& model, const TrainingSettings& t, const TrainingMemory& base) noexcept {
-  const WorkloadParts w = workload_parts(model, t, base);
-  return sat_add(sat_add(w.activations, w.recompute_working), w.logits);
+  return workload_parts(model, t, base).total();
 }
 
 int64_t with_training_margin(int64_t subtotal, double margin_fraction) noexcept {
-  return sat_add(subtotal, static_cast<int64_t>(static_cast<double>(subtotal) * margin_fraction));
+  return sat_add(subtotal, margin_bytes(subtotal, margin_fraction));
 }
 
 int64_t retotal_training_bytes(const ModelSpec& model, const TrainingSettings& t, const TrainingMemory& base) noexcept {
-  return with_training_margin(sat_add(fixed_bytes(base), training_workload_bytes(model, t, base)), t.margin_fraction);
+  return with_training_margin(sat_add(training_fixed_bytes(base), training_workload_bytes(model, t, base)), t.margin_fraction);
 }
 
 }  // namespace vramfit

@@ -23,6 +23,10 @@ void FileDialog::go_to(const std::string& folder) {
   selected_ = -1;
 }
 
+std::string FileDialog::entry_path(int index) const {
+  return (std::filesystem::path(folder_) / entries_[static_cast<size_t>(index)].name).string();
+}
+
 std::optional<std::string> FileDialog::draw() {
   if (!open_) return std::nullopt;
   if (just_opened_) {
@@ -64,7 +68,7 @@ std::optional<std::string> FileDialog::draw() {
       const std::string label = (e.is_folder ? e.name + "/" : e.name) + "##" + std::to_string(i);
       if (ImGui::Selectable(label.c_str(), selected_ == i, ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowDoubleClick)) {
         selected_ = i;
-        const std::string full = (std::filesystem::path(folder_) / e.name).string();
+        const std::string full = entry_path(i);
         if (!e.is_folder) path_field_ = full;
         if (ImGui::IsMouseDoubleClicked(0)) {
           if (e.is_folder) enter_folder = full;
@@ -79,7 +83,7 @@ std::optional<std::string> FileDialog::draw() {
   }
   const bool file_selected = selected_ >= 0 && selected_ < static_cast<int>(entries_.size()) && !entries_[static_cast<size_t>(selected_)].is_folder;
   if (!file_selected) ImGui::BeginDisabled();
-  if (ImGui::Button("Open")) open_path = (std::filesystem::path(folder_) / entries_[static_cast<size_t>(selected_)].name).string();
+  if (ImGui::Button("Open")) open_path = entry_path(selected_);
   if (!file_selected) ImGui::EndDisabled();
   ImGui::SameLine();
   if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) open_ = false;

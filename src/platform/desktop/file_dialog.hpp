@@ -19,6 +19,7 @@ class FileDialog {
 
  private:
   void go_to(const std::string& folder);
+  std::string entry_path(int index) const;  // folder / entry's name
 
   bool open_ = false, just_opened_ = false;
   std::string folder_, path_field_, error_;
