@@ -13,7 +13,7 @@ rm -rf dist && mkdir -p dist
 cp build/web/vramfit_app.js build/web/vramfit_app.wasm build/web/vramfit_api.js build/web/vramfit_api.wasm \
    web/index.html web/shell.js web/vramfit-api.js web/api.html dist/
 # embed.html: the same page in the compact layout for iframes.
-sed 's|<script src="vramfit-api.js"></script>|<script>window.VRAMFIT_EMBED = true;</script>\n<script src="vramfit-api.js"></script>|; s|<title>[^<]*</title>|<title>vramfit (embedded)</title>|' \
+sed 's|<script src="shell.js"></script>|<script>window.VRAMFIT_EMBED = true;</script>\n<script src="shell.js"></script>|; s|<title>[^<]*</title>|<title>vramfit (embedded)</title>|' \
   web/index.html > dist/embed.html
 python3 scripts/single_file.py dist dist/vramfit.html
 echo "dist/: $(ls dist | tr '\n' ' ')"

@@ -25,9 +25,9 @@ def main():
     # Nothing to fetch from disk: drop the preload hints.
     html = "".join(line for line in html.splitlines(keepends=True)
                    if 'rel="preload"' not in line and "Fetch the app while" not in line)
-    html = html.replace('<script src="vramfit-api.js"></script>', boot + inline(read("vramfit-api.js")))
     html = html.replace('<script src="shell.js"></script>',
-                        inline(read("shell.js")) + "\n" + inline(read("vramfit_api.js")) + "\n" + inline(read("vramfit_app.js")))
+                        boot + inline(read("vramfit-api.js")) + "\n" + inline(read("shell.js")) + "\n" +
+                        inline(read("vramfit_api.js")) + "\n" + inline(read("vramfit_app.js")))
     with open(out, "w", encoding="utf-8") as f:
         f.write(html)
     print(f"{out}: {os.path.getsize(out):,} bytes")

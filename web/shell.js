@@ -47,21 +47,23 @@
   window.addEventListener("hashchange", () => { if (window.Module && Module._vramfit_hash_changed) Module._vramfit_hash_changed(); });
   if (window.matchMedia) matchMedia("(resolution: 1dppx)").addEventListener("change", wake);
 
-  // The core-only module (vramfit_api.js/.wasm, the JavaScript API of web/api.html) reads
-  // dropped model files and answers window.vramfitApi(). It is fetched on first use, not
-  // with the page: most visits never drop a file. The single-file page inlines it.
+  // The core-only module (vramfit_api.js/.wasm, the JavaScript API of web/api.html, with its
+  // wrapper vramfit-api.js) reads dropped model files and answers window.vramfitApi(). It is
+  // fetched on first use, not with the page: most visits never drop a file. The single-file
+  // page inlines it.
+  const loadScript = (src, ready) => ready() ? Promise.resolve() : new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = src;
+    script.onload = resolve;
+    script.onerror = () => reject(new Error("could not load " + src));
+    document.head.appendChild(script);
+  });
   let api = null;
   window.vramfitApi = function () {
     if (!api) {
-      api = new Promise((resolve, reject) => {
-        const start = () => window.loadVramfit(window.VRAMFIT_API_OPTIONS || {}).then(resolve, reject);
-        if (typeof window.createVramfit === "function") return start();
-        const script = document.createElement("script");
-        script.src = "vramfit_api.js";
-        script.onload = start;
-        script.onerror = () => reject(new Error("could not load vramfit_api.js"));
-        document.head.appendChild(script);
-      });
+      api = loadScript("vramfit-api.js", () => typeof window.loadVramfit === "function")
+        .then(() => loadScript("vramfit_api.js", () => typeof window.createVramfit === "function"))
+        .then(() => window.loadVramfit(window.VRAMFIT_API_OPTIONS || {}));
       api.catch(() => { api = null; });  // a failed load may be retried
     }
     return api;

@@ -179,7 +179,7 @@ test("Open file... takes a config.json through the browser's file picker", async
   const { context, page, errors, urls } = await open(browser, site.origin + "/");
   const config = fs.readFileSync(path.join(root, "tests/fixtures/configs/falcon-7b.json"));
   // The button stands in the top bar after the title (the same layout as the desktop's).
-  const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.mouse.click(415, 15)]);
+  const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.mouse.click(378, 15)]);
   await chooser.setFiles({ name: "falcon-7b.json", mimeType: "application/json", buffer: config });
   await page.waitForFunction(() => {
     const hash = Module.UTF8ToString(Module._vramfit_current_hash());

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "app/app.hpp"
+#include "browser_font.hpp"
 
 using namespace vramfit;
 
@@ -90,6 +91,7 @@ bool g_paused = false;
 bool g_first_frame = true;
 bool g_backend_ready = false;  // the OpenGL backend has made its device objects
 double g_dpr = 1.0;
+constexpr double kFontLineHeight = 16.0;  // CSS pixels, ascent + descent
 int g_css_width = 0, g_css_height = 0;
 int g_fb_width = 0, g_fb_height = 0;
 
@@ -108,9 +110,7 @@ void sync_canvas_size() {
     // Fonts rasterised at the device resolution, shown at CSS size: crisp text.
     ImGuiIO& io = ImGui::GetIO();
     io.Fonts->Clear();
-    ImFontConfig config;
-    config.SizePixels = static_cast<float>(13.0 * dpr);
-    io.Fonts->AddFontDefault(&config);
+    add_browser_font(io.Fonts, kBrowserFontFamily, static_cast<float>(kFontLineHeight * dpr));
     io.FontGlobalScale = static_cast<float>(1.0 / dpr);
     if (g_backend_ready) {  // before the first frame the backend builds the texture itself
       ImGui_ImplOpenGL3_DestroyFontsTexture();
