@@ -5,6 +5,7 @@
 # stb_truetype nor the embedded ProggyClean font goes into the page. ImGui 1.86 has no switch
 # for the embedded font (1.91 added IMGUI_DISABLE_DEFAULT_FONT), so the web build compiles
 # a copy of imgui_draw.cpp with that switch backported: AddFontDefault() returns no font.
+# Its number parsing goes to vramfit_sscanf (below).
 function(vramfit_add_imgui)
   set(draw_source ${IMGUI_DIR}/imgui_draw.cpp)
   if(EMSCRIPTEN)
@@ -37,6 +38,9 @@ function(vramfit_add_imgui)
     target_compile_options(imgui PRIVATE -fno-exceptions)
     target_compile_definitions(imgui PUBLIC IMGUI_DISABLE_FILE_FUNCTIONS IMGUI_IMPL_OPENGL_ES3
                                IMGUI_ENABLE_FREETYPE IMGUI_DISABLE_DEFAULT_FONT)
+    # ImGui's sscanf and atof calls (number fields, settings lines) go to the page's vramfit_sscanf
+    # (src/platform/web/imgui_sscanf.cpp over io/scan_format.hpp): no C-library scanner.
+    target_compile_definitions(imgui PRIVATE sscanf=vramfit_sscanf atof=vramfit_atof)
   else()
     find_package(glfw3 REQUIRED)
     find_package(OpenGL REQUIRED)

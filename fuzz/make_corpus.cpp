@@ -70,16 +70,21 @@ int main(int argc, char** argv) {
         R"({"metadata": {"total_size": 2471645184}, "weight_map": {"model.embed_tokens.weight": "model-00001-of-00002.safetensors", "lm_head.weight": "model-00002-of-00002.safetensors"}})");
   for (const ModelPreset& m : c.models) {
     write(dir, "hf_config", m.id + ".json", write_hf_config(m.spec).dump());
-    nlohmann::json request = {{"model", {{"preset", m.id}}}, {"context_tokens", 4096}, {"compare_gpus", m.id == "qwen3-8b"}};
+    json request = {{"model", {{"preset", m.id}}}, {"context_tokens", 4096}, {"compare_gpus", m.id == "qwen3-8b"}};
     write(dir, "request_json", m.id + ".json", request.dump());
     write(dir, "url_hash", m.id, "#" + encode_url_hash(*request_from_json(request)));
     // Training requests: a transformer with each method, and (below) layer-list networks.
     for (const char* method : {"full", "lora", "qlora"}) {
-      nlohmann::json training = {{"mode", "training"}, {"model", {{"preset", m.id}}},
+      json training = {{"mode", "training"}, {"model", {{"preset", m.id}}},
                                  {"training", {{"method", method}, {"sharding", "zero2"}, {"optimizer", "adam_8bit"}}},
                                  {"gpu_count", 2}};
       write(dir, "request_json", m.id + "-train-" + method + ".json", training.dump());
     }
+    // The JSON differential target: the same texts, indented, and a report with every kind of value.
+    write(dir, "small_json", m.id + "-config.json", write_hf_config(m.spec).dump(2));
+    write(dir, "small_json", m.id + "-request.json", request.dump(2));
   }
+  write(dir, "small_json", "edges.json",
+        R"({"s": "\u00e9\ud83d\ude00\n\"", "n": [0, -0, 1.5e-7, 1e21, 18446744073709551615, -9223372036854775808, 0.1], "b": [true, false, null], "o": {}})");
   return 0;
 }

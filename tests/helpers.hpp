@@ -1,7 +1,7 @@
 // Shared test helpers: run an estimate from request JSON and fetch the figures.
 #pragma once
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
+#include "io/json.hpp"
 
 #include "api/estimate.hpp"
 #include "catalog/catalog.hpp"
@@ -10,7 +10,7 @@
 
 namespace vramfit::test {
 
-inline Report estimate_ok(const nlohmann::json& request_json) {
+inline Report estimate_ok(const json& request_json) {
   auto request = request_from_json(request_json);
   INFO(request_json.dump());
   if (!request) FAIL("request rejected: " << request.error().message);
@@ -19,7 +19,7 @@ inline Report estimate_ok(const nlohmann::json& request_json) {
   return std::move(report).value();
 }
 
-inline Error estimate_error(const nlohmann::json& request_json) {
+inline Error estimate_error(const json& request_json) {
   auto request = request_from_json(request_json);
   if (!request) return request.error();
   auto report = estimate(*request, builtin_catalog());

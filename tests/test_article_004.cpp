@@ -4,7 +4,7 @@
 
 using namespace vramfit;
 using namespace vramfit::test;
-using nlohmann::json;
+using vramfit::json;
 
 namespace {
 json article_request(const std::string& model, const std::string& weights, const std::string& gpu) {

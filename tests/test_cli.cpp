@@ -8,7 +8,7 @@
 #include "cli/cli.hpp"
 
 using namespace vramfit;
-using nlohmann::json;
+using vramfit::json;
 
 namespace {
 struct Run {

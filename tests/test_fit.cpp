@@ -6,7 +6,7 @@
 
 using namespace vramfit;
 using namespace vramfit::test;
-using nlohmann::json;
+using vramfit::json;
 
 TEST_CASE("exactly at capacity fits; one byte less does not", "[fit]") {
   json request = {{"model", {{"preset", "llama-3.1-8b"}}}, {"gpu", {{"id", "rtx-4090"}}}};
@@ -147,14 +147,14 @@ TEST_CASE("fit map cells are the estimator's totals over the GPU's capacity", "[
 
 TEST_CASE("training fit map: every cell is retotal_training_bytes (the workload is linear in the batch)", "[fit]") {
   using vramfit::test::estimate_ok;
-  const std::vector<nlohmann::json> trainings = {
+  const std::vector<json> trainings = {
       {{"method", "full"}, {"recompute", "none"}, {"flash_attention", false}, {"dropout", true}},
       {{"method", "lora"}, {"recompute", "full"}},
       {{"method", "qlora"}, {"recompute", "selective"}},
       {{"method", "full"}, {"sharding", "zero3"}, {"margin_fraction", 0.2}},
   };
   for (const char* preset : {"llama-3.1-8b", "qwen3-30b-a3b", "deepseek-v3", "gemma-2-9b"}) {
-    for (const nlohmann::json& training : trainings) {
+    for (const json& training : trainings) {
       INFO(preset << " " << training.dump());
       const Report t = estimate_ok({{"mode", "training"}, {"model", {{"preset", preset}}}, {"training", training}, {"gpu_count", 8}});
       const FitMapAxis seq{64, 131072, 37}, batch{1, 512, 23};

@@ -10,7 +10,7 @@
 
 using namespace vramfit;
 using namespace vramfit::test;
-using nlohmann::json;
+using vramfit::json;
 
 namespace {
 std::vector<std::string> golden_files() {
@@ -24,6 +24,22 @@ std::vector<std::string> golden_files() {
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// The value at a JSON pointer ("/fit/max_context_tokens", "/breakdown/items/0/bytes"), or
+// null when there is none; written here so the test reads the same with either JSON library.
+const json* at_pointer(const json& root, const std::string& pointer) {
+  const json* at = &root;
+  for (size_t start = 1; start <= pointer.size() && at;) {
+    const size_t end = std::min(pointer.find('/', start), pointer.size());
+    const std::string token = pointer.substr(start, end - start);
+    if (at->is_object()) at = at->contains(token) ? &(*at)[token] : nullptr;
+    else if (at->is_array() && !token.empty() && token.find_first_not_of("0123456789") == std::string::npos &&
+             std::stoul(token) < at->size()) at = &(*at)[std::stoul(token)];
+    else at = nullptr;
+    start = end + 1;
+  }
+  return at;
 }
 }  // namespace
 
@@ -53,9 +69,9 @@ TEST_CASE("golden cases", "[golden]") {
     REQUIRE_FALSE(reply.contains("error"));
     for (auto it = expect.begin(); it != expect.end(); ++it) {
       INFO(it.key());
-      const json::json_pointer pointer(it.key());
-      REQUIRE(reply.contains(pointer));
-      CHECK(reply[pointer] == it.value());
+      const json* value = at_pointer(reply, it.key());
+      REQUIRE(value != nullptr);
+      CHECK(*value == it.value());
     }
   }
 }

@@ -8,7 +8,7 @@
 
 using namespace vramfit;
 using namespace vramfit::test;
-using nlohmann::json;
+using vramfit::json;
 
 TEST_CASE("a real Llama 3.1 8B config.json gives the preset's count", "[config]") {
   const char* text = R"({

@@ -4,7 +4,7 @@
 
 using namespace vramfit;
 using namespace vramfit::test;
-using nlohmann::json;
+using vramfit::json;
 
 namespace {
 json kv_request(const std::string& model, int64_t context, const std::string& dtype = "f16", int64_t sequences = 1) {

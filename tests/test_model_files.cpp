@@ -12,7 +12,7 @@
 
 using namespace vramfit;
 using namespace vramfit::test;
-using nlohmann::json;
+using vramfit::json;
 
 namespace {
 

@@ -5,12 +5,13 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 
 #include "helpers.hpp"
 
 using namespace vramfit;
 using namespace vramfit::test;
-using nlohmann::json;
+using vramfit::json;
 
 namespace {
 
@@ -138,7 +139,7 @@ TEST_CASE("the autograd rule matches every PyTorch fixture byte for byte", "[aut
   REQUIRE(files.size() >= 10);
   for (const std::string& file : files) {
     std::ifstream in(file);
-    const json fixture = json::parse(in);
+    const json fixture = json::parse(std::string(std::istreambuf_iterator<char>(in), {}));
     const json& measured = fixture.at("measured");
     INFO(file << " (PyTorch " << fixture.at("pytorch").get<std::string>() << ")");
     for (auto it = measured.at("optimizer_state_bytes").begin(); it != measured.at("optimizer_state_bytes").end(); ++it) {

@@ -3,7 +3,7 @@
 
 using namespace vramfit;
 using namespace vramfit::test;
-using nlohmann::json;
+using vramfit::json;
 
 TEST_CASE("every request field round-trips", "[request]") {
   const json full = {

@@ -5,7 +5,7 @@
 
 using namespace vramfit;
 using namespace vramfit::test;
-using nlohmann::json;
+using vramfit::json;
 
 TEST_CASE("base64url encodes and decodes every byte", "[url]") {
   std::string all;

@@ -8,8 +8,6 @@
 
 namespace vramfit {
 
-using nlohmann::json;
-
 int kv_cache_storage_type(const FormatTables& tables, const std::string& dtype) {
   static const char* const allowed[][2] = {
       {"f32", "f32"}, {"fp32", "f32"}, {"f16", "f16"}, {"fp16", "f16"}, {"bf16", "bf16"},

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "io/json.hpp"
 
 #include "catalog/catalog.hpp"
 #include "core/fit.hpp"
@@ -58,9 +58,9 @@ Result<WeightsSummary> stored_weights_summary(const FormatTables& tables, const 
 // Storage type for a KV cache dtype name ("f16", "fp16", "q8_0", ...), or -1.
 int kv_cache_storage_type(const FormatTables& tables, const std::string& dtype);
 
-nlohmann::json breakdown_to_json(const Breakdown& breakdown);
-nlohmann::json report_to_json(const Report& report);
-nlohmann::json error_to_json(const Error& error);
+json breakdown_to_json(const Breakdown& breakdown);
+json report_to_json(const Report& report);
+json error_to_json(const Error& error);
 
 // Request JSON text in, report (or error) JSON text out. Never throws.
 std::string estimate_json(const std::string& request_text);
@@ -69,14 +69,14 @@ std::string estimate_json(const std::string& request_text);
 //   {"model": {"config": ..., "name": ...}, "weights": {"format": "as_stored", "stored": ...}}
 // or {"error": {...}}; for a GGUF prefix that ends inside the header the error id is
 // gguf.truncated and the caller reads more. kind: "gguf", "safetensors", "config".
-nlohmann::json read_model_file_json(const std::string& kind, const uint8_t* data, int64_t size,
+json read_model_file_json(const std::string& kind, const uint8_t* data, int64_t size,
                                     int64_t file_size, const std::string& name);
 // The "config" kind of read_model_file_json() alone: what the app calls for a pasted
 // config.json (without linking the GGUF and safetensors readers into the page).
-nlohmann::json read_config_fragment_json(const std::string& text, const std::string& name);
+json read_config_fragment_json(const std::string& text, const std::string& name);
 
 // The catalogs as JSON (models, GPUs, weight formats, KV cache dtypes), for front ends
 // that build pickers. The same lists `vramfit models/gpus/formats --json` print.
-nlohmann::json catalog_to_json(const Catalog& catalog);
+json catalog_to_json(const Catalog& catalog);
 
 }  // namespace vramfit

@@ -146,12 +146,12 @@ bool App::load_hash(const std::string& hash) {
   return true;
 }
 
-void App::apply_file_fragment(const nlohmann::json& fragment) {
+void App::apply_file_fragment(const json& fragment) {
   if (fragment.contains("error")) {
     notice_ = "Could not read the file: " + fragment["error"].value("message", std::string("unknown error"));
     return;
   }
-  nlohmann::json full = request_to_json(request_);
+  json full = request_to_json(request_);
   full["mode"] = "inference";
   full.erase("training");
   full.erase("network");
@@ -274,10 +274,10 @@ void App::draw_inputs() {
     request_.mode = mode == 0 ? "inference" : "training";
     request_.has_network = mode == 2;
     if (mode == 2) {
-      auto parsed = nlohmann::json::parse(network_text_, nullptr, false);
+      auto parsed = json::parse(network_text_, nullptr, false);
       auto net = network_from_json(parsed, "network");
       if (net) request_.network = *net;
-      else { request_.network = *network_from_json(nlohmann::json::parse(std::string(kExampleNetwork)), "network"); network_text_ = kExampleNetwork; }
+      else { request_.network = *network_from_json(json::parse(std::string(kExampleNetwork)), "network"); network_text_ = kExampleNetwork; }
     }
     dirty_ = true;
   }
@@ -432,7 +432,7 @@ void App::draw_network_inputs() {
   section("Network (JSON)");
   ImGui::InputTextMultiline("##network", &network_text_, ImVec2(-1, ImGui::GetTextLineHeight() * 14));
   if (ImGui::Button("Apply")) {
-    auto parsed = nlohmann::json::parse(network_text_, nullptr, false);
+    auto parsed = json::parse(network_text_, nullptr, false);
     auto net = parsed.is_discarded() ? Result<Network>(make_error("network.bad_json", "network", "not valid JSON"))
                                      : network_from_json(parsed, "network");
     network_status_ = net ? "" : net.error().message;
@@ -441,7 +441,7 @@ void App::draw_network_inputs() {
   ImGui::SameLine();
   if (ImGui::Button("Article 003 example")) {
     network_text_ = kExampleNetwork;
-    request_.network = *network_from_json(nlohmann::json::parse(std::string(kExampleNetwork)), "network");
+    request_.network = *network_from_json(json::parse(std::string(kExampleNetwork)), "network");
     ns.batch = 128;
     network_status_.clear();
     dirty_ = true;

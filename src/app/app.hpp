@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "io/json.hpp"
 
 #include "api/estimate.hpp"
 #include "core/fit_map.hpp"
@@ -33,7 +33,7 @@ class App {
   void init(const std::string& hash, bool embed, FitMapRenderer* renderer);
   void frame(Platform& platform);                   // builds one frame of UI
   bool load_hash(const std::string& hash);           // false: malformed, notice shown, defaults kept
-  void apply_file_fragment(const nlohmann::json& fragment);  // a read model file (drop / open)
+  void apply_file_fragment(const json& fragment);  // a read model file (drop / open)
   std::string hash() const { return hash_; }         // "r=..." for the current request
   bool dark() const { return dark_; }
   void set_dark(bool dark);

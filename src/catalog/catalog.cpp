@@ -1,13 +1,11 @@
 #include "catalog.hpp"
 
-#include <nlohmann/json.hpp>
+#include "io/json.hpp"
 
 #include "embedded_data.hpp"
 #include "io/hf_config.hpp"
 
 namespace vramfit {
-
-using nlohmann::json;
 
 const Gpu* Catalog::find_gpu(const std::string& id) const {
   for (const Gpu& g : gpus) if (g.id == id) return &g;

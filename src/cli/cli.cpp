@@ -15,8 +15,6 @@
 
 namespace vramfit {
 
-using nlohmann::json;
-
 namespace {
 
 bool read_file(const std::string& path, std::string& text) {

@@ -5,8 +5,6 @@
 
 namespace vramfit {
 
-using nlohmann::json;
-
 namespace {
 
 constexpr int64_t kMaxDimension = int64_t(1) << 40;  // no real model comes near this

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "io/json.hpp"
 
 #include "core/model_spec.hpp"
 #include "core/result.hpp"
@@ -22,10 +22,10 @@ struct HfConfigRead {
 };
 
 // `origin` names the source in messages ("config.json", "models.json: llama-3.1-8b").
-Result<HfConfigRead> read_hf_config(const nlohmann::json& config, const std::string& origin);
+Result<HfConfigRead> read_hf_config(const json& config, const std::string& origin);
 Result<HfConfigRead> read_hf_config_text(const std::string& text, const std::string& origin);
 
 // The spec as config.json fields that read_hf_config turns back into the same spec.
-nlohmann::json write_hf_config(const ModelSpec& spec);
+json write_hf_config(const ModelSpec& spec);
 
 }  // namespace vramfit

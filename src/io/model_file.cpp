@@ -8,8 +8,6 @@
 
 namespace vramfit {
 
-using nlohmann::json;
-
 namespace {
 
 // llama.cpp architecture names -> Hugging Face model_type (structure flags come from it).

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "io/json.hpp"
 
 #include "core/formats.hpp"
 #include "core/request.hpp"
@@ -17,7 +17,7 @@
 namespace vramfit {
 
 struct ModelFileRead {
-  nlohmann::json config;          // config.json fields (read or derived)
+  json config;          // config.json fields (read or derived)
   StoredWeights weights;
   std::vector<std::string> read;      // facts taken from the file
   std::vector<std::string> derived;   // facts computed from them
@@ -30,10 +30,10 @@ Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile
 // safetensors shards (one or more headers); `config` may be null, then the architecture
 // is derived from tensor names and shapes (Llama-style naming) with the assumptions listed.
 Result<ModelFileRead> model_from_safetensors(const std::vector<SafetensorsFile>& shards,
-                                             const nlohmann::json* config, const std::string& files);
+                                             const json* config, const std::string& files);
 
 // model.safetensors.index.json with its config.json: total bytes, no per-tensor dtypes.
-Result<ModelFileRead> model_from_safetensors_index(const SafetensorsIndex& index, const nlohmann::json& config,
+Result<ModelFileRead> model_from_safetensors_index(const SafetensorsIndex& index, const json& config,
                                                    const std::string& file);
 
 // The storage type id vramfit uses for a safetensors dtype ("BF16" -> "bf16").

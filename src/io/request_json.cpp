@@ -8,8 +8,6 @@
 
 namespace vramfit {
 
-using nlohmann::json;
-
 namespace {
 
 struct Fields {

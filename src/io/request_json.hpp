@@ -3,20 +3,20 @@
 #pragma once
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "io/json.hpp"
 
 #include "core/request.hpp"
 #include "core/result.hpp"
 
 namespace vramfit {
 
-Result<Request> request_from_json(const nlohmann::json& json);
+Result<Request> request_from_json(const json& json);
 Result<Request> request_from_text(const std::string& text);
-nlohmann::json request_to_json(const Request& request);
+json request_to_json(const Request& request);
 
 // A network given layer by layer (the "network" object; also `vramfit net FILE`).
 // path names the object in error messages ("network").
-Result<Network> network_from_json(const nlohmann::json& json, const std::string& path);
-nlohmann::json network_to_json(const Network& network);
+Result<Network> network_from_json(const json& json, const std::string& path);
+json network_to_json(const Network& network);
 
 }  // namespace vramfit

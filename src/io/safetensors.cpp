@@ -4,11 +4,9 @@
 #include <cmath>
 #include <set>
 
-#include <nlohmann/json.hpp>
+#include "io/json.hpp"
 
 namespace vramfit {
-
-using nlohmann::json;
 
 int64_t SafetensorsTensor::elements() const {
   int64_t n = 1;

@@ -1,12 +1,10 @@
 #include "url_hash.hpp"
 
-#include <nlohmann/json.hpp>
+#include "io/json.hpp"
 
 #include "request_json.hpp"
 
 namespace vramfit {
-
-using nlohmann::json;
 
 namespace {
 const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

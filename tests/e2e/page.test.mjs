@@ -191,3 +191,30 @@ test("Open file... takes a config.json through the browser's file picker", async
   await context.close();
 });
 
+
+test("typed numbers reach the request (ImGui's text fields read through the page's own scanner)", async () => {
+  const { context, page, errors } = await open(browser, site.origin + "/");
+  // "Custom GiB" (an InputDouble) stands in the GPU section of the inputs column.
+  await page.mouse.click(130, 555);
+  await page.keyboard.press("Control+A");
+  await page.keyboard.type("48.5");
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => location.hash.length > 3);
+  let state = decodeHash(await currentHash(page));
+  assert.equal(state.gpu.capacity_bytes, Math.floor(48.5 * 2 ** 30));
+  // Ctrl+click turns the Context slider into a text field.
+  await page.keyboard.down("Control");
+  await page.waitForTimeout(100);  // a frame that sees Ctrl held before the click
+  await page.mouse.click(130, 307);
+  await page.waitForTimeout(100);
+  await page.keyboard.up("Control");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.type("32768");
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => location.hash.length > 3);
+  await page.waitForTimeout(200);
+  state = decodeHash(await currentHash(page));
+  assert.equal(state.context_tokens, 32768);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "io/json.hpp"
 
 #include "core/formats.hpp"
 #include "core/model_spec.hpp"
@@ -126,7 +126,7 @@ inline std::vector<std::pair<std::string, std::vector<int64_t>>> hf_dense_tensor
 // A safetensors header (8-byte length + JSON) for the given tensors in one dtype.
 inline std::vector<uint8_t> write_safetensors(const std::vector<std::pair<std::string, std::vector<int64_t>>>& tensors,
                                               const std::string& dtype, int64_t element_bytes) {
-  nlohmann::json header = {{"__metadata__", {{"format", "pt"}}}};
+  json header = {{"__metadata__", {{"format", "pt"}}}};
   uint64_t offset = 0;
   for (const auto& [name, shape] : tensors) {
     int64_t n = 1;

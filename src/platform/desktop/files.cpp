@@ -27,7 +27,7 @@ std::string model_file_kind(const std::string& path) {
 
 // Reads as much of the file as its header needs: GGUF from 1 MiB up (x4 while the header
 // runs on), safetensors its stated header length, a config the whole file (up to 64 MiB).
-nlohmann::json read_model_file(const std::string& path) {
+json read_model_file(const std::string& path) {
   const std::string kind = model_file_kind(path);
   const std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   if (kind.empty()) return {{"error", {{"message", name + ": not a .gguf, .safetensors or config .json file"}}}};
@@ -49,7 +49,7 @@ nlohmann::json read_model_file(const std::string& path) {
         in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
       }
     }
-    nlohmann::json result = read_model_file_json(kind, bytes.data(), static_cast<int64_t>(bytes.size()), size, name);
+    json result = read_model_file_json(kind, bytes.data(), static_cast<int64_t>(bytes.size()), size, name);
     const bool truncated = result.contains("error") && result["error"].value("id", std::string()) == "gguf.truncated";
     if (!truncated || limit >= size || limit >= (int64_t(256) << 20)) return result;
   }

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "io/json.hpp"
 
 namespace vramfit {
 
@@ -13,7 +13,7 @@ std::string model_file_kind(const std::string& path);
 
 // The header bytes of a .gguf, .safetensors or config .json -> {"model": ..., "weights": ...}
 // or {"error": {...}} (read_model_file_json on as many bytes as the header needs).
-nlohmann::json read_model_file(const std::string& path);
+json read_model_file(const std::string& path);
 
 struct FolderEntry {
   std::string name;

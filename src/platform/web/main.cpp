@@ -187,7 +187,7 @@ EMSCRIPTEN_KEEPALIVE void vramfit_hash_changed() {
 
 // A model file (dropped or picked), read by web/vramfit-api.js readModelFile() (header bytes only).
 EMSCRIPTEN_KEEPALIVE void vramfit_apply_fragment(const char* fragment_json) {
-  const nlohmann::json fragment = nlohmann::json::parse(std::string(fragment_json ? fragment_json : ""), nullptr, false);
+  const json fragment = json::parse(std::string(fragment_json ? fragment_json : ""), nullptr, false);
   if (fragment.is_discarded()) g_app.set_notice("The dropped file could not be read.");
   else g_app.apply_file_fragment(fragment);
   vramfit_wake();
