@@ -9,12 +9,13 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 # build: cmake ninja g++ (native), emscripten + binaryen (web), libglfw3-dev + libgl-dev
 # (desktop app), nlohmann-json3-dev, catch2, libcli11-dev (headers for every target),
 # nodejs (runs the wasm tests), dpkg-dev (apt-get source needs dpkg-source),
-# chromium + xvfb + imagemagick (browser and desktop tests, screenshots), clang and its
+# chromium + xvfb + imagemagick (browser and desktop tests, screenshots), fonts-dejavu-core (the
+# UI font: the page asks the browser for a system sans-serif, the desktop app loads it), clang and its
 # runtime libraries (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer), zlib1g-dev
 # (the desktop app writes PNG screenshots).
 packages=(cmake ninja-build g++ emscripten binaryen libglfw3-dev libgl-dev zlib1g-dev
           nlohmann-json3-dev catch2 libcli11-dev nodejs dpkg-dev xauth xvfb
-          chromium imagemagick python3 ca-certificates clang libclang-rt-14-dev)
+          chromium imagemagick fonts-dejavu-core python3 ca-certificates clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

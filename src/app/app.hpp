@@ -27,6 +27,10 @@ struct Platform {
 
 enum class Panel { breakdown, gpus, fit_map, layers };
 
+// The UI font's line height (ascent + descent) in logical pixels, the same on the page and the
+// desktop; each platform rasterises it at its device scale.
+constexpr float kFontLineHeight = 16.0f;
+
 class App {
  public:
   // hash: the URL hash (web) or the remembered request (desktop); embed: compact layout.

@@ -59,6 +59,27 @@ void save_settings(const std::string& hash, bool dark) {
 App* g_app = nullptr;
 int g_frames_left = 3;
 
+// The UI font: a system sans-serif like the page's (which the browser draws), from the usual
+// places on Linux, macOS and Windows; Dear ImGui's built-in ProggyClean when none is there.
+void add_ui_font(ImFontAtlas* atlas, float line_height_px) {
+  static const char* const candidates[] = {
+      "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf",
+      "/usr/share/fonts/dejavu/DejaVuSans.ttf", "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+      "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf", "/System/Library/Fonts/Supplemental/Arial.ttf",
+      "/Library/Fonts/Arial.ttf", "C:\\Windows\\Fonts\\segoeui.ttf"};
+  for (const char* path : candidates) {
+    if (std::FILE* f = std::fopen(path, "rb")) {
+      std::fclose(f);
+      ImFontConfig config;
+      config.PixelSnapH = true;
+      if (atlas->AddFontFromFileTTF(path, line_height_px, &config)) return;
+    }
+  }
+  ImFontConfig config;
+  config.SizePixels = 13.0f * line_height_px / kFontLineHeight;  // ProggyClean is drawn for 13 px
+  atlas->AddFontDefault(&config);
+}
+
 void wake(GLFWwindow*) { g_frames_left = 3; }
 
 void on_drop(GLFWwindow* window, int count, const char** paths) {
@@ -112,9 +133,7 @@ int main(int argc, char** argv) {
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   float xscale = 1.0f, yscale = 1.0f;
   glfwGetWindowContentScale(window, &xscale, &yscale);
-  ImFontConfig font;
-  font.SizePixels = 13.0f * xscale;
-  io.Fonts->AddFontDefault(&font);
+  add_ui_font(io.Fonts, kFontLineHeight * xscale);
   io.FontGlobalScale = 1.0f / xscale;
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");

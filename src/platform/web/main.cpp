@@ -91,7 +91,6 @@ bool g_paused = false;
 bool g_first_frame = true;
 bool g_backend_ready = false;  // the OpenGL backend has made its device objects
 double g_dpr = 1.0;
-constexpr double kFontLineHeight = 16.0;  // CSS pixels, ascent + descent
 int g_css_width = 0, g_css_height = 0;
 int g_fb_width = 0, g_fb_height = 0;
 
@@ -110,7 +109,7 @@ void sync_canvas_size() {
     // Fonts rasterised at the device resolution, shown at CSS size: crisp text.
     ImGuiIO& io = ImGui::GetIO();
     io.Fonts->Clear();
-    add_browser_font(io.Fonts, kBrowserFontFamily, static_cast<float>(kFontLineHeight * dpr));
+    add_browser_font(io.Fonts, kBrowserFontFamily, kFontLineHeight * static_cast<float>(dpr));
     io.FontGlobalScale = static_cast<float>(1.0 / dpr);
     if (g_backend_ready) {  // before the first frame the backend builds the texture itself
       ImGui_ImplOpenGL3_DestroyFontsTexture();
