@@ -16,7 +16,10 @@
 
 #define STBRP_STATIC
 #define STB_RECT_PACK_IMPLEMENTATION
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-function"  // stb's packer has a helper this builder does not call
 #include <imstb_rectpack.h>
+#pragma clang diagnostic pop
 
 namespace {
 
