@@ -35,7 +35,7 @@ function(vramfit_add_imgui)
   target_compile_definitions(imgui PUBLIC IMGUI_DISABLE_DEMO_WINDOWS IMGUI_DISABLE_METRICS_WINDOW)
   if(EMSCRIPTEN)
     # The page keeps no imgui.ini (its state is the URL hash): no file functions.
-    target_compile_options(imgui PRIVATE -fno-exceptions)
+    target_compile_options(imgui PRIVATE -fno-exceptions -fno-rtti)
     target_compile_definitions(imgui PUBLIC IMGUI_DISABLE_FILE_FUNCTIONS IMGUI_IMPL_OPENGL_ES3
                                IMGUI_ENABLE_FREETYPE IMGUI_DISABLE_DEFAULT_FONT)
     # ImGui's sscanf and atof calls (number fields, settings lines) go to the page's vramfit_sscanf
