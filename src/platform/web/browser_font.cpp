@@ -1,7 +1,7 @@
-// The font builder of the page: the browser draws each glyph with Canvas 2D (fillText), one
-// getImageData reads them back, and the glyphs are packed into ImGui's atlas next to its own
-// rectangles (white pixel, mouse cursors, baked lines) with ImGui's stb_rect_pack.
-// Structure after misc/freetype/imgui_freetype.cpp, the other builder ImGui ships.
+// The font builder of the page: the browser draws each glyph with Canvas 2D (fillText) into
+// rows of one bitmap, one getImageData reads it back, and the atlas is ImGui's own rectangles
+// (white pixel, mouse cursors, baked lines) in a row at the top with each font's bitmap
+// below. Structure after misc/freetype/imgui_freetype.cpp, the other builder ImGui ships.
 #include "browser_font.hpp"
 
 #include <emscripten.h>
@@ -13,13 +13,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-
-#define STBRP_STATIC
-#define STB_RECT_PACK_IMPLEMENTATION
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wunused-function"  // stb's packer has a helper this builder does not call
-#include <imstb_rectpack.h>
-#pragma clang diagnostic pop
 
 namespace {
 
@@ -107,23 +100,30 @@ struct RasterisedFont {
   std::vector<int> codepoints;
   std::vector<BrowserGlyph> glyphs;
   float ascent = 0, descent = 0;
-  int bitmap_width = 0;
+  int bitmap_width = 0, bitmap_height = 0;
   unsigned char* bitmap = nullptr;  // malloc'ed by the JavaScript
-  std::vector<stbrp_rect> rects;    // the glyphs' places in the atlas
+  int atlas_y = 0;                  // where the bitmap starts in the atlas
 };
 
 bool build_atlas(ImFontAtlas* atlas) {
   ImFontAtlasBuildInit(atlas);
   atlas->TexID = nullptr;
-  atlas->TexWidth = atlas->TexHeight = 0;
-  atlas->TexUvScale = ImVec2(0.0f, 0.0f);
   atlas->TexUvWhitePixel = ImVec2(0.0f, 0.0f);
   atlas->ClearTexData();
 
-  // 1. Let the browser draw every font's glyphs; size each glyph's rectangle.
+  // 1. ImGui's rectangles side by side at the top.
   const int padding = atlas->TexGlyphPadding;
+  int x = 0, row_height = 0;
+  for (ImFontAtlasCustomRect& rect : atlas->CustomRects) {
+    rect.X = static_cast<unsigned short>(x);
+    rect.Y = 0;
+    x += rect.Width + padding;
+    row_height = ImMax(row_height, rect.Height + padding);
+  }
+  int width = x, height = row_height;
+
+  // 2. Each font as the browser draws it, below.
   std::vector<RasterisedFont> fonts(static_cast<size_t>(atlas->ConfigData.Size));
-  int total_surface = 0;
   for (int i = 0; i < atlas->ConfigData.Size; ++i) {
     const ImFontConfig& config = atlas->ConfigData[i];
     RasterisedFont& font = fonts[static_cast<size_t>(i)];
@@ -132,49 +132,21 @@ bool build_atlas(ImFontAtlas* atlas) {
     std::vector<float> out(4 + font.codepoints.size() * kFloatsPerGlyph);
     font.bitmap = js_rasterise_glyphs(family.c_str(), config.SizePixels, font.codepoints.data(),
                                       static_cast<int>(font.codepoints.size()), out.data());
-    if (!font.bitmap) {  // no Canvas 2D: an atlas without glyphs (shapes still draw)
-      font.codepoints.clear();
-      font.ascent = config.SizePixels * 0.8f;
-      font.descent = -config.SizePixels * 0.2f;
-      continue;
-    }
-    font.ascent = out[0];
-    font.descent = -out[1];
+    font.ascent = font.bitmap ? out[0] : config.SizePixels * 0.8f;
+    font.descent = font.bitmap ? -out[1] : -config.SizePixels * 0.2f;
+    if (!font.bitmap) continue;  // no Canvas 2D: a font without glyphs (shapes still draw)
     font.bitmap_width = static_cast<int>(out[2]);
+    font.bitmap_height = static_cast<int>(out[3]);
     font.glyphs.resize(font.codepoints.size());
     std::memcpy(font.glyphs.data(), out.data() + 4, font.glyphs.size() * sizeof(BrowserGlyph));
-    font.rects.resize(font.glyphs.size());
-    for (size_t g = 0; g < font.glyphs.size(); ++g) {
-      font.rects[g] = stbrp_rect{};
-      font.rects[g].w = static_cast<stbrp_coord>(font.glyphs[g].width + padding);
-      font.rects[g].h = static_cast<stbrp_coord>(font.glyphs[g].height + padding);
-      total_surface += font.rects[g].w * font.rects[g].h;
-    }
+    font.atlas_y = height;
+    height += font.bitmap_height + padding;
+    width = ImMax(width, font.bitmap_width);
   }
 
-  // 2. Pack ImGui's own rectangles first (upper left), then the glyphs.
-  const int surface_sqrt = static_cast<int>(ImSqrt(static_cast<float>(total_surface))) + 1;
-  atlas->TexWidth = atlas->TexDesiredWidth > 0 ? atlas->TexDesiredWidth
-                    : surface_sqrt >= 4096 * 0.7f ? 4096
-                    : surface_sqrt >= 2048 * 0.7f ? 2048
-                    : surface_sqrt >= 1024 * 0.7f ? 1024 : 512;
-  const int tex_height_max = 1024 * 32;
-  std::vector<stbrp_node> nodes(static_cast<size_t>(atlas->TexWidth - padding));
-  stbrp_context pack;
-  stbrp_init_target(&pack, atlas->TexWidth, tex_height_max, nodes.data(), static_cast<int>(nodes.size()));
-  ImFontAtlasBuildPackCustomRects(atlas, &pack);
-  for (RasterisedFont& font : fonts) {
-    if (font.rects.empty()) continue;
-    stbrp_pack_rects(&pack, font.rects.data(), static_cast<int>(font.rects.size()));
-    for (const stbrp_rect& rect : font.rects)
-      if (rect.was_packed) atlas->TexHeight = ImMax(atlas->TexHeight, rect.y + rect.h);
-  }
-  for (int i = 0; i < atlas->CustomRects.Size; ++i)
-    atlas->TexHeight = ImMax(atlas->TexHeight, atlas->CustomRects[i].Y + atlas->CustomRects[i].Height);
-
-  // 3. The texture, the glyphs copied in, and the fonts' glyph tables.
-  atlas->TexHeight = (atlas->Flags & ImFontAtlasFlags_NoPowerOfTwoHeight) ? atlas->TexHeight + 1
-                                                                          : ImUpperPowerOfTwo(atlas->TexHeight);
+  // 3. The texture, the bitmaps copied in, and the fonts' glyph tables.
+  atlas->TexWidth = width;
+  atlas->TexHeight = (atlas->Flags & ImFontAtlasFlags_NoPowerOfTwoHeight) ? height : ImUpperPowerOfTwo(height);
   atlas->TexUvScale = ImVec2(1.0f / atlas->TexWidth, 1.0f / atlas->TexHeight);
   const size_t tex_size = static_cast<size_t>(atlas->TexWidth) * static_cast<size_t>(atlas->TexHeight);
   atlas->TexPixelsAlpha8 = static_cast<unsigned char*>(IM_ALLOC(tex_size));
@@ -184,26 +156,23 @@ bool build_atlas(ImFontAtlas* atlas) {
     RasterisedFont& font = fonts[static_cast<size_t>(i)];
     ImFont* dst = config.DstFont;
     ImFontAtlasBuildSetupFont(atlas, dst, &config, font.ascent, font.descent);
+    for (int row = 0; row < font.bitmap_height; ++row) {
+      std::memcpy(atlas->TexPixelsAlpha8 + static_cast<size_t>(font.atlas_y + row) * static_cast<size_t>(atlas->TexWidth),
+                  font.bitmap + static_cast<size_t>(row) * static_cast<size_t>(font.bitmap_width),
+                  static_cast<size_t>(font.bitmap_width));
+    }
+    std::free(font.bitmap);
     const float off_x = config.GlyphOffset.x;
     const float off_y = config.GlyphOffset.y + IM_ROUND(dst->Ascent);
     for (size_t g = 0; g < font.glyphs.size(); ++g) {
       const BrowserGlyph& glyph = font.glyphs[g];
-      const stbrp_rect& rect = font.rects[g];
-      if (!rect.was_packed) continue;
-      const int w = static_cast<int>(glyph.width), h = static_cast<int>(glyph.height);
-      const int tx = rect.x + padding, ty = rect.y + padding;
       const float x0 = glyph.offset_x + off_x, y0 = glyph.offset_y + off_y;
-      dst->AddGlyph(&config, static_cast<ImWchar>(font.codepoints[g]), x0, y0, x0 + w, y0 + h,
-                    tx / static_cast<float>(atlas->TexWidth), ty / static_cast<float>(atlas->TexHeight),
-                    (tx + w) / static_cast<float>(atlas->TexWidth), (ty + h) / static_cast<float>(atlas->TexHeight),
-                    glyph.advance);
-      const unsigned char* src = font.bitmap + static_cast<int>(glyph.y) * font.bitmap_width + static_cast<int>(glyph.x);
-      unsigned char* dst_pixels = atlas->TexPixelsAlpha8 + ty * atlas->TexWidth + tx;
-      for (int row = 0; row < h; ++row) std::memcpy(dst_pixels + row * atlas->TexWidth, src + row * font.bitmap_width, static_cast<size_t>(w));
+      const float u = glyph.x * atlas->TexUvScale.x, v = (glyph.y + font.atlas_y) * atlas->TexUvScale.y;
+      dst->AddGlyph(&config, static_cast<ImWchar>(font.codepoints[g]), x0, y0, x0 + glyph.width, y0 + glyph.height, u, v,
+                    u + glyph.width * atlas->TexUvScale.x, v + glyph.height * atlas->TexUvScale.y, glyph.advance);
     }
     // ImGui needs one glyph to fall back on; a font the browser could not draw gets a blank space.
     if (dst->Glyphs.empty()) dst->AddGlyph(&config, ' ', 0, 0, 0, 0, 0, 0, 0, 0, config.SizePixels * 0.3f);
-    std::free(font.bitmap);
   }
   ImFontAtlasBuildFinish(atlas);
   return true;
