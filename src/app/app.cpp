@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "catalog/catalog.hpp"
+#include "grid.hpp"
 #include "io/request_json.hpp"
 #include "io/url_hash.hpp"
 
@@ -561,29 +562,26 @@ void App::draw_breakdown() {
   const Report& r = *report_;
   const DisplayUnits u = request_.units;
   const int64_t capacity = request_.mode == "training" ? r.training_fit.capacity_bytes : r.fit.capacity_bytes;
-  if (!ImGui::BeginTable("breakdown", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_ScrollY)) return;
-  ImGui::TableSetupColumn("Item", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableSetupColumn("Memory", ImGuiTableColumnFlags_WidthFixed, 110.0f);
-  ImGui::TableSetupColumn("of GPU", ImGuiTableColumnFlags_WidthFixed, 70.0f);
-  ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableHeadersRow();
+  Grid grid;
+  if (!grid.begin("breakdown", {{"Item", 0}, {"Memory", 110}, {"of GPU", 70}}, true)) return;
   struct Walk {
+    Grid& grid;
     DisplayUnits u;
     int64_t capacity;
     void item(const BreakdownItem& it, int depth) {
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
+      grid.row();
+      grid.cell(0);
       // Top-level rows open with their formula showing; deeper rows open on a click.
       const ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_SpanFullWidth | (depth == 0 ? ImGuiTreeNodeFlags_DefaultOpen : 0);
       const bool open = ImGui::TreeNodeEx(it.id.c_str(), flags, "%s", it.label.c_str());
-      ImGui::TableNextColumn();
+      grid.cell(1);
       ImGui::TextUnformatted(format_bytes(it.bytes, u).c_str());
-      ImGui::TableNextColumn();
+      grid.cell(2);
       ImGui::Text("%.1f%%", capacity > 0 ? 100.0 * static_cast<double>(it.bytes) / static_cast<double>(capacity) : 0.0);
       if (open) {
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::PushTextWrapPos(0.0f);
+        grid.row();
+        grid.cell(0);
+        ImGui::PushTextWrapPos(grid.wrap_x(0));
         ImGui::TextDisabled("= %s", it.formula.c_str());
         if (!it.note.empty()) ImGui::TextWrapped("%s", it.note.c_str());
         ImGui::PopTextWrapPos();
@@ -591,16 +589,16 @@ void App::draw_breakdown() {
         ImGui::TreePop();
       }
     }
-  } walk{u, capacity};
+  } walk{grid, u, capacity};
   for (const BreakdownItem& it : r.breakdown.items) walk.item(it, 0);
-  ImGui::TableNextRow();
-  ImGui::TableNextColumn();
+  grid.row();
+  grid.cell(0);
   ImGui::TextUnformatted("Total");
-  ImGui::TableNextColumn();
+  grid.cell(1);
   ImGui::TextUnformatted(format_bytes(r.breakdown.total_bytes, u).c_str());
-  ImGui::TableNextColumn();
+  grid.cell(2);
   ImGui::Text("%.1f%%", capacity > 0 ? 100.0 * static_cast<double>(r.breakdown.total_bytes) / static_cast<double>(capacity) : 0.0);
-  ImGui::EndTable();
+  grid.end();
   for (const std::string& w : r.breakdown.warnings) ImGui::TextWrapped("warning: %s", w.c_str());
   for (const std::string& a : r.breakdown.assumptions) ImGui::TextWrapped("assumed: %s", a.c_str());
 }
@@ -609,39 +607,34 @@ void App::draw_gpus() {
   const Report& r = *report_;
   const DisplayUnits u = request_.units;
   const bool training = request_.mode == "training";
-  if (!ImGui::BeginTable("gpus", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Sortable)) return;
-  ImGui::TableSetupColumn("GPU", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableSetupColumn("Memory", ImGuiTableColumnFlags_WidthFixed, 90.0f);
-  ImGui::TableSetupColumn("Needed", ImGuiTableColumnFlags_WidthFixed, 90.0f);
-  ImGui::TableSetupColumn("Headroom", ImGuiTableColumnFlags_WidthFixed, 90.0f);
-  ImGui::TableSetupColumn("Verdict", ImGuiTableColumnFlags_WidthFixed, 110.0f);
-  ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableHeadersRow();
+  Grid grid;
+  if (!grid.begin("gpus", {{"GPU", 0}, {"Memory", 90}, {"Needed", 90}, {"Headroom", 90}, {"Verdict", 110}}, false)) return;
   for (const GpuVerdict& v : r.gpus) {
     const bool fits = training ? v.training_fit.fits : v.fit.fits;
     const int64_t cap = training ? v.training_fit.capacity_bytes : v.fit.capacity_bytes;
     const int64_t need = training ? v.training_fit.required_bytes : v.fit.required_bytes;
     const int64_t room = training ? v.training_fit.headroom_bytes : v.fit.headroom_bytes;
     const int64_t min_gpus = training ? v.training_fit.min_gpus : v.fit.min_gpus;
-    ImGui::TableNextRow();
-    ImGui::TableNextColumn();
-    if (ImGui::Selectable(v.gpu->name.c_str(), v.gpu->id == request_.gpu_id, ImGuiSelectableFlags_SpanAllColumns)) {
+    grid.row();
+    if (grid.row_selectable(("##" + v.gpu->id).c_str(), v.gpu->id == request_.gpu_id)) {
       request_.gpu_id = v.gpu->id;
       request_.gpu_capacity_bytes = 0;
       dirty_ = true;
     }
-    ImGui::TableNextColumn();
+    grid.cell(0);
+    ImGui::TextUnformatted(v.gpu->name.c_str());
+    grid.cell(1);
     ImGui::TextUnformatted(format_bytes(cap, u).c_str());
-    ImGui::TableNextColumn();
+    grid.cell(2);
     ImGui::TextUnformatted(format_bytes(need, u).c_str());
-    ImGui::TableNextColumn();
+    grid.cell(3);
     ImGui::TextUnformatted(format_bytes(room, u).c_str());
-    ImGui::TableNextColumn();
+    grid.cell(4);
     if (fits) ImGui::TextColored(ImVec4(0.3f, 0.8f, 0.5f, 1), "fits");
     else if (min_gpus > 0) ImGui::TextColored(ImVec4(0.95f, 0.7f, 0.25f, 1), "needs %lld", static_cast<long long>(min_gpus));
     else ImGui::TextColored(ImVec4(0.9f, 0.35f, 0.3f, 1), "no");
   }
-  ImGui::EndTable();
+  grid.end();
 }
 
 void App::draw_fit_map() {
@@ -739,29 +732,25 @@ void App::draw_fit_map() {
 
 void App::draw_layers() {
   const Report& r = *report_;
-  if (!ImGui::BeginTable("layers", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerH)) return;
-  ImGui::TableSetupColumn("Layer", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthFixed, 100.0f);
-  ImGui::TableSetupColumn("Output shape", ImGuiTableColumnFlags_WidthFixed, 150.0f);
-  ImGui::TableSetupColumn("Parameters", ImGuiTableColumnFlags_WidthFixed, 100.0f);
-  ImGui::TableSetupColumn("Activations", ImGuiTableColumnFlags_WidthFixed, 100.0f);
-  ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableHeadersRow();
+  Grid grid;
+  if (!grid.begin("layers", {{"Layer", 0}, {"Type", 100}, {"Output shape", 150}, {"Parameters", 100}, {"Activations", 100}}, true)) {
+    return;
+  }
   for (const LayerRow& row : r.network.layers) {
-    ImGui::TableNextRow();
-    ImGui::TableNextColumn();
+    grid.row();
+    grid.cell(0);
     ImGui::TextUnformatted(row.name.c_str());
     if (ImGui::IsItemHovered() && !row.keeps.empty()) ImGui::SetTooltip("keeps %s", row.keeps.c_str());
-    ImGui::TableNextColumn();
+    grid.cell(1);
     ImGui::TextUnformatted(row.type.c_str());
-    ImGui::TableNextColumn();
+    grid.cell(2);
     ImGui::TextUnformatted(shape_text(row.output_shape).c_str());
-    ImGui::TableNextColumn();
+    grid.cell(3);
     ImGui::TextUnformatted(with_thousands(row.parameters).c_str());
-    ImGui::TableNextColumn();
+    grid.cell(4);
     ImGui::TextUnformatted(format_bytes(row.activation_bytes, request_.units).c_str());
   }
-  ImGui::EndTable();
+  grid.end();
 }
 
 std::string App::markdown() const {

@@ -218,3 +218,15 @@ test("typed numbers reach the request (ImGui's text fields read through the page
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test("Which GPUs fit: a click on a row chooses that GPU", async () => {
+  const { context, page, errors } = await open(browser, site.origin + "/");
+  await page.mouse.click(560, 171);  // the "Which GPUs fit" tab
+  await page.waitForTimeout(200);
+  await page.mouse.click(700, 351);  // the seventh row: GeForce RTX 3090 (in the catalog's order)
+  await page.waitForFunction(() => location.hash.length > 3);
+  await page.waitForTimeout(200);
+  assert.equal(decodeHash(await currentHash(page)).gpu.id, "rtx-3090");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
