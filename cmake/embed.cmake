@@ -12,7 +12,18 @@ if(CMAKE_SCRIPT_MODE_FILE)
   set(index 0)
   foreach(path IN LISTS FILES)
     get_filename_component(name "${path}" NAME)
-    file(READ "${path}" hex HEX)
+    if(name MATCHES "\\.json$")
+      # JSON goes in without its layout: line breaks with their indentation (a JSON string
+      # cannot hold a raw line break), and runs of spaces that align columns become one
+      # (no string in data/ has two spaces in a row; tests/test_catalog.cpp checks that the
+      # embedded files read as the same JSON as the ones in data/).
+      file(READ "${path}" text)
+      string(REGEX REPLACE "\n *" "" text "${text}")
+      string(REGEX REPLACE "  +" " " text "${text}")
+      string(HEX "${text}" hex)
+    else()
+      file(READ "${path}" hex HEX)
+    endif()
     string(LENGTH "${hex}" hex_length)
     math(EXPR size "${hex_length} / 2")
     string(REGEX REPLACE "([0-9a-f][0-9a-f])" "'\\\\x\\1'," bytes "${hex}")

@@ -2,6 +2,9 @@
 // count its checkpoint publishes (model.safetensors.index.json total_size / 2 for bf16).
 #include "helpers.hpp"
 
+#include <fstream>
+#include <iterator>
+
 using namespace vramfit;
 using namespace vramfit::test;
 
@@ -81,4 +84,18 @@ TEST_CASE("the articles' models are parameter-count only", "[catalog]") {
   CHECK(m.kv_heads == 8);
   CHECK(m.head_dim == 128);
   CHECK(preset("article-004-70b").spec.layers == 80);
+}
+
+TEST_CASE("the embedded data files are data/'s, without their layout", "[catalog]") {
+  // cmake/embed.cmake drops line breaks and alignment spaces from the JSON it compiles in.
+  for (const char* name : {"gpus.json", "models.json", "weight_formats.json"}) {
+    INFO(name);
+    std::ifstream in(std::string(VRAMFIT_SOURCE_DIR) + "/data/" + name);
+    const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string embedded = embedded_data_file(name);
+    REQUIRE_FALSE(source.empty());
+    CHECK(embedded.size() < source.size());
+    CHECK(embedded.find('\n') == std::string::npos);
+    CHECK(json::parse(embedded) == json::parse(source));
+  }
 }

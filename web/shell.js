@@ -101,10 +101,7 @@
   };
 
   window.Module = Object.assign(window.Module || {}, {
-    canvas: canvas,
-    print: text => console.log(text),
-    printErr: text => console.warn(text),
-    setStatus: () => {},
+    canvas: canvas,  // output goes to the console (Emscripten's default print / printErr)
     onAbort: what => show("vramfit stopped: " + what, true),
   });
   show("Loading vramfit…", false);

@@ -42,28 +42,34 @@ const ImU32 kSegmentColours[] = {IM_COL32(76, 139, 245, 255), IM_COL32(46, 184, 
 std::string bytes_text(int64_t bytes, DisplayUnits units) { return format_bytes(bytes, units); }
 
 // A combo box whose popup starts with a filter field: type to narrow a long list.
-template <class Items, class Id, class Name>
-bool filtered_combo(const char* label, std::string& current, const std::string& preview, const Items& items,
-                    std::string& filter, Id id_of, Name name_of) {
-  bool changed = false;
-  if (ImGui::BeginCombo(label, preview.c_str(), ImGuiComboFlags_HeightLarge)) {
+//   FilteredCombo combo;
+//   if (combo.begin("GPU", preview, filter)) { for (...) if (combo.item(name, id, selected)) ...; combo.end(); }
+class FilteredCombo {
+ public:
+  bool begin(const char* label, const std::string& preview, std::string& filter) {
+    if (!ImGui::BeginCombo(label, preview.c_str(), ImGuiComboFlags_HeightLarge)) return false;
     if (ImGui::IsWindowAppearing()) { ImGui::SetKeyboardFocusHere(); filter.clear(); }
     ImGui::SetNextItemWidth(-1);
     ImGui::InputTextWithHint("##filter", "search", &filter);
-    std::string lower_filter = filter;
-    std::transform(lower_filter.begin(), lower_filter.end(), lower_filter.begin(), ::tolower);
-    for (const auto& item : items) {
-      std::string name = name_of(item), lower = name + " " + id_of(item);
-      std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
-      if (!lower_filter.empty() && lower.find(lower_filter) == std::string::npos) continue;
-      const bool selected = id_of(item) == current;
-      if (ImGui::Selectable(name.c_str(), selected)) { current = id_of(item); changed = true; }
-      if (selected) ImGui::SetItemDefaultFocus();
-    }
-    ImGui::EndCombo();
+    lower_filter_ = lower(filter);
+    return true;
   }
-  return changed;
-}
+  // Listed when its name or id contains the filter (any case); true when chosen.
+  bool item(const std::string& name, const std::string& id, bool selected) {
+    if (!lower_filter_.empty() && lower(name + " " + id).find(lower_filter_) == std::string::npos) return false;
+    const bool chosen = ImGui::Selectable(name.c_str(), selected);
+    if (selected) ImGui::SetItemDefaultFocus();
+    return chosen;
+  }
+  void end() { ImGui::EndCombo(); }
+
+ private:
+  static std::string lower(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(), ::tolower);
+    return text;
+  }
+  std::string lower_filter_;
+};
 
 bool int_input(const char* label, int64_t& value, int64_t min, int64_t max, bool logarithmic = true) {
   int64_t v = value;
@@ -74,18 +80,32 @@ bool int_input(const char* label, int64_t& value, int64_t min, int64_t max, bool
   return false;
 }
 
-template <class E>
-bool enum_combo(const char* label, E& value, std::initializer_list<std::pair<E, const char*>> options) {
+// A combo over labelled values; enum_combo() below gives it an enum's.
+struct Choice {
+  int value;
+  const char* label;
+};
+bool choice_combo(const char* label, int& value, const Choice* choices, size_t count) {
   const char* preview = "";
-  for (const auto& o : options) if (o.first == value) preview = o.second;
+  for (size_t i = 0; i < count; ++i) if (choices[i].value == value) preview = choices[i].label;
   bool changed = false;
   if (ImGui::BeginCombo(label, preview)) {
-    for (const auto& o : options) {
-      if (ImGui::Selectable(o.second, o.first == value)) { value = o.first; changed = true; }
+    for (size_t i = 0; i < count; ++i) {
+      if (ImGui::Selectable(choices[i].label, choices[i].value == value)) { value = choices[i].value; changed = true; }
     }
     ImGui::EndCombo();
   }
   return changed;
+}
+
+template <class E, size_t N>
+bool enum_combo(const char* label, E& value, const std::pair<E, const char*> (&options)[N]) {
+  Choice choices[N];
+  for (size_t i = 0; i < N; ++i) choices[i] = {static_cast<int>(options[i].first), options[i].second};
+  int chosen = static_cast<int>(value);
+  if (!choice_combo(label, chosen, choices, N)) return false;
+  value = static_cast<E>(chosen);
+  return true;
 }
 
 // A titled divider between groups of inputs.
@@ -291,10 +311,16 @@ void App::draw_inputs() {
   const Catalog& catalog = builtin_catalog();
   const Gpu* gpu = catalog.find_gpu(request_.gpu_id);
   std::string preview = request_.gpu_capacity_bytes > 0 ? "Custom" : (gpu ? gpu->name : request_.gpu_id);
-  if (filtered_combo("GPU", request_.gpu_id, preview, catalog.gpus, gpu_filter_, [](const Gpu& g) { return g.id; },
-                     [](const Gpu& g) { return g.name + "  (" + format_bytes(g.total_bytes, DisplayUnits::gb) + ")"; })) {
-    request_.gpu_capacity_bytes = 0;
-    dirty_ = true;
+  FilteredCombo gpus;
+  if (gpus.begin("GPU", preview, gpu_filter_)) {
+    for (const Gpu& g : catalog.gpus) {
+      if (gpus.item(g.name + "  (" + format_bytes(g.total_bytes, DisplayUnits::gb) + ")", g.id, g.id == request_.gpu_id)) {
+        request_.gpu_id = g.id;
+        request_.gpu_capacity_bytes = 0;
+        dirty_ = true;
+      }
+    }
+    gpus.end();
   }
   double custom_gib = request_.gpu_capacity_bytes > 0 ? static_cast<double>(request_.gpu_capacity_bytes) / static_cast<double>(kGiB) : 0.0;
   if (ImGui::InputDouble("Custom GiB", &custom_gib, 0, 0, "%.2f")) {
@@ -325,15 +351,20 @@ bool App::draw_model_picker() {
     const ModelPreset* p = catalog.find_model(request_.model_preset);
     preview = p ? p->name : request_.model_preset;
   }
-  std::string id = request_.has_custom_model ? "" : request_.model_preset;
-  if (!filtered_combo("Model", id, preview, catalog.models, model_filter_, [](const ModelPreset& m) { return m.id; },
-                      [](const ModelPreset& m) { return m.name; })) {
-    return false;
+  FilteredCombo models;
+  bool picked = false;
+  if (models.begin("Model", preview, model_filter_)) {
+    for (const ModelPreset& m : catalog.models) {
+      if (models.item(m.name, m.id, !request_.has_custom_model && m.id == request_.model_preset)) {
+        request_.model_preset = m.id;
+        request_.has_custom_model = false;
+        dirty_ = true;
+        picked = true;
+      }
+    }
+    models.end();
   }
-  request_.model_preset = id;
-  request_.has_custom_model = false;
-  dirty_ = true;
-  return true;
+  return picked;
 }
 
 void App::draw_inference_inputs() {
@@ -358,10 +389,12 @@ void App::draw_inference_inputs() {
     if (ImGui::SmallButton("Use a format instead")) { request_.has_stored_weights = false; request_.weight_format = "bf16"; dirty_ = true; }
   } else {
     const WeightFormat* f = catalog.formats.find_format(request_.weight_format);
-    std::string filter;
-    if (filtered_combo("Weights", request_.weight_format, f ? f->label : request_.weight_format, catalog.formats.formats,
-                       model_filter_, [](const WeightFormat& w) { return w.id; }, [](const WeightFormat& w) { return w.label; })) {
-      dirty_ = true;
+    FilteredCombo formats;
+    if (formats.begin("Weights", f ? f->label : request_.weight_format, format_filter_)) {
+      for (const WeightFormat& w : catalog.formats.formats) {
+        if (formats.item(w.label, w.id, w.id == request_.weight_format)) { request_.weight_format = w.id; dirty_ = true; }
+      }
+      formats.end();
     }
   }
   static const char* const kv_types[] = {"f16", "bf16", "f32", "fp8", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};

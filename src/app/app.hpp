@@ -70,7 +70,7 @@ class App {
   Panel panel_ = Panel::breakdown;
   int requested_panel_ = -1;          // select this tab on the next frame
   std::string notice_;                // shown once: malformed hash, file read errors
-  std::string model_filter_, gpu_filter_;
+  std::string model_filter_, format_filter_, gpu_filter_;  // the combos' search fields
   std::string config_text_, config_status_;
   std::string network_text_, network_status_;
   FitMapRenderer* renderer_ = nullptr;

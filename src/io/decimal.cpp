@@ -56,18 +56,16 @@ struct Big {
   }
   void shift_left(int64_t bits) {
     if (zero() || bits <= 0) return;
-    const size_t whole = static_cast<size_t>(bits / 32);
+    const size_t whole = static_cast<size_t>(bits / 32), old_size = limbs.size();
     const int part = static_cast<int>(bits % 32);
-    limbs.insert(limbs.begin(), whole, 0u);
-    if (part) {
-      uint32_t carry = 0;
-      for (size_t i = whole; i < limbs.size(); ++i) {
-        const uint32_t v = limbs[i];
-        limbs[i] = (v << part) | carry;
-        carry = v >> (32 - part);
-      }
-      if (carry) limbs.push_back(carry);
+    limbs.resize(old_size + whole + 1, 0u);
+    for (size_t i = old_size; i-- > 0;) {  // from the top: every limb moves up `whole` places and `part` bits
+      const uint64_t v = static_cast<uint64_t>(limbs[i]) << part;
+      limbs[i + whole + 1] |= static_cast<uint32_t>(v >> 32);
+      limbs[i + whole] = static_cast<uint32_t>(v);
     }
+    for (size_t i = 0; i < whole; ++i) limbs[i] = 0;
+    trim();
   }
   void shift_right_one() {
     for (size_t i = 0; i < limbs.size(); ++i) {

@@ -1,7 +1,6 @@
 #include "hf_config.hpp"
 
 #include <cmath>
-#include <set>
 
 namespace vramfit {
 
@@ -60,10 +59,15 @@ struct Reader {
   }
 };
 
-const std::set<std::string> kKnownArchitectures = {
+const char* const kKnownArchitectures[] = {
     "parameters_only", "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
     "gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss",
     "gpt_neox", "falcon", "starcoder2"};
+
+bool is_known_architecture(const std::string& model_type) {
+  for (const char* known : kKnownArchitectures) if (model_type == known) return true;
+  return false;
+}
 
 // quantization_config (transformers' *QuantizationConfig), else torch_dtype -> a format id.
 void read_stored_format(const json& config, Reader& r, HfConfigRead& out) {
@@ -131,7 +135,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin)
   if (type.empty()) {
     type = "llama";
     out.assumptions.push_back("model_type missing: read as a Llama-style decoder.");
-  } else if (!kKnownArchitectures.count(type)) {
+  } else if (!is_known_architecture(type)) {
     out.assumptions.push_back("model_type '" + type + "' is not one vramfit knows: read as a Llama-style decoder "
                               "(gated MLP, RMSNorm, separate q/k/v/o, no biases unless attention_bias/mlp_bias).");
   }

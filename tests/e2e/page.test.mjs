@@ -192,15 +192,25 @@ test("Open file... takes a config.json through the browser's file picker", async
 });
 
 
+// The app's request once `check` holds for it (input reaches the app a frame or two later).
+async function waitForState(page, check) {
+  for (let i = 0; i < 50; i++) {
+    const state = decodeHash(await currentHash(page));
+    if (check(state)) return state;
+    await page.waitForTimeout(100);
+  }
+  return decodeHash(await currentHash(page));
+}
+
 test("typed numbers reach the request (ImGui's text fields read through the page's own scanner)", async () => {
   const { context, page, errors } = await open(browser, site.origin + "/");
   // "Custom GiB" (an InputDouble) stands in the GPU section of the inputs column.
   await page.mouse.click(130, 555);
+  await page.waitForTimeout(150);  // the field takes the keyboard on the next frame
   await page.keyboard.press("Control+A");
   await page.keyboard.type("48.5");
   await page.keyboard.press("Enter");
-  await page.waitForFunction(() => location.hash.length > 3);
-  let state = decodeHash(await currentHash(page));
+  let state = await waitForState(page, s => s.gpu && s.gpu.capacity_bytes);
   assert.equal(state.gpu.capacity_bytes, Math.floor(48.5 * 2 ** 30));
   // Ctrl+click turns the Context slider into a text field.
   await page.keyboard.down("Control");
@@ -208,12 +218,11 @@ test("typed numbers reach the request (ImGui's text fields read through the page
   await page.mouse.click(130, 307);
   await page.waitForTimeout(100);
   await page.keyboard.up("Control");
+  await page.waitForTimeout(100);
   await page.keyboard.press("Control+A");
   await page.keyboard.type("32768");
   await page.keyboard.press("Enter");
-  await page.waitForFunction(() => location.hash.length > 3);
-  await page.waitForTimeout(200);
-  state = decodeHash(await currentHash(page));
+  state = await waitForState(page, s => s.context_tokens === 32768);
   assert.equal(state.context_tokens, 32768);
   assert.deepEqual(errors, []);
   await context.close();
@@ -224,9 +233,8 @@ test("Which GPUs fit: a click on a row chooses that GPU", async () => {
   await page.mouse.click(560, 171);  // the "Which GPUs fit" tab
   await page.waitForTimeout(200);
   await page.mouse.click(700, 351);  // the seventh row: GeForce RTX 3090 (in the catalog's order)
-  await page.waitForFunction(() => location.hash.length > 3);
-  await page.waitForTimeout(200);
-  assert.equal(decodeHash(await currentHash(page)).gpu.id, "rtx-3090");
+  const state = await waitForState(page, s => s.gpu && s.gpu.id);
+  assert.equal(state.gpu.id, "rtx-3090");
   assert.deepEqual(errors, []);
   await context.close();
 });
