@@ -32,7 +32,7 @@ function(vramfit_add_imgui)
     ${IMGUI_DIR}/misc/cpp/imgui_stdlib.cpp
     ${IMGUI_DIR}/backends/imgui_impl_glfw.cpp ${IMGUI_DIR}/backends/imgui_impl_opengl3.cpp)
   target_include_directories(imgui PUBLIC ${IMGUI_DIR})
-  target_compile_definitions(imgui PUBLIC IMGUI_DISABLE_DEMO_WINDOWS IMGUI_DISABLE_METRICS_WINDOW)
+  target_compile_definitions(imgui PUBLIC IMGUI_DISABLE_DEMO_WINDOWS IMGUI_DISABLE_METRICS_WINDOW IMGUI_DISABLE_OBSOLETE_FUNCTIONS)
   if(EMSCRIPTEN)
     # The page keeps no imgui.ini (its state is the URL hash): no file functions.
     target_compile_options(imgui PRIVATE -fno-exceptions -fno-rtti)

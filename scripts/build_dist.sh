@@ -11,7 +11,9 @@ cmake --preset web >/dev/null
 cmake --build --preset web --target vramfit_app vramfit_api
 rm -rf dist && mkdir -p dist
 cp build/web/vramfit_app.js build/web/vramfit_app.wasm build/web/vramfit_api.js build/web/vramfit_api.wasm \
-   web/index.html web/vramfit-api.js web/api.html dist/
+   web/vramfit-api.js web/api.html dist/
+# The page without its comment lines and indentation.
+sed -e '/^<!--.*-->$/d' -e 's/^ *//' web/index.html > dist/index.html
 # The page's own script, minified (Closure Compiler's SIMPLE mode: whitespace, comments and
 # local names; nothing the page or the app calls by name changes): 2.1 -> 1.4 KB gzip.
 closure=node_modules/.bin/google-closure-compiler
@@ -23,6 +25,6 @@ else
 fi
 # embed.html: the same page in the compact layout for iframes.
 sed 's|<script src="shell.js"></script>|<script>window.VRAMFIT_EMBED = true;</script>\n<script src="shell.js"></script>|; s|<title>[^<]*</title>|<title>vramfit (embedded)</title>|' \
-  web/index.html > dist/embed.html
+  dist/index.html > dist/embed.html
 python3 scripts/single_file.py dist dist/vramfit.html
 echo "dist/: $(ls dist | tr '\n' ' ')"

@@ -15,17 +15,25 @@ namespace vramfit {
 
 // ---- failures --------------------------------------------------------------------------
 
-void SmallJson::fail(const std::string& what) {
+// The message is put together only where it can be thrown: without exceptions (the page)
+// misuse aborts, as nlohmann's does with JSON_NOEXCEPTION, and no text is built.
+void SmallJson::fail(const char* what, std::string_view detail) {
 #if defined(__cpp_exceptions)
-  throw std::runtime_error("json: " + what);
+  throw std::runtime_error(std::string("json: ") + what + std::string(detail));
 #else
   (void)what;
+  (void)detail;
   std::abort();
 #endif
 }
 
 void SmallJson::type_error(const char* wanted) const {
-  fail(std::string("type must be ") + wanted + ", but is " + type_name());
+#if defined(__cpp_exceptions)
+  fail("type must be ", std::string(wanted) + ", but is " + type_name());
+#else
+  (void)wanted;
+  std::abort();
+#endif
 }
 
 // ---- construction ----------------------------------------------------------------------
@@ -103,7 +111,7 @@ const SmallJson* SmallJson::find_value(std::string_view key) const {
 
 SmallJson& SmallJson::operator[](std::string_view key) {
   if (is_null()) *this = object();
-  if (!is_object()) fail(std::string("cannot use operator[] with a string argument with ") + type_name());
+  if (!is_object()) fail("cannot use operator[] with a string argument with ", type_name());
   auto it = value_.object->find(key);
   if (it == value_.object->end()) it = value_.object->emplace(std::string(key), SmallJson()).first;
   return it->second;
@@ -120,14 +128,14 @@ SmallJson& SmallJson::at(std::string_view key) {
 }
 
 const SmallJson& SmallJson::at(std::string_view key) const {
-  if (!is_object()) fail(std::string("cannot use at() with ") + type_name());
+  if (!is_object()) fail("cannot use at() with ", type_name());
   const SmallJson* v = find_value(key);
-  if (!v) fail("key '" + std::string(key) + "' not found");
+  if (!v) fail("no such key: ", key);
   return *v;
 }
 
 size_t SmallJson::erase(std::string_view key) {
-  if (!is_object()) fail(std::string("cannot use erase() with ") + type_name());
+  if (!is_object()) fail("cannot use erase() with ", type_name());
   const auto it = value_.object->find(key);
   if (it == value_.object->end()) return 0;
   value_.object->erase(it);
@@ -136,7 +144,7 @@ size_t SmallJson::erase(std::string_view key) {
 
 SmallJson& SmallJson::operator[](size_t index) {
   if (is_null()) *this = array();
-  if (!is_array()) fail(std::string("cannot use operator[] with a numeric argument with ") + type_name());
+  if (!is_array()) fail("cannot use operator[] with a numeric argument with ", type_name());
   if (index >= value_.array->size()) value_.array->resize(index + 1);
   return (*value_.array)[index];
 }
@@ -148,14 +156,14 @@ SmallJson& SmallJson::at(size_t index) {
 }
 
 const SmallJson& SmallJson::at(size_t index) const {
-  if (!is_array()) fail(std::string("cannot use at() with ") + type_name());
-  if (index >= value_.array->size()) fail("array index " + std::to_string(index) + " is out of range");
+  if (!is_array()) fail("cannot use at() with ", type_name());
+  if (index >= value_.array->size()) fail("array index out of range", "");
   return (*value_.array)[index];
 }
 
 void SmallJson::push_back(SmallJson item) {
   if (is_null()) *this = array();
-  if (!is_array()) fail(std::string("cannot use push_back() with ") + type_name());
+  if (!is_array()) fail("cannot use push_back() with ", type_name());
   value_.array->push_back(std::move(item));
 }
 
@@ -479,7 +487,7 @@ SmallJson SmallJson::parse(std::string_view text, std::nullptr_t, bool allow_exc
   SmallJson result;
   SmallJsonReader reader(text.data(), text.data() + text.size());
   if (ignore_comments || !reader.document(result)) {
-    if (allow_exceptions) fail(ignore_comments ? "comments are not supported" : "parse error");
+    if (allow_exceptions) fail(ignore_comments ? "comments are not supported" : "parse error", "");
     result = SmallJson();
     result.type_ = value_t::discarded;
   }

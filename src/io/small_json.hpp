@@ -225,7 +225,7 @@ class SmallJson {
   void destroy() noexcept;
   const SmallJson* find_value(std::string_view key) const;
   [[noreturn]] void type_error(const char* wanted) const;
-  [[noreturn]] static void fail(const std::string& what);
+  [[noreturn]] static void fail(const char* what, std::string_view detail);
 
   value_t type_ = value_t::null;
   Value value_{};

@@ -28,15 +28,9 @@ EM_JS(void, js_set_hash, (const char* hash, int replace), {
   if (replace) history.replaceState(null, "", next);
   else history.pushState(null, "", next);
 });
-EM_JS(char*, js_get_hash, (), {
-  const text = location.hash.substring(1);
-  const size = lengthBytesUTF8(text) + 1;
-  const pointer = _malloc(size);
-  stringToUTF8(text, pointer, size);
-  return pointer;
-});
-EM_JS(char*, js_page_url, (), {
-  const text = location.origin + location.pathname;
+// The page's address, malloc'ed: the hash without "#" (page_url false) or origin + path.
+EM_JS(char*, js_location, (int page_url), {
+  const text = page_url ? location.origin + location.pathname : location.hash.substring(1);
   const size = lengthBytesUTF8(text) + 1;
   const pointer = _malloc(size);
   stringToUTF8(text, pointer, size);
@@ -72,7 +66,7 @@ struct WebPlatform : Platform {
   void copy_text(const std::string& text) override { js_copy(text.c_str()); }
   void set_location_hash(const std::string& hash, bool replace) override { js_set_hash(hash.c_str(), replace ? 1 : 0); }
   std::string page_url() const override {
-    char* url = js_page_url();
+    char* url = js_location(1);
     std::string out(url);
     std::free(url);
     return out;
@@ -177,7 +171,7 @@ EMSCRIPTEN_KEEPALIVE void vramfit_wake() {
 
 // Back/forward: the hash is the state.
 EMSCRIPTEN_KEEPALIVE void vramfit_hash_changed() {
-  char* hash = js_get_hash();
+  char* hash = js_location(0);
   const std::string text(hash);
   std::free(hash);
   if (text != g_app.hash()) g_app.load_hash(text);
@@ -229,7 +223,7 @@ int main() {
   ImGui_ImplOpenGL3_Init("#version 300 es");
   g_app.set_dark(js_prefers_dark() != 0);
   if (!g_renderer.init()) g_app.set_notice("Fit map unavailable: " + g_renderer.error());
-  char* hash = js_get_hash();
+  char* hash = js_location(0);
   g_app.init(hash, js_embed_mode() != 0, g_renderer.error().empty() ? &g_renderer : nullptr);
   std::free(hash);
   g_dpr = 0;  // force the first font build in sync_canvas_size()
