@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 // nlohmann/json's double formatting (Grisu2 and its exponent rules), taken alone from the
@@ -246,6 +247,10 @@ bool operator==(const SmallJson& a, const SmallJson& b) noexcept {
 
 // ---- the reader ------------------------------------------------------------------------
 
+// The one-letter escapes of JSON strings: \" \\ \/ \b \f \n \r \t and what they stand for.
+constexpr char kEscapeLetters[] = "\"\\/bfnrt";
+constexpr char kEscapedChars[] = "\"\\/\b\f\n\r\t";
+
 // Recursive descent over RFC 8259, accepting and rejecting what nlohmann's lexer does.
 class SmallJsonReader {
  public:
@@ -406,15 +411,11 @@ class SmallJsonReader {
       ++p_;
       if (p_ == end_) return false;
       const char e = *p_++;
+      if (const char* simple = std::strchr(kEscapeLetters, e); simple && e != '\0') {
+        out += kEscapedChars[simple - kEscapeLetters];
+        continue;
+      }
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
         case 'u': {
           uint32_t code = 0;
           if (!hex4(code)) return false;
@@ -505,22 +506,16 @@ void write_string(std::string& out, const std::string& s) {
   out += '"';
   for (const char ch : s) {
     const unsigned char c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out += hex[c >> 4];
-          out += hex[c & 15];
-        } else {
-          out += ch;
-        }
+    const char* simple = c == '/' || c == 0 ? nullptr : std::strchr(kEscapedChars, ch);  // '/' is written as it is
+    if (simple) {
+      out += '\\';
+      out += kEscapeLetters[simple - kEscapedChars];
+    } else if (c < 0x20) {
+      out += "\\u00";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += ch;
     }
   }
   out += '"';
