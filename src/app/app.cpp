@@ -214,6 +214,7 @@ void App::frame(Platform& platform) {
   if (dirty_) {
     recompute();
     platform.set_location_hash(hash_, from_location_);
+    platform.announce(spoken_summary());
     from_location_ = false;
   }
   ImGuiViewport* viewport = ImGui::GetMainViewport();
@@ -786,14 +787,29 @@ void App::draw_layers() {
   grid.end();
 }
 
-std::string App::markdown() const {
-  if (!report_) return "vramfit: " + report_.error().message + "\n";
+// The verdict in one line; `strong` marks the model and the verdict ("**" in Markdown).
+std::string App::headline(const char* strong) const {
+  if (!report_) return "vramfit: " + report_.error().message;
   const Report& r = *report_;
   const bool training = request_.mode == "training";
   const bool fits = training ? r.training_fit.fits : r.fit.fits;
-  std::string md = "**" + r.model_name + "** on " + r.gpu.name + ": **" + (fits ? "fits" : "does not fit") + "** (" +
-                   format_bytes(r.breakdown.total_bytes, request_.units) + " of " +
-                   format_bytes(training ? r.training_fit.capacity_bytes : r.fit.capacity_bytes, request_.units) + ")\n\n";
+  return strong + r.model_name + strong + " on " + r.gpu.name + ": " + strong + (fits ? "fits" : "does not fit") + strong +
+         " (" + format_bytes(r.breakdown.total_bytes, request_.units) + " of " +
+         format_bytes(training ? r.training_fit.capacity_bytes : r.fit.capacity_bytes, request_.units) + ")";
+}
+
+std::string App::spoken_summary() const {
+  std::string text = headline("") + ".";
+  if (report_) {
+    for (const BreakdownItem& item : report_->breakdown.items) text += " " + item.label + ": " + format_bytes(item.bytes, request_.units) + ".";
+  }
+  return text;
+}
+
+std::string App::markdown() const {
+  if (!report_) return headline("") + "\n";
+  const Report& r = *report_;
+  std::string md = headline("**") + "\n\n";
   md += "| item | memory | formula |\n| --- | ---: | --- |\n";
   for (const BreakdownItem& item : r.breakdown.items) {
     md += "| " + item.label + " | " + format_bytes(item.bytes, request_.units) + " | " + item.formula + " |\n";

@@ -23,6 +23,8 @@ struct Platform {
   // an Open dialog for model files (desktop: the app's own; web: the browser's file picker)
   virtual bool can_open_files() const { return false; }
   virtual void open_files() {}
+  // web: the result in words for screen readers (the page's aria-live region; a canvas says nothing)
+  virtual void announce(const std::string& text) { (void)text; }
 };
 
 enum class Panel { breakdown, gpus, fit_map, layers };
@@ -59,7 +61,9 @@ class App {
   void draw_gpus();
   void draw_fit_map();
   void draw_layers();
+  std::string headline(const char* strong) const;  // "<model> on <GPU>: fits (19.50 GB of 25.76 GB)"
   std::string markdown() const;
+  std::string spoken_summary() const;              // the headline and each item, for screen readers
   std::string embed_snippet(const Platform& platform) const;
 
   Request request_;

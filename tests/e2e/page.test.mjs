@@ -238,3 +238,15 @@ test("Which GPUs fit: a click on a row chooses that GPU", async () => {
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test("screen readers get the result in words (an aria-live region the app keeps current)", async () => {
+  const { context, page, errors } = await open(browser, site.origin + "/");
+  assert.equal(await page.evaluate(() => document.getElementById("live").getAttribute("aria-live")), "polite");
+  const text = await page.evaluate(() => document.getElementById("live").textContent);
+  assert.match(text, /^Llama 3\.1 8B on GeForce RTX 4090: fits \(19\.50 GB of 25\.76 GB\)\. Weights: 16\.06 GB\. KV cache: 1\.07 GB\./);
+  // Another configuration: the words follow.
+  await page.evaluate(hash => { location.hash = hash; }, hashOf({ v: 1, model: { preset: "llama-3.1-70b" } }));
+  await page.waitForFunction(() => document.getElementById("live").textContent.includes("does not fit"));
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -41,6 +41,10 @@ EM_JS(void, js_copy, (const char* text), {
   if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(value).catch(() => {});
   if (typeof window["vramfitCopied"] === "function") window["vramfitCopied"](value);
 });
+EM_JS(void, js_announce, (const char* text), {
+  const live = document.getElementById("live");
+  if (live) live.textContent = UTF8ToString(text);
+});
 EM_JS(int, js_embed_mode, (), {
   return (window["VRAMFIT_EMBED"] || new URLSearchParams(location.search).has("embed")) ? 1 : 0;
 });
@@ -74,6 +78,7 @@ struct WebPlatform : Platform {
   bool is_web() const override { return true; }
   bool can_open_files() const override { return true; }
   void open_files() override { js_open_file_picker(); }
+  void announce(const std::string& text) override { js_announce(text.c_str()); }
 };
 
 GLFWwindow* g_window = nullptr;
