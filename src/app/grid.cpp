@@ -2,6 +2,8 @@
 
 namespace vramfit {
 
+float Grid::line_row_height() { return ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y; }
+
 void Grid::layout(float left, float width) {
   float fixed = 0;
   for (const Column& c : columns_) fixed += c.width;
@@ -26,7 +28,7 @@ bool Grid::begin(const char* id, std::initializer_list<Column> columns, bool row
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float available = ImGui::GetContentRegionAvail().x;
   layout(origin.x, storage_->GetFloat(width_key_, available));
-  const float header_height = ImGui::GetTextLineHeight() + 2 * style.CellPadding.y;
+  const float header_height = line_row_height();
   ImDrawList* draw = ImGui::GetWindowDrawList();
   draw->AddRectFilled(origin, ImVec2(origin.x + available, origin.y + header_height), ImGui::GetColorU32(ImGuiCol_TableHeaderBg));
   for (size_t i = 0; i < columns_.size(); ++i) {
@@ -91,10 +93,9 @@ void Grid::cell(int column) {
 }
 
 bool Grid::row_selectable(const char* id, bool selected) {
-  const ImGuiStyle& style = ImGui::GetStyle();
   ImGui::SetCursorScreenPos(ImVec2(x_[0], row_top_));
   // The cells are drawn over it; they are text, not items that take the mouse.
-  return ImGui::Selectable(id, selected, 0, ImVec2(right_ - x_[0], ImGui::GetTextLineHeight() + 2 * style.CellPadding.y));
+  return ImGui::Selectable(id, selected, 0, ImVec2(right_ - x_[0], line_row_height()));
 }
 
 float Grid::wrap_x(int column) const {

@@ -36,6 +36,7 @@ class Grid {
   void end();
 
  private:
+  static float line_row_height();  // a row of one line of text: the header, a selectable row
   void layout(float left, float width);
   void end_cell();
   void end_row();

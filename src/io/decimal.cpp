@@ -100,12 +100,9 @@ double round_to_double(const Big& q, int64_t scale, bool sticky) {
   if (exponent > 1023) return HUGE_VAL;
   const int64_t precision = exponent >= -1022 ? 53 : 53 - (-1022 - exponent);  // bits the result keeps
   const int64_t drop = length - precision;
-  uint64_t mantissa = 0;
-  if (drop <= 0) {
-    for (int64_t i = length - 1; i >= 0; --i) mantissa = (mantissa << 1) | (q.bit(i) ? 1u : 0u);
-    return std::ldexp(static_cast<double>(mantissa), static_cast<int>(scale));
-  }
-  for (int64_t i = length - 1; i >= drop; --i) mantissa = (mantissa << 1) | (q.bit(i) ? 1u : 0u);
+  uint64_t mantissa = 0;  // the bits kept: all of q when it fits in the precision
+  for (int64_t i = length - 1; i >= std::max<int64_t>(drop, 0); --i) mantissa = (mantissa << 1) | (q.bit(i) ? 1u : 0u);
+  if (drop <= 0) return std::ldexp(static_cast<double>(mantissa), static_cast<int>(scale));
   const bool half = q.bit(drop - 1);
   sticky = sticky || q.any_bit_below(drop - 1);
   if (half && (sticky || (mantissa & 1u))) ++mantissa;

@@ -68,7 +68,7 @@ void add_ui_font(ImFontAtlas* atlas, float line_height_px) {
       "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf", "/System/Library/Fonts/Supplemental/Arial.ttf",
       "/Library/Fonts/Arial.ttf", "C:\\Windows\\Fonts\\segoeui.ttf"};
   for (const char* path : candidates) {
-    if (std::FILE* f = std::fopen(path, "rb")) {
+    if (std::FILE* f = std::fopen(path, "rb")) {  // probed first: ImGui asserts on a file it cannot open
       std::fclose(f);
       ImFontConfig config;
       config.PixelSnapH = true;

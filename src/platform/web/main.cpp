@@ -66,15 +66,18 @@ EM_JS(void, js_first_frame, (), {
 
 namespace {
 
+// js_location() as a string.
+std::string location_text(bool page_url) {
+  char* text = js_location(page_url ? 1 : 0);
+  std::string out(text);
+  std::free(text);
+  return out;
+}
+
 struct WebPlatform : Platform {
   void copy_text(const std::string& text) override { js_copy(text.c_str()); }
   void set_location_hash(const std::string& hash, bool replace) override { js_set_hash(hash.c_str(), replace ? 1 : 0); }
-  std::string page_url() const override {
-    char* url = js_location(1);
-    std::string out(url);
-    std::free(url);
-    return out;
-  }
+  std::string page_url() const override { return location_text(true); }
   bool is_web() const override { return true; }
   bool can_open_files() const override { return true; }
   void open_files() override { js_open_file_picker(); }
@@ -176,9 +179,7 @@ EMSCRIPTEN_KEEPALIVE void vramfit_wake() {
 
 // Back/forward: the hash is the state.
 EMSCRIPTEN_KEEPALIVE void vramfit_hash_changed() {
-  char* hash = js_location(0);
-  const std::string text(hash);
-  std::free(hash);
+  const std::string text = location_text(false);
   if (text != g_app.hash()) g_app.load_hash(text);
   vramfit_wake();
 }
@@ -228,9 +229,7 @@ int main() {
   ImGui_ImplOpenGL3_Init("#version 300 es");
   g_app.set_dark(js_prefers_dark() != 0);
   if (!g_renderer.init()) g_app.set_notice("Fit map unavailable: " + g_renderer.error());
-  char* hash = js_location(0);
-  g_app.init(hash, js_embed_mode() != 0, g_renderer.error().empty() ? &g_renderer : nullptr);
-  std::free(hash);
+  g_app.init(location_text(false), js_embed_mode() != 0, g_renderer.error().empty() ? &g_renderer : nullptr);
   g_dpr = 0;  // force the first font build in sync_canvas_size()
   emscripten_set_main_loop(frame, 0, false);
   return 0;
