@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-#include "api/estimate.hpp"
+#include "report/estimate.hpp"
 #include "core/fit_map.hpp"
 #include "io/request_json.hpp"
 

@@ -19,7 +19,7 @@ for (const file of files) {
 console.log(`transfer size (gzip, all files the page loads): ${(total / 1024).toFixed(1)} KiB (${total} B)`);
 // The core-only module: fetched by the page only when a file is dropped (or the JS API is used).
 let onDrop = 0;
-for (const file of ["vramfit-api.js", "vramfit_api.js", "vramfit_api.wasm"]) {
+for (const file of ["vramfit-api.js", "vramfit_estimator.js", "vramfit_estimator.wasm"]) {
   const bytes = fs.readFileSync(path.join(dist, file));
   const gz = zlib.gzipSync(bytes, { level: 9 }).length;
   onDrop += gz;

@@ -5,7 +5,6 @@
 # stb_truetype nor the embedded ProggyClean font goes into the page. ImGui 1.86 has no switch
 # for the embedded font (1.91 added IMGUI_DISABLE_DEFAULT_FONT), so the web build compiles
 # a copy of imgui_draw.cpp with that switch backported: AddFontDefault() returns no font.
-# Its number parsing goes to vramfit_sscanf (below).
 function(vramfit_add_imgui)
   set(draw_source ${IMGUI_DIR}/imgui_draw.cpp)
   if(EMSCRIPTEN)
@@ -32,15 +31,15 @@ function(vramfit_add_imgui)
     ${IMGUI_DIR}/misc/cpp/imgui_stdlib.cpp
     ${IMGUI_DIR}/backends/imgui_impl_glfw.cpp ${IMGUI_DIR}/backends/imgui_impl_opengl3.cpp)
   target_include_directories(imgui PUBLIC ${IMGUI_DIR})
-  target_compile_definitions(imgui PUBLIC IMGUI_DISABLE_DEMO_WINDOWS IMGUI_DISABLE_METRICS_WINDOW IMGUI_DISABLE_OBSOLETE_FUNCTIONS)
+  # IMGUI_ENABLE_TEST_ENGINE: Dear ImGui reports every labelled widget with its rectangle, which
+  # the app keeps as its layout by name for the tests (src/app/layout_hook.cpp).
+  target_compile_definitions(imgui PUBLIC IMGUI_DISABLE_DEMO_WINDOWS IMGUI_DISABLE_METRICS_WINDOW IMGUI_DISABLE_OBSOLETE_FUNCTIONS
+                             IMGUI_ENABLE_TEST_ENGINE)
   if(EMSCRIPTEN)
     # The page keeps no imgui.ini (its state is the URL hash): no file functions.
     target_compile_options(imgui PRIVATE -fno-exceptions -fno-rtti)
     target_compile_definitions(imgui PUBLIC IMGUI_DISABLE_FILE_FUNCTIONS IMGUI_IMPL_OPENGL_ES3
                                IMGUI_ENABLE_FREETYPE IMGUI_DISABLE_DEFAULT_FONT)
-    # ImGui's sscanf and atof calls (number fields, settings lines) go to the page's vramfit_sscanf
-    # (src/platform/web/imgui_sscanf.cpp over io/scan_format.hpp): no C-library scanner.
-    target_compile_definitions(imgui PRIVATE sscanf=vramfit_sscanf atof=vramfit_atof)
   else()
     find_package(glfw3 REQUIRED)
     find_package(OpenGL REQUIRED)

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "api/estimate.hpp"
+#include "report/estimate.hpp"
 #include "catalog/catalog.hpp"
 #include "io/model_file.hpp"
 

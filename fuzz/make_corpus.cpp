@@ -80,11 +80,6 @@ int main(int argc, char** argv) {
                                  {"gpu_count", 2}};
       write(dir, "request_json", m.id + "-train-" + method + ".json", training.dump());
     }
-    // The JSON differential target: the same texts, indented, and a report with every kind of value.
-    write(dir, "small_json", m.id + "-config.json", write_hf_config(m.spec).dump(2));
-    write(dir, "small_json", m.id + "-request.json", request.dump(2));
   }
-  write(dir, "small_json", "edges.json",
-        R"({"s": "\u00e9\ud83d\ude00\n\"", "n": [0, -0, 1.5e-7, 1e21, 18446744073709551615, -9223372036854775808, 0.1], "b": [true, false, null], "o": {}})");
   return 0;
 }

@@ -11,9 +11,9 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 # nodejs (runs the wasm tests), dpkg-dev (apt-get source needs dpkg-source),
 # chromium + xvfb + imagemagick (browser and desktop tests, screenshots), fonts-dejavu-core (the
 # UI font: the page asks the browser for a system sans-serif, the desktop app loads it), clang and its
-# runtime libraries (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer), zlib1g-dev
-# (the desktop app writes PNG screenshots).
-packages=(cmake ninja-build g++ emscripten binaryen libglfw3-dev libgl-dev zlib1g-dev
+# runtime libraries (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer), libstb-dev
+# (stb_image_write: the desktop app's PNG screenshots).
+packages=(cmake ninja-build g++ emscripten binaryen libglfw3-dev libgl-dev libstb-dev
           nlohmann-json3-dev catch2 libcli11-dev nodejs dpkg-dev xauth xvfb
           chromium imagemagick fonts-dejavu-core python3 ca-certificates clang libclang-rt-14-dev)
 missing=()
@@ -43,6 +43,8 @@ fi
 # --- Dear ImGui source (Debian's source package, pinned and checksummed) ------------
 # Debian ships no ImGui package with its sources, so take the upstream tarball from the
 # source package, with a private sources list: the system's apt configuration is untouched.
+# The archive is the one the system's own apt sources name for its release (no host is
+# written here); the checksum pins the tarball whichever mirror serves it.
 IMGUI_VERSION="1.86"
 IMGUI_DEB_VERSION="1.86+ds-1"
 IMGUI_ORIG="imgui_${IMGUI_VERSION}+ds.orig.tar.xz"
@@ -51,7 +53,18 @@ dest="$here/third_party/imgui"
 if [ ! -f "$dest/imgui.cpp" ]; then
   tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
   mkdir -p "$tmp/lists/partial" "$tmp/archives/partial"
-  echo "deb-src http://deb.debian.org/debian bookworm main" > "$tmp/sources.list"
+  . /etc/os-release
+  system_archive() {  # the URI of the system's apt source for its release (apt knows it once its lists exist)
+    apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
+      awk -v release="$VERSION_CODENAME" '$2 == release { print $1; exit }'
+  }
+  archive="$(system_archive)"
+  if [ -z "$archive" ]; then $SUDO apt-get update -q >/dev/null; archive="$(system_archive)"; fi
+  if [ -z "$archive" ]; then
+    echo "setup: no apt source for $VERSION_CODENAME (run apt-get update, or add the Debian archive to the apt sources)" >&2
+    exit 1
+  fi
+  echo "deb-src $archive $VERSION_CODENAME main" > "$tmp/sources.list"
   apt_opts=(-o "Dir::Etc::SourceList=$tmp/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
             -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache::Archives=$tmp/archives"
             -o "APT::Sandbox::User=root")

@@ -9,6 +9,7 @@ cd "$root"
 scripts/setup.sh
 export NODE_PATH=/usr/share/nodejs
 tests/check_tags.sh
+tests/check_layers.sh
 echo "== native build and tests"
 cmake --workflow --preset native
 echo "== WebAssembly build and tests (Node.js)"

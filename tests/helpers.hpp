@@ -1,14 +1,33 @@
 // Shared test helpers: run an estimate from request JSON and fetch the figures.
 #pragma once
 #include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include "io/json.hpp"
 
-#include "api/estimate.hpp"
+#include "report/estimate.hpp"
 #include "catalog/catalog.hpp"
 #include "io/hf_config.hpp"
 #include "io/request_json.hpp"
 
 namespace vramfit::test {
+
+// The paths of the files in `folder` whose names end in `suffix`, sorted by name.
+inline std::vector<std::string> files_in(const std::string& folder, const std::string& suffix) {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      files.push_back(entry.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
 
 inline Report estimate_ok(const json& request_json) {
   auto request = request_from_json(request_json);

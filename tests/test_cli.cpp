@@ -122,6 +122,25 @@ TEST_CASE("--config sizes a quantized checkpoint in its stored format", "[cli][c
   CHECK(json::parse(dense.out)["request"]["weights"]["format"] == "bf16");
 }
 
+TEST_CASE("--safetensors-index with --config sizes the checkpoint from its total_size", "[cli][safetensors]") {
+  const std::string config = std::string(VRAMFIT_FIXTURES_DIR) + "/configs/pythia-1b.json";
+  const std::string index = (std::filesystem::temp_directory_path() / "vramfit-pythia-1b.index.json").string();
+  std::ofstream(index) << R"({"metadata": {"total_size": 2023423488}, "weight_map": {"gpt_neox.embed_in.weight": "model.safetensors"}})";
+  const Run r = run({"infer", "--config", config, "--safetensors-index", index, "--json"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const json report = json::parse(r.out);
+  CHECK(report["request"]["weights"]["format"] == "as_stored");
+  int64_t stored = 0;
+  for (const json& row : report["request"]["weights"]["stored"]["by_type"]) stored += row["bytes"].get<int64_t>();
+  CHECK(stored == 2023423488);
+  // Without --config the index alone cannot give the architecture.
+  const Run alone = run({"infer", "--safetensors-index", index});
+  CHECK(alone.status == 2);
+  CHECK(alone.err.find("needs --config") != std::string::npos);
+  std::remove(index.c_str());
+}
+
 namespace {
 const std::string kArticle003 = std::string(VRAMFIT_FIXTURES_DIR) + "/../../validation/networks/article-003-mlp.json";
 }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "helpers.hpp"
+#include "io/header_reads.hpp"
 #include "platform/desktop/files.hpp"
 
 using namespace vramfit;
@@ -53,10 +54,10 @@ TEST_CASE("the Open dialog lists folders, then model files, by name; nothing els
 }
 
 TEST_CASE("a model file on disk reads into request fields; errors name the file", "[desktop]") {
-  CHECK(model_file_kind("/m/Model.GGUF") == "gguf");
-  CHECK(model_file_kind("a.safetensors") == "safetensors");
-  CHECK(model_file_kind("config.json") == "config");
-  CHECK(model_file_kind("weights.bin").empty());
+  CHECK(model_file_kind("/m/Model.GGUF") == ModelFileKind::gguf);
+  CHECK(model_file_kind("a.safetensors") == ModelFileKind::safetensors);
+  CHECK(model_file_kind("config.json") == ModelFileKind::config);
+  CHECK(model_file_kind("weights.bin") == ModelFileKind::unknown);
 
   const std::string config = std::string(VRAMFIT_FIXTURES_DIR) + "/configs/falcon-7b.json";
   const auto fragment = read_model_file(config);

@@ -1,7 +1,6 @@
 // Networks given layer by layer: article 003's MLP and article 000's example with every
 // worked number and erratum, shape inference and its errors, and the autograd rule against
 // PyTorch's own measurements (tests/fixtures/autograd, made by validation/measure_autograd.py).
-#include <dirent.h>
 
 #include <algorithm>
 #include <fstream>
@@ -44,19 +43,6 @@ Error net_error(const json& network) {
   return estimate_error(net_request(network, 1, "autograd"));
 }
 
-std::vector<std::string> fixture_files() {
-  std::vector<std::string> files;
-  const std::string dir = std::string(VRAMFIT_FIXTURES_DIR) + "/autograd";
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      const std::string name = e->d_name;
-      if (name.size() > 5 && name.substr(name.size() - 5) == ".json") files.push_back(dir + "/" + name);
-    }
-    closedir(d);
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 }  // namespace
 
@@ -69,7 +55,7 @@ TEST_CASE("article 003: P, G, O and A as the article computes them", "[article00
   CHECK(m.parameter_bytes == 128 * kMiB + 20480 * 4);
   CHECK(m.gradient_bytes == m.parameter_bytes);             // G = P
   CHECK(m.optimizer.moment_bytes == 2 * m.parameter_bytes);  // AdamW: O = 2P = 256 MiB
-  CHECK(m.optimizer.step_bytes == 4 * 4);                   // PyTorch also keeps a 4 B step per tensor
+  CHECK(m.optimizer.step_bytes == 0);                       // Adam's 4 B step per tensor stays on the CPU
   CHECK(m.activation_elements == 2098432);                  // 128 x 16,394
   CHECK(m.activation_bytes == 8393728);                     // x 4 B = 8 MiB
   CHECK(m.activation_bytes / 128 / 4 == 16394);
@@ -78,7 +64,7 @@ TEST_CASE("article 003: P, G, O and A as the article computes them", "[article00
   CHECK(article_total == 545592320);
   CHECK(format_bytes(article_total, DisplayUnits::gib, 0) == "520 MiB");
   CHECK(m.input_bytes == 128 * 2048 * 4);
-  CHECK(m.total == article_total + m.optimizer.step_bytes + m.input_bytes);
+  CHECK(m.total == article_total + m.input_bytes);
   // SGD with momentum keeps one buffer per parameter: O = P.
   const Report sgd = estimate_ok(net_request(article_003_network(false), 128, "layer_outputs", "sgd_momentum"));
   CHECK(sgd.network.optimizer.total() == m.parameter_bytes);
@@ -86,9 +72,14 @@ TEST_CASE("article 003: P, G, O and A as the article computes them", "[article00
 }
 
 TEST_CASE("article 003 errata: 2048 not 2024, 4 B not 2, 16,394 not 16,349, biases", "[article003][erratum]") {
-  // The formula line writes 2024 * 4096; only 2048 gives the article's own 33,574,912.
-  CHECK(int64_t(2024) * 4096 + 4096 * 4096 + 4096 * 2048 + 2048 * 10 != 33574912);
+  // The formula line writes 2024 * 4096; the network with a 2024-wide input does not give the
+  // article's own 33,574,912 parameters, the 2048-wide one does.
+  json misprint = article_003_network(false);
+  misprint["input"] = {2024};
+  misprint["layers"][8] = {{"type", "relu"}};  // the residual from the input needs 2048 wide
+  CHECK(estimate_ok(net_request(misprint, 128, "layer_outputs")).network.parameters == 33476608);  // 2024x4096 + 4096x4096 + 4096x2048 + 2048x10
   const Report r = estimate_ok(net_request(article_003_network(false), 128, "layer_outputs"));
+  CHECK(r.network.parameters == 33574912);
   CHECK(r.network.layers[0].parameters == 2048 * 4096);
   // "size 2 for float32": float32 is 4 B, as the article's 134,299,648 B assumes; 2 B is float16.
   CHECK(element_bytes(ElementType::f32) == 4);
@@ -134,8 +125,26 @@ TEST_CASE("article 000: 100 M float32 parameters are 400 MB; gradients and Adam 
   CHECK(estimate_error(req).field == "training.margin_fraction");
 }
 
+TEST_CASE("Adam's step tensors are GPU memory only when the optimizer is fused or capturable", "[network]") {
+  // torch.optim.Adam(W)._init_group makes `step` a CPU scalar tensor unless fused or capturable.
+  const json cuda = net_request(article_003_network(false), 8, "autograd", "adamw", "cuda");
+  const Report on_gpu = estimate_ok(cuda);
+  CHECK(on_gpu.network.optimizer.step_bytes == 0);
+  CHECK(on_gpu.network.optimizer.formula.find("4 fp32 step tensors stay on the CPU") != std::string::npos);
+  json fused = cuda;
+  fused["training"]["fused_optimizer"] = true;
+  CHECK(estimate_ok(fused).network.optimizer.step_bytes == 4 * 4);
+  CHECK(estimate_ok(net_request(article_003_network(false), 8, "autograd", "adamw", "cpu")).network.optimizer.step_bytes == 4 * 4);
+  // A transformer on GPUs: the same rule.
+  const json lora = {{"mode", "training"}, {"model", {{"preset", "llama-3.2-1b"}}}, {"training", {{"method", "lora"}}}};
+  CHECK(estimate_ok(lora).training.optimizer_full.step_bytes == 0);
+  json lora_fused = lora;
+  lora_fused["training"]["fused_optimizer"] = true;
+  CHECK(estimate_ok(lora_fused).training.optimizer_full.step_bytes == 4 * estimate_ok(lora).training.optimizer_full.tensors);
+}
+
 TEST_CASE("the autograd rule matches every PyTorch fixture byte for byte", "[autograd]") {
-  const auto files = fixture_files();
+  const auto files = files_in(std::string(VRAMFIT_FIXTURES_DIR) + "/autograd", ".json");
   REQUIRE(files.size() >= 10);
   for (const std::string& file : files) {
     std::ifstream in(file);
@@ -266,5 +275,5 @@ TEST_CASE("optimizers other than torch.optim's, on a layer list, by hand", "[net
   // Adafactor: rows + columns for the weight, full for the bias, fp32.
   CHECK(optimizer_bytes("adafactor") == (50 + 100 + 50) * 4);
   CHECK(optimizer_bytes("lion") == 5050 * 4);
-  CHECK(optimizer_bytes("adam") == 2 * 5050 * 4 + 2 * 4);
+  CHECK(optimizer_bytes("adam") == 2 * 5050 * 4);  // its 2 step tensors stay on the CPU
 }

@@ -4,19 +4,24 @@
 
 #include <vector>
 
-#include "catalog/catalog.hpp"
-#include "gl.hpp"
+#include "embedded_shader_files.hpp"
+#include "platform_gl.hpp"
 
 namespace vramfit {
 
 namespace {
 
-// shaders/*.vert|frag are embedded with data/ (cmake/embed.cmake).
-std::string shader_source(const char* name) { return embedded_data_file(name); }
+// shaders/*.vert|frag, embedded in the app (cmake/embed.cmake).
+std::string shader_source(const char* name) {
+  for (const EmbeddedFile& f : embedded_shader_files()) {
+    if (std::string(name) == f.name) return std::string(f.data, f.size);
+  }
+  return {};
+}
 
 unsigned compile(unsigned stage, const std::string& body, std::string& error) {
-  // The sources carry no #version line: the platform's is prepended here.
-  const std::string text = std::string(VRAMFIT_GLSL_VERSION) + body;
+  // The sources carry no #version line: the platform's (platform_gl.hpp) is prepended here.
+  const std::string text = std::string(kGlslVersionLine) + body;
   const char* source = text.c_str();
   const unsigned shader = glCreateShader(stage);
   glShaderSource(shader, 1, &source, nullptr);

@@ -2,7 +2,7 @@
 
 #include "io/json.hpp"
 
-#include "embedded_data.hpp"
+#include "embedded_catalog_files.hpp"
 #include "io/hf_config.hpp"
 
 namespace vramfit {
@@ -160,7 +160,7 @@ Result<Catalog> parse_catalog(const std::string& gpus_text, const std::string& f
 }
 
 std::string embedded_data_file(const std::string& name) {
-  for (const EmbeddedFile& f : embedded_files()) {
+  for (const EmbeddedFile& f : embedded_catalog_files()) {
     if (name == f.name) return std::string(f.data, f.size);
   }
   return {};

@@ -7,7 +7,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "api/estimate.hpp"
+#include "report/estimate.hpp"
+#include "io/header_reads.hpp"
 #include "io/hf_config.hpp"
 #include "io/model_file.hpp"
 #include "io/request_json.hpp"
@@ -79,9 +80,10 @@ bool read_prefix(const std::string& path, int64_t limit, std::vector<uint8_t>& b
   return static_cast<bool>(in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())));
 }
 
-std::string base_name(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
+// The size of a file in bytes; -1 when it cannot be opened.
+int64_t file_size_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  return in ? static_cast<int64_t>(in.tellg()) : -1;
 }
 
 // --gguf / --safetensors / --safetensors-index: read headers only, as the page does.
@@ -92,7 +94,7 @@ bool read_model_files(const InferOptions& o, const Catalog& catalog, Request& re
   };
   json config;
   bool has_config = false;
-  if (!o.config_file.empty() && o.gguf_file.empty() && o.safetensors_files.empty() && o.index_file.empty()) {
+  if (!o.config_file.empty()) {  // the architecture beside --safetensors / --safetensors-index
     std::string text;
     read_file(o.config_file, text);
     config = json::parse(text, nullptr, false);
@@ -102,17 +104,17 @@ bool read_model_files(const InferOptions& o, const Catalog& catalog, Request& re
   const char* option = "";
   if (!o.gguf_file.empty()) {
     option = "--gguf";
-    // Start with 8 MiB and grow while the header runs on (tokenizer arrays can be large).
+    // The header-reading policy every front end follows (io/header_reads.hpp).
     std::vector<uint8_t> bytes;
-    int64_t size = 0;
+    int64_t size = file_size_of(o.gguf_file);
+    if (size < 0) return fail(option, make_error("io", "", "cannot read " + o.gguf_file));
     Result<GgufFile> gguf = make_error("", "", "");
-    for (int64_t limit = int64_t(8) << 20;; limit *= 4) {
-      if (!read_prefix(o.gguf_file, std::min(limit, GgufLimits::max_header_bytes), bytes, size)) {
-        return fail(option, make_error("io", "", "cannot read " + o.gguf_file));
-      }
+    for (int64_t length = next_header_read(ModelFileKind::gguf, size, 0, nullptr, false);;) {
+      if (!read_prefix(o.gguf_file, length, bytes, size)) return fail(option, make_error("io", "", "cannot read " + o.gguf_file));
       gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), base_name(o.gguf_file), size);
-      if (gguf || gguf.error().id != "gguf.truncated" || static_cast<int64_t>(bytes.size()) >= size ||
-          limit >= GgufLimits::max_header_bytes) break;
+      const bool runs_on = !gguf && gguf.error().id == "gguf.truncated";
+      length = next_header_read(ModelFileKind::gguf, size, length, bytes.data(), runs_on);
+      if (length == 0) break;
     }
     if (!gguf) return fail(option, gguf.error());
     read = model_from_gguf(catalog.formats, *gguf, base_name(o.gguf_file));
@@ -122,11 +124,14 @@ bool read_model_files(const InferOptions& o, const Catalog& catalog, Request& re
     std::string names;
     for (const std::string& path : o.safetensors_files) {
       std::vector<uint8_t> bytes;
-      int64_t size = 0;
-      if (!read_prefix(path, 8, bytes, size)) return fail(option, make_error("io", "", "cannot read " + path));
-      auto header = safetensors_header_size(bytes.data(), static_cast<int64_t>(bytes.size()), base_name(path));
-      if (!header) return fail(option, header.error());
-      if (!read_prefix(path, *header, bytes, size)) return fail(option, make_error("io", "", "cannot read " + path));
+      int64_t size = file_size_of(path);
+      if (size < 0) return fail(option, make_error("io", "", "cannot read " + path));
+      // The header-reading policy every front end follows (io/header_reads.hpp): the length, then the header.
+      for (int64_t length = next_header_read(ModelFileKind::safetensors, size, 0, nullptr, false);;) {
+        if (!read_prefix(path, length, bytes, size)) return fail(option, make_error("io", "", "cannot read " + path));
+        length = next_header_read(ModelFileKind::safetensors, size, length, bytes.data(), false);
+        if (length == 0) break;
+      }
       auto file = read_safetensors(bytes.data(), static_cast<int64_t>(bytes.size()), base_name(path), size);
       if (!file) return fail(option, file.error());
       shards.push_back(std::move(file).value());

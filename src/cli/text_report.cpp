@@ -84,7 +84,7 @@ void print_training_report(std::ostream& out, const Report& r) {
 }
 
 void print_report(std::ostream& out, const Report& r) {
-  if (r.request.mode == "training") { print_training_report(out, r); return; }
+  if (r.request.mode == Mode::training) { print_training_report(out, r); return; }
   const DisplayUnits u = r.request.units;
   const InferenceSettings& s = r.request.settings;
   out << "vramfit: " << r.model_name << " (" << with_thousands(r.prepared.weights.parameters) << " parameters), "

@@ -2,7 +2,7 @@
 #pragma once
 #include <iosfwd>
 
-#include "api/estimate.hpp"
+#include "report/estimate.hpp"
 #include "catalog/catalog.hpp"
 
 namespace vramfit {

@@ -305,7 +305,8 @@ Result<NetworkMemory> network_memory(const Network& net, const NetworkSettings& 
   }
   m.parameter_bytes = sat_mul(m.parameters, eb);
   m.gradient_bytes = m.parameter_bytes;  // one gradient per parameter, same dtype (PyTorch)
-  m.optimizer = optimizer_state(settings.optimizer, m.param_tensors, eb);
+  m.optimizer = optimizer_state(settings.optimizer, m.param_tensors, eb,
+                                settings.device == AutogradDevice::cpu || settings.fused_optimizer);
   m.subtotal = sat_add(sat_add(m.parameter_bytes, m.buffer_bytes), sat_add(m.gradient_bytes, m.optimizer.total()));
   m.subtotal = sat_add(m.subtotal, sat_add(m.activation_bytes, m.input_bytes));
   m.margin = static_cast<int64_t>(static_cast<double>(m.subtotal) * settings.margin_fraction);

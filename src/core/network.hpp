@@ -67,6 +67,7 @@ struct NetworkSettings {
   ActivationRule rule = ActivationRule::autograd;
   AutogradDevice device = AutogradDevice::cuda;
   Optimizer optimizer = Optimizer::adamw;
+  bool fused_optimizer = false;  // torch.optim fused=True or capturable=True: Adam's step tensors on the GPU
   double margin_fraction = 0.10;
 };
 

@@ -35,7 +35,7 @@ int64_t ParamTensor::elements() const {
 }
 
 OptimizerState optimizer_state(Optimizer optimizer, const std::vector<ParamTensor>& tensors,
-                               int64_t state_element_bytes) {
+                               int64_t state_element_bytes, bool steps_with_parameters) {
   OptimizerState s;
   int64_t elements = 0, small_elements = 0, big_elements = 0, blocks = 0;
   int64_t factored_elements = 0;
@@ -77,9 +77,13 @@ OptimizerState optimizer_state(Optimizer optimizer, const std::vector<ParamTenso
     case Optimizer::adam:
     case Optimizer::adamw:  // torch.optim.Adam(W): exp_avg, exp_avg_sq, and a 0-dim fp32 step per tensor
       s.moment_bytes = sat_mul(2, elements, state_element_bytes);
-      s.step_bytes = sat_mul(s.tensors, 4);
-      s.formula = "2 moments (exp_avg, exp_avg_sq) x " + e + " elements x " + b + " B + " +
-                  with_thousands(s.tensors) + " fp32 step tensors x 4 B";
+      s.formula = "2 moments (exp_avg, exp_avg_sq) x " + e + " elements x " + b + " B";
+      if (steps_with_parameters) {
+        s.step_bytes = sat_mul(s.tensors, 4);
+        s.formula += " + " + with_thousands(s.tensors) + " fp32 step tensors x 4 B";
+      } else {
+        s.formula += " (its " + with_thousands(s.tensors) + " fp32 step tensors stay on the CPU: not fused or capturable)";
+      }
       break;
     case Optimizer::adam_8bit:  // bitsandbytes Optimizer2State: uint8 m and v + fp32 absmax per 2048
       s.quantized_bytes = sat_add(sat_mul(2, big_elements), sat_mul(2, blocks, 4));

@@ -32,9 +32,13 @@ struct StoredWeights {
   std::vector<std::string> read, derived, assumed;  // what the reader took, computed, assumed
 };
 
+// What is estimated: serving a model, or training one (a transformer, or a network given
+// layer by layer: Request::has_network). In JSON: "inference" / "training".
+enum class Mode { inference, training };
+
 struct Request {
   int version = kRequestVersion;
-  std::string mode = "inference";      // "inference" or "training"
+  Mode mode = Mode::inference;
 
   // The model: a preset id, or a spec given inline (as config.json fields).
   std::string model_preset = "llama-3.1-8b";

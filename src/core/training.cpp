@@ -226,7 +226,7 @@ Result<TrainingMemory> training_memory(const FormatTables& tables, const ModelSp
   // Adapters are fp32 whatever the recipe (PEFT autocast_adapter_dtype): no master copy needed.
   const int64_t w = adapters ? 4 : r.weight, g = adapters ? 4 : r.gradient, master = adapters ? 0 : r.master;
   const int64_t state_bytes = adapters ? 4 : r.state;
-  m.optimizer_full = optimizer_state(t.optimizer, trainable, state_bytes);
+  m.optimizer_full = optimizer_state(t.optimizer, trainable, state_bytes, t.fused_optimizer);
   const int64_t weights_full = sat_mul(m.trainable_parameters, w);
   const int64_t grads_full = sat_mul(m.trainable_parameters, g);
   const int64_t master_full = sat_mul(m.trainable_parameters, master);

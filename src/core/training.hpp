@@ -54,6 +54,7 @@ struct TrainingSettings {
   PrecisionRecipe recipe = PrecisionRecipe::mixed_bf16;
   Optimizer optimizer = Optimizer::adamw;
   bool foreach_transient = false;   // torch.optim foreach Adam: one state-sized temporary in step()
+  bool fused_optimizer = false;     // torch.optim fused=True or capturable=True: Adam's step tensors on the GPU
   Sharding sharding = Sharding::none;
   int64_t gpu_count = 1;            // data-parallel GPUs (the ZeRO/FSDP shard count)
   FineTuning method = FineTuning::full;

@@ -1,17 +1,10 @@
 #pragma once
-// vramfit::json, the JSON value every reader, writer and front end uses: nlohmann::json in
-// native builds; in the web build (VRAMFIT_SMALL_JSON, set by CMakeLists.txt for Emscripten)
-// SmallJson, which reads and writes the same text at a fraction of the page's size (see
-// io/small_json.hpp). The wasm test suite and scripts/compare_native_wasm.sh hold the two
-// builds to the same results.
-#ifdef VRAMFIT_SMALL_JSON
-#include "io/small_json.hpp"
-namespace vramfit {
-using json = SmallJson;
-}
-#else
+// vramfit::json, the JSON value every reader, writer and front end uses, in every build:
+// nlohmann/json (Debian's nlohmann-json3-dev). Parse untrusted text with
+// json::parse(text, nullptr, false) and check is_discarded(); check a value's type before
+// get<T>(): the page's module is built without exceptions, where a throw aborts.
 #include <nlohmann/json.hpp>
+
 namespace vramfit {
 using json = nlohmann::json;
 }
-#endif

@@ -226,9 +226,9 @@ std::optional<Error> training_from_json(const json& j, Request& r) {
   TrainingSettings& t = r.training;
   NetworkSettings& ns = r.network_settings;
   if (r.has_network) {
-    f.only({"optimizer", "batch", "activation_rule", "device", "margin_fraction"});
+    f.only({"optimizer", "fused_optimizer", "batch", "activation_rule", "device", "margin_fraction"});
   } else {
-    f.only({"recipe", "optimizer", "foreach_transient", "sharding", "method", "lora", "micro_batch", "sequence_length",
+    f.only({"recipe", "optimizer", "fused_optimizer", "foreach_transient", "sharding", "method", "lora", "micro_batch", "sequence_length",
             "flash_attention", "recompute", "dropout", "runtime_bytes", "margin_fraction"});
   }
   auto choice = [&f](const char* key, auto& value, auto parse, const char* def, const std::string& allowed) {
@@ -238,6 +238,8 @@ std::optional<Error> training_from_json(const json& j, Request& r) {
   std::string opt_default = optimizer_id(t.optimizer);
   choice("optimizer", t.optimizer, parse_optimizer, opt_default.c_str(), optimizer_ids());
   ns.optimizer = t.optimizer;
+  t.fused_optimizer = f.boolean("fused_optimizer", t.fused_optimizer);
+  ns.fused_optimizer = t.fused_optimizer;
   if (r.has_network) {
     ns.batch = f.integer("batch", ns.batch, 1, kMaxNetworkBatch);
     const std::string rule = f.text("activation_rule", "autograd");
@@ -328,16 +330,17 @@ Result<Request> request_from_json(const json& root) {
   if (!top.error && r.version != kRequestVersion) {
     top.fail("request.unsupported_version", "v", "version " + std::to_string(r.version) + " is not supported (this build reads 1)");
   }
-  r.mode = top.text("mode", r.mode);
-  if (!top.error && r.mode != "inference" && r.mode != "training") {
-    top.fail("request.bad_value", "mode", "must be inference or training (got '" + r.mode + "')");
+  const std::string mode = top.text("mode", "inference");
+  r.mode = mode == "training" ? Mode::training : Mode::inference;
+  if (!top.error && mode != "inference" && mode != "training") {
+    top.fail("request.bad_value", "mode", "must be inference or training (got '" + mode + "')");
   }
-  if (!top.error && r.mode == "inference") {
+  if (!top.error && r.mode == Mode::inference) {
     for (const char* key : {"network", "training"}) {
       if (top.has(key)) top.fail("request.bad_value", key, "is only for mode \"training\"");
     }
   }
-  if (!top.error && r.mode == "training") {
+  if (!top.error && r.mode == Mode::training) {
     for (const char* key : {"weights", "kv_cache", "context_tokens", "concurrent_sequences", "overhead"}) {
       if (top.has(key)) top.fail("request.bad_value", key, "is only for mode \"inference\" (training settings go in \"training\")");
     }
@@ -463,7 +466,7 @@ Result<Request> request_from_text(const std::string& text) {
 json request_to_json(const Request& r) {
   json j;
   j["v"] = r.version;
-  j["mode"] = r.mode;
+  j["mode"] = r.mode == Mode::training ? "training" : "inference";
   if (r.has_network) {
     j["network"] = network_json(r.network);
   } else if (r.has_custom_model) {
@@ -483,18 +486,19 @@ json request_to_json(const Request& r) {
                               {"replicated_bytes", w.replicated_bytes}, {"read", w.read}, {"derived", w.derived},
                               {"assumed", w.assumed}};
   }
-  if (r.mode == "training") {
+  if (r.mode == Mode::training) {
     const TrainingSettings& t = r.training;
     const NetworkSettings& ns = r.network_settings;
     if (r.has_network) {
       j.erase("weights");
-      j["training"] = {{"optimizer", optimizer_id(ns.optimizer)}, {"batch", ns.batch},
+      j["training"] = {{"optimizer", optimizer_id(ns.optimizer)}, {"fused_optimizer", ns.fused_optimizer}, {"batch", ns.batch},
                        {"activation_rule", ns.rule == ActivationRule::autograd ? "autograd" : "layer_outputs"},
                        {"device", ns.device == AutogradDevice::cuda ? "cuda" : "cpu"},
                        {"margin_fraction", ns.margin_fraction}};
     } else {
       j.erase("weights");
       j["training"] = {{"recipe", recipe_id(t.recipe)}, {"optimizer", optimizer_id(t.optimizer)},
+                       {"fused_optimizer", t.fused_optimizer},
                        {"foreach_transient", t.foreach_transient}, {"sharding", sharding_id(t.sharding)},
                        {"method", fine_tuning_id(t.method)}, {"micro_batch", t.micro_batch},
                        {"sequence_length", t.sequence_length}, {"flash_attention", t.flash_attention},

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { root, dist, serveDist, launch, open, decodePng, distinctColours } from "./support.mjs";
+import { root, dist, serveDist, launch, open, decodePng, distinctColours, widget, clickWidget, frames } from "./support.mjs";
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -27,9 +27,8 @@ test("the page loads, draws, and sizes its canvas to the window x devicePixelRat
   for (const deviceScaleFactor of [1, 2]) {
     const { context, page, errors, urls } = await open(browser, site.origin + "/", { deviceScaleFactor });
     assert.equal(await page.evaluate(() => window.vramfitFailed), undefined);
-    // Two frames for the resize to reach the backing store.
-    await page.mouse.move(600, 400);
-    await page.waitForTimeout(300);
+    // The backing store follows the window once the app has drawn.
+    await page.waitForFunction(() => canvas.width === innerWidth * devicePixelRatio && canvas.height === innerHeight * devicePixelRatio);
     const size = await page.evaluate(() => ({ w: canvas.width, h: canvas.height, iw: innerWidth, ih: innerHeight, dpr: devicePixelRatio }));
     assert.equal(size.dpr, deviceScaleFactor);
     assert.equal(size.w, size.iw * size.dpr);
@@ -53,7 +52,7 @@ async function saveShot(page, name) {
 test("the page's JS API returns the native CLI's JSON for the golden requests", async () => {
   const { context, page, errors, urls } = await open(browser, site.origin + "/");
   // The core-only module is not part of the page's load; the first call fetches it.
-  assert.ok(!urls.some(url => url.includes("vramfit_api")), "vramfit_api loaded with the page");
+  assert.ok(!urls.some(url => url.includes("vramfit_estimator")), "vramfit_estimator loaded with the page");
   const dir = path.join(root, "tests/golden");
   const files = fs.readdirSync(dir).filter(f => f.endsWith(".json"));
   assert.ok(files.length >= 10);
@@ -113,6 +112,20 @@ test("the URL hash is the state: links reproduce it, back/forward work, bad hash
   await bad.context.close();
 });
 
+test("the single file reads a model file from disk (file://), through its inlined estimator", async () => {
+  const single = await open(browser, "file://" + path.join(dist, "vramfit.html"));
+  const config = fs.readFileSync(path.join(root, "tests/fixtures/configs/falcon-7b.json"));
+  const button = await widget(single.page, "Open file...");
+  const [chooser] = await Promise.all([single.page.waitForEvent("filechooser"), single.page.mouse.click(button.cx, button.cy)]);
+  await chooser.setFiles({ name: "falcon-7b.json", mimeType: "application/json", buffer: config });
+  const state = await waitForState(single.page, s => s.model && s.model.name === "falcon-7b.json");
+  assert.equal(state.model.config.num_hidden_layers, 32);
+  const api = await single.page.evaluate(async () => (await window.vramfitApi()).estimate({ model: { preset: "qwen3-8b" } }).fit.fits);
+  assert.equal(typeof api, "boolean");
+  assert.deepEqual(single.errors, []);
+  await single.context.close();
+});
+
 test("embed mode loads; the single-file page works from disk", async () => {
   const embed = await open(browser, site.origin + "/embed.html#" + hashOf({ v: 1, model: { preset: "phi-4" } }));
   assert.equal(await embed.page.evaluate(() => window.VRAMFIT_EMBED), true);
@@ -149,8 +162,7 @@ test("an idle page stops asking for frames; input wakes it", async () => {
   assert.equal(await page.evaluate(() => window.__frames), settled, "frames were requested while idle");
   await page.mouse.move(200, 200);
   await page.mouse.move(220, 210);
-  await page.waitForTimeout(300);
-  assert.ok(await page.evaluate(() => window.__frames) > settled, "input did not wake the page");
+  await page.waitForFunction(n => window.__frames > n, settled, { timeout: 5000 });  // input woke the page
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -178,8 +190,8 @@ test("a dropped config.json sets the model; only the page reads it", async () =>
 test("Open file... takes a config.json through the browser's file picker", async () => {
   const { context, page, errors, urls } = await open(browser, site.origin + "/");
   const config = fs.readFileSync(path.join(root, "tests/fixtures/configs/falcon-7b.json"));
-  // The button stands in the top bar after the title (the same layout as the desktop's).
-  const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.mouse.click(378, 15)]);
+  const button = await widget(page, "Open file...");
+  const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.mouse.click(button.cx, button.cy)]);
   await chooser.setFiles({ name: "falcon-7b.json", mimeType: "application/json", buffer: config });
   await page.waitForFunction(() => {
     const hash = Module.UTF8ToString(Module._vramfit_current_hash());
@@ -202,23 +214,24 @@ async function waitForState(page, check) {
   return decodeHash(await currentHash(page));
 }
 
-test("typed numbers reach the request (ImGui's text fields read through the page's own scanner)", async () => {
+test("typed numbers reach the request through Dear ImGui's text fields", async () => {
   const { context, page, errors } = await open(browser, site.origin + "/");
   // "Custom GiB" (an InputDouble) stands in the GPU section of the inputs column.
-  await page.mouse.click(130, 555);
-  await page.waitForTimeout(150);  // the field takes the keyboard on the next frame
+  await clickWidget(page, "Custom GiB");
+  await frames(page);  // the field takes the keyboard on the next frame
   await page.keyboard.press("Control+A");
   await page.keyboard.type("48.5");
   await page.keyboard.press("Enter");
   let state = await waitForState(page, s => s.gpu && s.gpu.capacity_bytes);
   assert.equal(state.gpu.capacity_bytes, Math.floor(48.5 * 2 ** 30));
   // Ctrl+click turns the Context slider into a text field.
+  const contextField = await widget(page, "Context");
   await page.keyboard.down("Control");
-  await page.waitForTimeout(100);  // a frame that sees Ctrl held before the click
-  await page.mouse.click(130, 307);
-  await page.waitForTimeout(100);
+  await frames(page);  // a frame that sees Ctrl held before the click
+  await page.mouse.click(contextField.cx, contextField.cy);
+  await frames(page);
   await page.keyboard.up("Control");
-  await page.waitForTimeout(100);
+  await frames(page);
   await page.keyboard.press("Control+A");
   await page.keyboard.type("32768");
   await page.keyboard.press("Enter");
@@ -228,13 +241,19 @@ test("typed numbers reach the request (ImGui's text fields read through the page
   await context.close();
 });
 
-test("Which GPUs fit: a click on a row chooses that GPU", async () => {
+test("Which GPUs fit: a click on a row chooses that GPU; the filter box narrows the list", async () => {
   const { context, page, errors } = await open(browser, site.origin + "/");
-  await page.mouse.click(560, 171);  // the "Which GPUs fit" tab
-  await page.waitForTimeout(200);
-  await page.mouse.click(700, 351);  // the seventh row: GeForce RTX 3090 (in the catalog's order)
-  const state = await waitForState(page, s => s.gpu && s.gpu.id);
+  await clickWidget(page, "Which GPUs fit");
+  await clickWidget(page, "GeForce RTX 3090");
+  let state = await waitForState(page, s => s.gpu && s.gpu.id);
   assert.equal(state.gpu.id, "rtx-3090");
+  // The filter box narrows the list to what matches.
+  await clickWidget(page, "##gpu_filter");
+  await frames(page);
+  await page.keyboard.type("H100");
+  await page.waitForFunction(() => !window.vramfitLayout().some(w => w.label === "GeForce RTX 3090"));
+  const labels = (await page.evaluate(() => window.vramfitLayout())).map(w => w.label);
+  assert.ok(labels.some(label => /H100/.test(label)), JSON.stringify(labels));
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -100,3 +100,28 @@ export function distinctColours(png) {
   for (let i = 0; i < png.pixels.length; i += 4) seen.add(png.pixels.readUInt32BE(i));
   return seen.size;
 }
+
+// The app's layout by name (window.vramfitLayout(), src/app/layout_hook.hpp): every labelled
+// widget of the last frame with its rectangle in CSS pixels. Tests tap what a person taps by
+// its label, never by fixed coordinates.
+export async function widget(page, label, { visible = true } = {}) {
+  let found = null;
+  await page.waitForFunction(([wanted, mustShow]) => window.vramfitLayout().some(w => w.label === wanted && (!mustShow || w.visible)),
+                             [label, visible], { timeout: 10000 }).catch(() => {});
+  found = (await page.evaluate(() => window.vramfitLayout())).find(w => w.label === label && (!visible || w.visible));
+  if (!found) throw new Error(`no widget labelled "${label}" in the app's layout`);
+  return { ...found, cx: found.x + found.w / 2, cy: found.y + found.h / 2 };
+}
+
+// Clicks the middle of the widget with this label.
+export async function clickWidget(page, label, options = {}) {
+  const w = await widget(page, label);
+  await page.mouse.click(w.cx, w.cy, options);
+  return w;
+}
+
+// Waits until the app has drawn `count` more frames (it draws a few after every input event).
+export async function frames(page, count = 2) {
+  const start = await page.evaluate(() => window.__frames);
+  await page.waitForFunction(n => window.__frames >= n, start + count, { timeout: 10000 });
+}

@@ -8,11 +8,9 @@
 
 namespace vramfit {
 
-// "gguf", "safetensors", "config" (any .json) from the file name; "" for anything else.
-std::string model_file_kind(const std::string& path);
-
 // The header bytes of a .gguf, .safetensors or config .json -> {"model": ..., "weights": ...}
-// or {"error": {...}} (read_model_file_json on as many bytes as the header needs).
+// or {"error": {...}}: read_model_file_header_json (report/estimate.hpp) over the file, so it
+// reads what the CLI and the page read (io/header_reads.hpp).
 json read_model_file(const std::string& path);
 
 struct FolderEntry {

@@ -9,18 +9,22 @@
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "app/app.hpp"
-#include "app/gl.hpp"
+#include "app/layout_hook.hpp"
+#include "platform_gl.hpp"
 #include "file_dialog.hpp"
 #include "files.hpp"
-#include "png_writer.hpp"
+#include "screenshot.hpp"
 
 using namespace vramfit;
 
@@ -33,6 +37,9 @@ struct DesktopPlatform : Platform {
   void copy_text(const std::string& text) override { glfwSetClipboardString(window, text.c_str()); }
   bool can_open_files() const override { return true; }
   void open_files() override { dialog.open(last_folder); }
+  const char* open_files_hint() const override {
+    return "A .gguf, .safetensors or config.json (Ctrl+O); dropping one on the window works too";
+  }
 };
 
 std::string settings_path() {
@@ -54,6 +61,23 @@ void save_settings(const std::string& hash, bool dark) {
   const std::string path = settings_path();
   if (path.empty()) return;
   std::ofstream(path) << hash << "\n" << (dark ? "dark" : "light") << "\n";
+}
+
+// "1280x800" -> {1280, 800}; nothing when malformed or outside 320x240 .. 8192x8192.
+std::optional<std::pair<int, int>> parse_window_size(const std::string& text) {
+  const size_t x = text.find('x');
+  if (x == std::string::npos) return std::nullopt;
+  int width = 0, height = 0;
+  try {
+    size_t used_w = 0, used_h = 0;
+    width = std::stoi(text.substr(0, x), &used_w);
+    height = std::stoi(text.substr(x + 1), &used_h);
+    if (used_w != x || used_h != text.size() - x - 1) return std::nullopt;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (width < 320 || height < 240 || width > 8192 || height > 8192) return std::nullopt;
+  return std::pair{width, height};
 }
 
 App* g_app = nullptr;
@@ -90,28 +114,27 @@ void on_drop(GLFWwindow* window, int count, const char** paths) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string screenshot, hash, panel, dialog_folder;
-  int width = 1280, height = 800;
-  bool dark = true, light_forced = false, hash_given = false;
+  std::string screenshot, hash, panel, dialog_folder, size = "1280x800";
+  bool light_forced = false;
   std::vector<std::string> files;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--screenshot" && i + 1 < argc) screenshot = argv[++i];
-    else if (arg == "--size" && i + 1 < argc) std::sscanf(argv[++i], "%dx%d", &width, &height);
-    else if (arg == "--light") light_forced = true;
-    else if (arg == "--panel" && i + 1 < argc) panel = argv[++i];
-    else if (arg == "--open-dialog" && i + 1 < argc) dialog_folder = argv[++i];
-    else if (arg == "--hash" && i + 1 < argc) { hash = argv[++i]; hash_given = true; }
-    else if (arg == "--help" || arg == "-h") {
-      std::printf("usage: vramfit_desktop [--screenshot FILE.png] [--size WxH] [--light] [--hash r=...]\n"
-                  "                       [--panel breakdown|gpus|fit_map|layers] [--open-dialog FOLDER]\n"
-                  "                       [model files]\n"
-                  "Open model files with Ctrl+O (or the Open file... button), or drop them on the window.\n");
-      return 0;
-    } else if (!arg.empty() && arg[0] != '-') files.push_back(arg);
-    else { std::fprintf(stderr, "error: unknown option %s (try --help)\n", arg.c_str()); return 2; }
+  CLI::App cli{"vramfit_desktop: will this model fit on this GPU, and why?\n"
+               "Open model files with Ctrl+O (or the Open file... button), or drop them on the window."};
+  cli.add_option("files", files, "model files to open (.gguf, .safetensors, config.json)");
+  cli.add_option("--screenshot", screenshot, "render a few frames, write them to this PNG and exit");
+  cli.add_option("--size", size, "window size in pixels, WxH (320x240 .. 8192x8192)")
+      ->check([](const std::string& text) -> std::string { return parse_window_size(text) ? "" : "expected WxH, 320x240 .. 8192x8192"; });
+  cli.add_flag("--light", light_forced, "light theme");
+  cli.add_option("--hash", hash, "the configuration as a page link's hash (r=...)");
+  cli.add_option("--panel", panel, "the results tab to show")->check(CLI::IsMember({"breakdown", "gpus", "fit_map", "layers"}));
+  cli.add_option("--open-dialog", dialog_folder, "show the Open dialog on this folder");
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return cli.exit(e) == 0 ? 0 : 2;
   }
-  if (width < 320 || height < 240 || width > 8192 || height > 8192) { std::fprintf(stderr, "error: --size out of range\n"); return 2; }
+  const auto [width, height] = *parse_window_size(size);
+  const bool hash_given = !hash.empty();
+  bool dark = true;
   const bool remember = screenshot.empty();
   if (remember && !hash_given) load_settings(hash, dark);
   if (light_forced) dark = false;
@@ -128,6 +151,7 @@ int main(int argc, char** argv) {
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
+  enable_layout_hook();
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
@@ -136,7 +160,7 @@ int main(int argc, char** argv) {
   add_ui_font(io.Fonts, kFontLineHeight * xscale);
   io.FontGlobalScale = 1.0f / xscale;
   ImGui_ImplGlfw_InitForOpenGL(window, true);
-  ImGui_ImplOpenGL3_Init("#version 330 core");
+  ImGui_ImplOpenGL3_Init(kGlslVersionLine);
 
   App app;
   g_app = &app;
@@ -165,6 +189,7 @@ int main(int argc, char** argv) {
       glfwPollEvents();
     }
     --g_frames_left;
+    layout_frame_begins();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
@@ -185,16 +210,7 @@ int main(int argc, char** argv) {
     if (ImGui::IsAnyMouseDown() || ImGui::IsAnyItemActive()) g_frames_left = std::max(g_frames_left, 2);
     ++frames;
     if (!screenshot.empty() && frames == 4) {  // ImGui settles its layout in a few frames
-      std::vector<uint8_t> pixels(static_cast<size_t>(fb_w) * static_cast<size_t>(fb_h) * 3);
-      glPixelStorei(GL_PACK_ALIGNMENT, 1);
-      glReadBuffer(GL_BACK);
-      glReadPixels(0, 0, fb_w, fb_h, GL_RGB, GL_UNSIGNED_BYTE, pixels.data());
-      std::vector<uint8_t> flipped(pixels.size());
-      const size_t row = static_cast<size_t>(fb_w) * 3;
-      for (int y = 0; y < fb_h; ++y) {
-        std::copy_n(pixels.data() + static_cast<size_t>(fb_h - 1 - y) * row, row, flipped.data() + static_cast<size_t>(y) * row);
-      }
-      const bool ok = write_png(screenshot, fb_w, fb_h, flipped);
+      const bool ok = write_screenshot(screenshot, fb_w, fb_h);
       std::printf("%s %s (%dx%d)\n", ok ? "wrote" : "could not write", screenshot.c_str(), fb_w, fb_h);
       glfwSetWindowShouldClose(window, GLFW_TRUE);
       if (!ok) return 1;

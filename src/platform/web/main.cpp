@@ -1,11 +1,10 @@
 // The web page: the app in a full-window canvas, WebGL 2 through Emscripten's GLFW port.
 // Renders only when something happens (input, resize, hash change, a dropped file): the
 // main loop pauses itself after a few frames and the page's JavaScript wakes it
-// (web/index.html calls _vramfit_wake), so an idle page uses no CPU.
+// (site/index.html calls _vramfit_wake), so an idle page uses no CPU.
 #include <emscripten.h>
 #include <emscripten/html5.h>
 #include <GLFW/glfw3.h>
-#include <GLES3/gl3.h>
 
 #include <imgui.h>
 #include <backends/imgui_impl_glfw.h>
@@ -15,7 +14,9 @@
 #include <string>
 
 #include "app/app.hpp"
+#include "app/layout_hook.hpp"
 #include "browser_font.hpp"
+#include "platform_gl.hpp"
 
 using namespace vramfit;
 
@@ -30,7 +31,7 @@ EM_JS(void, js_set_hash, (const char* hash, int replace), {
 });
 // The page's address, malloc'ed: the hash without "#" (page_url false) or origin + path.
 EM_JS(char*, js_location, (int page_url), {
-  const text = page_url ? location.origin + location.pathname : location.hash.substring(1);
+  const text = page_url ? location.href.split("#")[0].split("?")[0] : location.hash.substring(1);
   const size = lengthBytesUTF8(text) + 1;
   const pointer = _malloc(size);
   stringToUTF8(text, pointer, size);
@@ -40,6 +41,9 @@ EM_JS(void, js_copy, (const char* text), {
   const value = UTF8ToString(text);
   if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(value).catch(() => {});
   if (typeof window["vramfitCopied"] === "function") window["vramfitCopied"](value);
+});
+EM_JS(void, js_open_link, (const char* url), {
+  window.open(UTF8ToString(url), "_blank", "noopener");
 });
 EM_JS(void, js_announce, (const char* text), {
   const live = document.getElementById("live");
@@ -56,7 +60,7 @@ EM_JS(void, js_set_cursor, (const char* name), { Module["canvas"].style.cursor =
 EM_JS(void, js_fail, (const char* what), {
   if (typeof window["vramfitFail"] === "function") window["vramfitFail"](UTF8ToString(what));
 });
-// The browser's file picker (web/shell.js), for devices where nothing can be dropped.
+// The browser's file picker (site/shell.js), for devices where nothing can be dropped.
 EM_JS(void, js_open_file_picker, (), {
   if (typeof window["vramfitOpenFile"] === "function") window["vramfitOpenFile"]();
 });
@@ -74,13 +78,27 @@ std::string location_text(bool page_url) {
   return out;
 }
 
+// The folder of the page's address ("https://host/tools/" for ".../tools/embed.html").
+std::string page_folder() {
+  const std::string url = location_text(true);
+  return url.substr(0, url.find_last_of('/') + 1);
+}
+
 struct WebPlatform : Platform {
+  bool embedded = false;  // this page is embed.html
   void copy_text(const std::string& text) override { js_copy(text.c_str()); }
   void set_location_hash(const std::string& hash, bool replace) override { js_set_hash(hash.c_str(), replace ? 1 : 0); }
-  std::string page_url() const override { return location_text(true); }
-  bool is_web() const override { return true; }
+  // The full calculator: this page, or (from the embed) index.html beside it.
+  std::string link_to(const std::string& hash) const override {
+    return (embedded ? page_folder() + "index.html" : location_text(true)) + "#" + hash;
+  }
+  std::string embed_link_to(const std::string& hash) const override { return page_folder() + "embed.html#" + hash; }
+  void open_link(const std::string& url) override { js_open_link(url.c_str()); }
   bool can_open_files() const override { return true; }
   void open_files() override { js_open_file_picker(); }
+  const char* open_files_hint() const override {
+    return "A .gguf, .safetensors or config.json: only its header is read, in the page; dropping one works too";
+  }
   void announce(const std::string& text) override { js_announce(text.c_str()); }
 };
 
@@ -133,6 +151,7 @@ void frame() {
   }
   --g_frames_left;
   sync_canvas_size();
+  layout_frame_begins();
   ImGui_ImplOpenGL3_NewFrame();
   g_backend_ready = true;
   ImGui_ImplGlfw_NewFrame();
@@ -184,7 +203,7 @@ EMSCRIPTEN_KEEPALIVE void vramfit_hash_changed() {
   vramfit_wake();
 }
 
-// A model file (dropped or picked), read by web/vramfit-api.js readModelFile() (header bytes only).
+// A model file (dropped or picked), read by site/vramfit-api.js readModelFile() (header bytes only).
 EMSCRIPTEN_KEEPALIVE void vramfit_apply_fragment(const char* fragment_json) {
   const json fragment = json::parse(std::string(fragment_json ? fragment_json : ""), nullptr, false);
   if (fragment.is_discarded()) g_app.set_notice("The dropped file could not be read.");
@@ -197,6 +216,14 @@ EMSCRIPTEN_KEEPALIVE const char* vramfit_current_hash() {
   static std::string hash;
   hash = g_app.hash();
   return hash.c_str();
+}
+
+// The last frame's widgets by label with their rectangles in CSS pixels (src/app/layout_hook.hpp):
+// window.vramfitLayout() in site/shell.js; the browser tests find what to tap through it.
+EMSCRIPTEN_KEEPALIVE const char* vramfit_layout() {
+  static std::string layout;
+  layout = layout_json();
+  return layout.c_str();
 }
 
 }  // extern "C"
@@ -221,15 +248,17 @@ int main() {
   glfwMakeContextCurrent(g_window);
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
+  enable_layout_hook();
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // the URL hash is the state; nothing in localStorage
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   io.ConfigFlags |= ImGuiConfigFlags_NoMouseCursorChange;  // set as CSS in frame() instead
   ImGui_ImplGlfw_InitForOpenGL(g_window, true);
-  ImGui_ImplOpenGL3_Init("#version 300 es");
+  ImGui_ImplOpenGL3_Init(kGlslVersionLine);
   g_app.set_dark(js_prefers_dark() != 0);
   if (!g_renderer.init()) g_app.set_notice("Fit map unavailable: " + g_renderer.error());
-  g_app.init(location_text(false), js_embed_mode() != 0, g_renderer.error().empty() ? &g_renderer : nullptr);
+  g_platform.embedded = js_embed_mode() != 0;
+  g_app.init(location_text(false), g_platform.embedded, g_renderer.error().empty() ? &g_renderer : nullptr);
   g_dpr = 0;  // force the first font build in sync_canvas_size()
   emscripten_set_main_loop(frame, 0, false);
   return 0;

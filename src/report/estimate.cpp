@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "io/hf_config.hpp"
+#include "io/header_reads.hpp"
 #include "io/model_file.hpp"
 #include "io/request_json.hpp"
 
@@ -163,7 +164,7 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
   report.request = request;
   const InferenceSettings& settings = request.settings;
 
-  if (request.mode == "training" && request.has_network) {
+  if (request.mode == Mode::training && request.has_network) {
     if (auto e = resolve_gpu(request, catalog, report.gpu)) return *e;
     return estimate_training(std::move(report), catalog);
   }
@@ -185,7 +186,7 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
     e->field = "model." + e->field;
     return *e;
   }
-  if (request.mode == "training") {
+  if (request.mode == Mode::training) {
     if (auto e = resolve_gpu(request, catalog, report.gpu)) return *e;
     report.prepared.weights.parameters = count_parameters(report.prepared.model);
     report.prepared.weights.active_parameters = count_active_parameters(report.prepared.model);
@@ -326,7 +327,7 @@ json report_to_json(const Report& r) {
   json j;
   j["v"] = kRequestVersion;
   j["request"] = request_to_json(r.request);
-  if (r.request.mode == "training") return training_report_to_json(r, std::move(j));
+  if (r.request.mode == Mode::training) return training_report_to_json(r, std::move(j));
   j["model"] = {{"id", r.model_id},
                 {"name", r.model_name},
                 {"parameters", r.prepared.weights.parameters},
@@ -405,19 +406,25 @@ json read_config_fragment_json(const std::string& text, const std::string& name)
 
 namespace {
 
-json read_model_file_json_unguarded(const std::string& kind, const uint8_t* data, int64_t size, int64_t file_size,
-                                    const std::string& name) {
+json read_model_file_json_unguarded(const std::string& name, const uint8_t* data, int64_t size, int64_t file_size) {
   const Catalog& catalog = builtin_catalog();
   Request request;
-  if (kind == "config") {
+  const ModelFileKind kind = model_file_kind(name);
+  Result<ModelFileRead> read =
+      make_error("file.unknown_kind", "file", name + ": not a .gguf, .safetensors or config.json file");
+  if (kind == ModelFileKind::config) {
+    if (file_size > kMaxConfigFileBytes) {
+      return error_to_json(make_error("file.too_large", "file", name + ": " + with_thousands(file_size) +
+                                                                   " B; a config.json is read up to " +
+                                                                   with_thousands(kMaxConfigFileBytes) + " B"));
+    }
     return read_config_fragment_json(std::string(reinterpret_cast<const char*>(data), static_cast<size_t>(size)), name);
   }
-  Result<ModelFileRead> read = make_error("file.unknown_kind", "kind", "unknown file kind '" + kind + "'");
-  if (kind == "gguf") {
+  if (kind == ModelFileKind::gguf) {
     auto gguf = read_gguf(data, size, name, file_size);
     if (!gguf) return error_to_json(gguf.error());
     read = model_from_gguf(catalog.formats, *gguf, name);
-  } else if (kind == "safetensors") {
+  } else if (kind == ModelFileKind::safetensors) {
     auto file = read_safetensors(data, size, name, file_size);
     if (!file) return error_to_json(file.error());
     read = model_from_safetensors({*file}, nullptr, name);
@@ -430,10 +437,24 @@ json read_model_file_json_unguarded(const std::string& kind, const uint8_t* data
 
 }  // namespace
 
-json read_model_file_json(const std::string& kind, const uint8_t* data, int64_t size, int64_t file_size,
-                          const std::string& name) {
-  return guard_exceptions([&] { return read_model_file_json_unguarded(kind, data, size, file_size, name); },
+json read_model_file_json(const std::string& name, const uint8_t* data, int64_t size, int64_t file_size) {
+  return guard_exceptions([&] { return read_model_file_json_unguarded(name, data, size, file_size); },
                           internal_error_json);
+}
+
+json read_model_file_header_json(const std::string& name, int64_t file_size,
+                                 const std::function<bool(int64_t, std::vector<uint8_t>&)>& read_prefix) {
+  const ModelFileKind kind = model_file_kind(name);
+  std::vector<uint8_t> bytes;
+  int64_t length = next_header_read(kind, file_size, 0, nullptr, false);
+  for (;;) {
+    if (!read_prefix(length, bytes)) return error_to_json(make_error("file.unreadable", "file", "cannot read " + name));
+    json result = read_model_file_json(name, bytes.data(), static_cast<int64_t>(bytes.size()), file_size);
+    const bool runs_on = result.contains("error") && result["error"].value("id", std::string()) == "gguf.truncated";
+    const int64_t next = next_header_read(kind, file_size, length, bytes.data(), runs_on);
+    if (next == 0) return result;
+    length = next;
+  }
 }
 
 }  // namespace vramfit

@@ -47,7 +47,7 @@
   window.addEventListener("hashchange", () => { if (window.Module && Module._vramfit_hash_changed) Module._vramfit_hash_changed(); });
   if (window.matchMedia) matchMedia("(resolution: 1dppx)").addEventListener("change", wake);
 
-  // The core-only module (vramfit_api.js/.wasm, the JavaScript API of web/api.html, with its
+  // The core-only module (vramfit_estimator.js/.wasm, the JavaScript API of site/api.html, with its
   // wrapper vramfit-api.js) reads dropped model files and answers window.vramfitApi(). It is
   // fetched on first use, not with the page: most visits never drop a file. The single-file
   // page inlines it.
@@ -62,11 +62,19 @@
   window.vramfitApi = function () {
     if (!api) {
       api = loadScript("vramfit-api.js", () => typeof window.loadVramfit === "function")
-        .then(() => loadScript("vramfit_api.js", () => typeof window.createVramfit === "function"))
-        .then(() => window.loadVramfit(window.VRAMFIT_API_OPTIONS || {}));
+        .then(() => loadScript("vramfit_estimator.js", () => typeof window.createVramfit === "function"))
+        // The single file carries the estimator's wasm inline (scripts/single_file.py): a fresh
+        // options object each time, since Emscripten writes into the one it is given.
+        .then(() => window.loadVramfit(window.VRAMFIT_ESTIMATOR_WASM ? {wasmBinary: window.VRAMFIT_ESTIMATOR_WASM()} : {}));
       api.catch(() => { api = null; });  // a failed load may be retried
     }
     return api;
+  };
+
+  // The app's widgets by label with their rectangles in CSS pixels (the last frame drawn), for
+  // tests that tap what a person taps: [{label, x, y, w, h, visible}, ...].
+  window.vramfitLayout = function () {
+    return window.Module && Module._vramfit_layout ? JSON.parse(Module.UTF8ToString(Module._vramfit_layout())) : [];
   };
 
   // A model file from a drop or the file picker: only its header bytes are read

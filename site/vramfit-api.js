@@ -1,6 +1,6 @@
-// vramfit's JavaScript API over the core-only WebAssembly module (vramfit_api.js/.wasm).
+// vramfit's JavaScript API over the core-only WebAssembly module (vramfit_estimator.js/.wasm).
 //
-//   <script src="vramfit_api.js"></script>
+//   <script src="vramfit_estimator.js"></script>
 //   <script src="vramfit-api.js"></script>
 //   const vramfit = await loadVramfit();
 //   const report = vramfit.estimate({model: {preset: "llama-3.1-8b"}, context_tokens: 8192});
@@ -44,41 +44,43 @@
       // gives ({model, weights}) or {error}. Merge them into a request and call estimate().
       async readModelFile(file) {
         const name = file.name || "model";
-        const lower = name.toLowerCase();
-        const kind = lower.endsWith(".gguf") ? "gguf" : lower.endsWith(".safetensors") ? "safetensors"
-                   : lower.endsWith(".json") ? "config" : null;
-        if (!kind) {
-          return {error: {id: "file.unknown_kind", field: "file",
-                          message: name + ": not a .gguf, .safetensors or config.json file"}};
-        }
-        let length = kind === "gguf" ? 1 << 20 : Math.min(file.size, 16 << 20);
-        if (kind === "safetensors") {
-          const head = new Uint8Array(await file.slice(0, 8).arrayBuffer());
-          length = 8;
-          if (head.length === 8) {
-            const header = Number(new DataView(head.buffer).getBigUint64(0, true));
-            length = 8 + Math.min(header, 100 * 1000 * 1000 + 1);  // the reader rejects > 100 MB
-          }
-        }
+        // The slices follow the one header-reading policy of the CLI and the desktop
+        // (io/header_reads.hpp): GGUF from 1 MiB up, safetensors its stated header, a config whole.
+        let length = nextRead(name, file.size, 0, null, false);
         for (;;) {
           const bytes = new Uint8Array(await file.slice(0, length).arrayBuffer());
-          const result = readBytes(kind, bytes, file.size, name);
-          const more = result.error && result.error.id === "gguf.truncated" && length < file.size && length < MAX_GGUF_HEADER;
-          if (!more) return result;
-          length = Math.min(length * 4, MAX_GGUF_HEADER);
+          const result = readBytes(name, bytes, file.size);
+          const runsOn = !!(result.error && result.error.id === "gguf.truncated");
+          const next = nextRead(name, file.size, length, bytes, runsOn);
+          if (next === 0) return result;
+          length = next;
         }
       },
     };
 
-    function readBytes(kind, bytes, fileSize, name) {
-      const pointer = module._malloc(Math.max(1, bytes.length));
-      module.HEAPU8.set(bytes, pointer);
-      const kindPointer = allocString(kind), namePointer = allocString(name);
-      const result = module._vramfit_read_model_file(kindPointer, pointer, bytes.length, fileSize, namePointer);
-      const text = module.UTF8ToString(result);
-      [pointer, kindPointer, namePointer].forEach(p => module._free(p));
-      module._vramfit_free(result);
-      return JSON.parse(text);
+    function withBytes(bytes, use) {
+      const pointer = module._malloc(Math.max(1, bytes ? bytes.length : 0));
+      if (bytes) module.HEAPU8.set(bytes, pointer);
+      try { return use(pointer); } finally { module._free(pointer); }
+    }
+
+    function withString(text, use) {
+      const pointer = allocString(text);
+      try { return use(pointer); } finally { module._free(pointer); }
+    }
+
+    function nextRead(name, fileSize, previous, bytes, runsOn) {
+      return withString(name, namePointer => withBytes(bytes, pointer =>
+        module._vramfit_next_header_read(namePointer, fileSize, previous, pointer, runsOn ? 1 : 0)));
+    }
+
+    function readBytes(name, bytes, fileSize) {
+      return withString(name, namePointer => withBytes(bytes, pointer => {
+        const result = module._vramfit_read_model_file(namePointer, pointer, bytes.length, fileSize);
+        const text = module.UTF8ToString(result);
+        module._vramfit_free(result);
+        return JSON.parse(text);
+      }));
     }
 
     function allocString(text) {
@@ -89,12 +91,10 @@
     }
   }
 
-  const MAX_GGUF_HEADER = 256 << 20;  // GgufLimits::max_header_bytes
-
-  // options: passed to createVramfit (e.g. {locateFile} to find vramfit_api.wasm elsewhere).
+  // options: passed to createVramfit (e.g. {locateFile} to find vramfit_estimator.wasm elsewhere).
   global.loadVramfit = async function (options) {
     if (typeof global.createVramfit !== "function") {
-      throw new Error("vramfit: load vramfit_api.js before calling loadVramfit()");
+      throw new Error("vramfit: load vramfit_estimator.js before calling loadVramfit()");
     }
     return wrap(await global.createVramfit(options || {}));
   };

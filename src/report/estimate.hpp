@@ -1,6 +1,7 @@
 // The one entry point every front end calls: a request in, a report out. The CLI, the
 // desktop/web app and the JavaScript API all go through here, so they agree byte for byte.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,10 +68,14 @@ std::string estimate_json(const std::string& request_text);
 
 // A model file's header bytes -> the request fields it gives:
 //   {"model": {"config": ..., "name": ...}, "weights": {"format": "as_stored", "stored": ...}}
-// or {"error": {...}}; for a GGUF prefix that ends inside the header the error id is
-// gguf.truncated and the caller reads more. kind: "gguf", "safetensors", "config".
-json read_model_file_json(const std::string& kind, const uint8_t* data, int64_t size,
-                                    int64_t file_size, const std::string& name);
+// or {"error": {...}}. The kind comes from the name's extension (io/header_reads.hpp); for a
+// GGUF prefix that ends inside the header the error id is gguf.truncated and the caller reads
+// more, as next_header_read() says.
+json read_model_file_json(const std::string& name, const uint8_t* data, int64_t size, int64_t file_size);
+// The same, reading the file through `read_prefix(length, bytes)` (which puts its first `length`
+// bytes in `bytes`, false when it cannot) under the one header-reading policy.
+json read_model_file_header_json(const std::string& name, int64_t file_size,
+                                 const std::function<bool(int64_t, std::vector<uint8_t>&)>& read_prefix);
 // The "config" kind of read_model_file_json() alone: what the app calls for a pasted
 // config.json (without linking the GGUF and safetensors readers into the page).
 json read_config_fragment_json(const std::string& text, const std::string& name);

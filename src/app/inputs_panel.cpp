@@ -1,0 +1,304 @@
+#include "inputs_panel.hpp"
+
+#include <imgui.h>
+#include <misc/cpp/imgui_stdlib.h>
+
+#include "active_fit.hpp"
+#include "catalog/catalog.hpp"
+#include "io/request_json.hpp"
+#include "report/estimate.hpp"
+#include "widgets.hpp"
+
+namespace vramfit {
+
+const char* const kExampleNetwork = R"({
+  "name": "article-003-mlp",
+  "input": [2048],
+  "dtype": "f32",
+  "layers": [
+    {"name": "gat", "type": "linear", "out": 4096, "bias": false},
+    {"name": "g", "type": "relu"},
+    {"name": "up", "type": "linear", "out": 4096, "bias": false},
+    {"type": "relu"},
+    {"type": "add", "from": "g"},
+    {"type": "relu"},
+    {"name": "down", "type": "linear", "out": 2048, "bias": false},
+    {"type": "relu"},
+    {"type": "add", "from": "input"},
+    {"name": "out", "type": "linear", "out": 10, "bias": false},
+    {"type": "softmax"}
+  ]
+})";
+
+namespace {
+Network example_network() { return *network_from_json(json::parse(std::string(kExampleNetwork)), "network"); }
+}  // namespace
+
+InputsPanel::InputsPanel() : network_text_(kExampleNetwork) {}
+
+void InputsPanel::show_request(const Request& request) {
+  if (request.has_network) network_text_ = network_to_json(request.network).dump(2);
+}
+
+InputsPanel::Outcome InputsPanel::draw(Request& request) {
+  Outcome outcome;
+  bool changed = draw_mode(request);
+  ImGui::Separator();
+  switch (app_mode(request)) {
+    case AppMode::inference: changed |= draw_inference(request, outcome); break;
+    case AppMode::training: changed |= draw_training(request); break;
+    case AppMode::layer_list: changed |= draw_network(request); break;
+  }
+  changed |= draw_gpu(request);
+  outcome.changed = changed;
+  return outcome;
+}
+
+bool InputsPanel::draw_mode(Request& request) {
+  const AppMode before = app_mode(request);
+  int mode = static_cast<int>(before);
+  ImGui::RadioButton("Inference", &mode, static_cast<int>(AppMode::inference));
+  ImGui::SameLine();
+  ImGui::RadioButton("Training", &mode, static_cast<int>(AppMode::training));
+  ImGui::SameLine();
+  ImGui::RadioButton("Layer list", &mode, static_cast<int>(AppMode::layer_list));
+  const AppMode chosen = static_cast<AppMode>(mode);
+  if (chosen == before) return false;
+  set_app_mode(request, chosen);
+  if (chosen == AppMode::layer_list) {
+    auto net = network_from_json(json::parse(network_text_, nullptr, false), "network");
+    if (net) {
+      request.network = *net;
+    } else {
+      request.network = example_network();
+      network_text_ = kExampleNetwork;
+    }
+  }
+  return true;
+}
+
+bool InputsPanel::draw_model_picker(Request& request) {
+  const Catalog& catalog = builtin_catalog();
+  section("Model");
+  std::string preview = request.custom_model_name.empty() ? "Custom" : request.custom_model_name;
+  if (!request.has_custom_model) {
+    const ModelPreset* p = catalog.find_model(request.model_preset);
+    preview = p ? p->name : request.model_preset;
+  }
+  FilteredCombo models;
+  bool picked = false;
+  if (models.begin("Model", preview, model_filter_)) {
+    for (const ModelPreset& m : catalog.models) {
+      if (models.item(m.name, m.id, !request.has_custom_model && m.id == request.model_preset)) {
+        request.model_preset = m.id;
+        request.has_custom_model = false;
+        picked = true;
+      }
+    }
+    models.end();
+  }
+  return picked;
+}
+
+bool InputsPanel::draw_inference(Request& request, Outcome& outcome) {
+  const Catalog& catalog = builtin_catalog();
+  bool changed = false;
+  if (draw_model_picker(request)) {
+    request.has_stored_weights = false;
+    if (request.weight_format == "as_stored") request.weight_format = "bf16";
+    changed = true;
+  }
+  if (ImGui::CollapsingHeader("Paste a config.json")) {
+    ImGui::InputTextMultiline("##config", &config_text_, ImVec2(-1, ImGui::GetTextLineHeight() * 8));
+    if (ImGui::Button("Use this config")) {
+      json fragment = read_config_fragment_json(config_text_, "pasted config.json");
+      config_status_ = fragment.contains("error") ? fragment["error"].value("message", std::string()) : "";
+      if (!fragment.contains("error")) outcome.pasted_file = std::move(fragment);
+    }
+    if (!config_status_.empty()) ImGui::TextWrapped("%s", config_status_.c_str());
+    ImGui::TextDisabled("Or drop a .gguf, .safetensors or config.json on the window.");
+  }
+  section("Weights and cache");
+  if (request.has_stored_weights) {
+    ImGui::Text("Weights: as stored in %s", request.stored_weights.file.c_str());
+    if (ImGui::SmallButton("Use a format instead")) {
+      request.has_stored_weights = false;
+      request.weight_format = "bf16";
+      changed = true;
+    }
+  } else {
+    const WeightFormat* f = catalog.formats.find_format(request.weight_format);
+    FilteredCombo formats;
+    if (formats.begin("Weights", f ? f->label : request.weight_format, format_filter_)) {
+      for (const WeightFormat& w : catalog.formats.formats) {
+        if (formats.item(w.label, w.id, w.id == request.weight_format)) {
+          request.weight_format = w.id;
+          changed = true;
+        }
+      }
+      formats.end();
+    }
+  }
+  static const char* const kv_types[] = {"f16", "bf16", "f32", "fp8", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};
+  if (ImGui::BeginCombo("KV cache", request.kv_cache_dtype.c_str())) {
+    for (const char* t : kv_types) {
+      if (ImGui::Selectable(t, request.kv_cache_dtype == t)) {
+        request.kv_cache_dtype = t;
+        changed = true;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  section("Workload");
+  InferenceSettings& s = request.settings;
+  changed |= int_input("Context", s.context_tokens, 1, kMaxContextTokens);
+  help_marker("Tokens per sequence held in the KV cache (prompt + output).");
+  changed |= int_input("Sequences", s.concurrent_sequences, 1, 1024);
+  help_marker("Sequences served at once; each has its own KV cache.");
+  section("Overhead");
+  int overhead = static_cast<int>(s.overhead);
+  if (ImGui::RadioButton("Engine", &overhead, static_cast<int>(OverheadModel::engine))) {
+    s.overhead = OverheadModel::engine;
+    changed = true;
+  }
+  ImGui::SameLine();
+  if (ImGui::RadioButton("Articles (margin only)", &overhead, static_cast<int>(OverheadModel::articles))) {
+    s.overhead = OverheadModel::articles;
+    changed = true;
+  }
+  changed |= ImGui::Checkbox("Flash attention", &s.flash_attention);
+  changed |= margin_input(s.margin_fraction);
+  help_marker("Safety margin on top of everything: the articles advise 10-30%.");
+  return changed;
+}
+
+bool InputsPanel::draw_training(Request& request) {
+  bool changed = draw_model_picker(request);
+  TrainingSettings& t = request.training;
+  section("Method");
+  changed |= enum_combo("Method", t.method, {{FineTuning::full, "Full fine-tuning"}, {FineTuning::lora, "LoRA"}, {FineTuning::qlora, "QLoRA (NF4 base)"}});
+  if (t.method != FineTuning::full) {
+    changed |= int_input("LoRA rank", t.lora_rank, 1, 1024);
+    static const char* const names[] = {"q", "k", "v", "o", "gate", "up", "down"};
+    for (int i = 0; i < 7; ++i) {
+      bool on = (t.lora_targets & (1u << i)) != 0;
+      if (i) ImGui::SameLine();
+      if (ImGui::Checkbox(names[i], &on)) {
+        const uint32_t next = on ? (t.lora_targets | (1u << i)) : (t.lora_targets & ~(1u << i));
+        if (next != 0) {  // at least one target stays
+          t.lora_targets = next;
+          changed = true;
+        }
+      }
+    }
+    if (t.method == FineTuning::qlora) changed |= ImGui::Checkbox("Double quantization", &t.qlora_double_quant);
+  }
+  changed |= enum_combo("Precision", t.recipe, {{PrecisionRecipe::mixed_bf16, "Mixed bf16 (fp32 master)"}, {PrecisionRecipe::mixed_fp16, "Mixed fp16 (ZeRO paper)"},
+                                                {PrecisionRecipe::amp_bf16, "torch.autocast bf16"}, {PrecisionRecipe::amp_fp16, "torch.autocast fp16"},
+                                                {PrecisionRecipe::bf16, "Pure bf16"}, {PrecisionRecipe::fp32, "fp32"}});
+  changed |= enum_combo("Optimizer", t.optimizer, {{Optimizer::adamw, "AdamW"}, {Optimizer::adam, "Adam"}, {Optimizer::adam_8bit, "8-bit Adam"},
+                                                   {Optimizer::adafactor, "Adafactor"}, {Optimizer::lion, "Lion"},
+                                                   {Optimizer::sgd_momentum, "SGD + momentum"}, {Optimizer::sgd, "SGD"}});
+  changed |= ImGui::Checkbox("foreach temporary", &t.foreach_transient);
+  help_marker("torch.optim's foreach Adam holds one more state-sized tensor during step().");
+  changed |= enum_combo("Sharding", t.sharding, {{Sharding::none, "None (DDP)"}, {Sharding::zero1, "ZeRO-1"}, {Sharding::zero2, "ZeRO-2"},
+                                                 {Sharding::zero3, "ZeRO-3"}, {Sharding::fsdp, "FSDP full shard"}});
+  section("Workload");
+  changed |= int_input("Micro-batch", t.micro_batch, 1, kMaxMicroBatch);
+  help_marker("Sequences per GPU per forward pass. Gradient accumulation adds no memory: it sums into the same gradients.");
+  changed |= int_input("Sequence", t.sequence_length, 1, kMaxTrainingSequence);
+  changed |= ImGui::Checkbox("Flash attention", &t.flash_attention);
+  ImGui::SameLine();
+  changed |= ImGui::Checkbox("Dropout", &t.dropout);
+  changed |= enum_combo("Recompute", t.recompute, {{Recompute::none, "None"}, {Recompute::selective, "Selective (attention)"}, {Recompute::full, "Full (checkpointing)"}});
+  changed |= margin_input(t.margin_fraction);
+  return changed;
+}
+
+bool InputsPanel::draw_network(Request& request) {
+  NetworkSettings& ns = request.network_settings;
+  bool changed = false;
+  section("Network (JSON)");
+  ImGui::InputTextMultiline("##network", &network_text_, ImVec2(-1, ImGui::GetTextLineHeight() * 14));
+  if (ImGui::Button("Apply")) {
+    auto parsed = json::parse(network_text_, nullptr, false);
+    auto net = parsed.is_discarded() ? Result<Network>(make_error("network.bad_json", "network", "not valid JSON"))
+                                     : network_from_json(parsed, "network");
+    network_status_ = net ? "" : net.error().message;
+    if (net) {
+      request.network = *net;
+      changed = true;
+    }
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Article 003 example")) {
+    network_text_ = kExampleNetwork;
+    request.network = example_network();
+    ns.batch = 128;
+    network_status_.clear();
+    changed = true;
+  }
+  if (!network_status_.empty()) ImGui::TextWrapped("%s", network_status_.c_str());
+  section("Training");
+  changed |= int_input("Batch", ns.batch, 1, kMaxNetworkBatch);
+  int rule = static_cast<int>(ns.rule);
+  if (ImGui::RadioButton("Autograd", &rule, static_cast<int>(ActivationRule::autograd))) {
+    ns.rule = ActivationRule::autograd;
+    changed = true;
+  }
+  ImGui::SameLine();
+  if (ImGui::RadioButton("Layer outputs", &rule, static_cast<int>(ActivationRule::layer_outputs))) {
+    ns.rule = ActivationRule::layer_outputs;
+    changed = true;
+  }
+  help_marker("Autograd: what PyTorch saves for backward (checked against PyTorch). Layer outputs: the articles' rule, each layer's output once.");
+  if (enum_combo("Optimizer", ns.optimizer, {{Optimizer::adamw, "AdamW"}, {Optimizer::adam, "Adam"}, {Optimizer::sgd_momentum, "SGD + momentum"},
+                                             {Optimizer::sgd, "SGD"}, {Optimizer::adam_8bit, "8-bit Adam"}, {Optimizer::adafactor, "Adafactor"},
+                                             {Optimizer::lion, "Lion"}})) {
+    request.training.optimizer = ns.optimizer;
+    changed = true;
+  }
+  changed |= margin_input(ns.margin_fraction);
+  return changed;
+}
+
+bool InputsPanel::draw_gpu(Request& request) {
+  bool changed = false;
+  section("GPU");
+  const Catalog& catalog = builtin_catalog();
+  const Gpu* gpu = catalog.find_gpu(request.gpu_id);
+  const std::string preview = request.gpu_capacity_bytes > 0 ? "Custom" : (gpu ? gpu->name : request.gpu_id);
+  FilteredCombo gpus;
+  if (gpus.begin("GPU", preview, gpu_filter_)) {
+    for (const Gpu& g : catalog.gpus) {
+      if (gpus.item(g.name + "  (" + format_bytes(g.total_bytes, DisplayUnits::gb) + ")", g.id, g.id == request.gpu_id)) {
+        request.gpu_id = g.id;
+        request.gpu_capacity_bytes = 0;
+        changed = true;
+      }
+    }
+    gpus.end();
+  }
+  double custom_gib = request.gpu_capacity_bytes > 0 ? static_cast<double>(request.gpu_capacity_bytes) / static_cast<double>(kGiB) : 0.0;
+  if (ImGui::InputDouble("Custom GiB", &custom_gib, 0, 0, "%.2f")) {
+    if (custom_gib > 0.001 && custom_gib < 1048576.0) {
+      request.gpu_capacity_bytes = static_cast<int64_t>(custom_gib * static_cast<double>(kGiB));
+      changed = true;
+    } else if (custom_gib == 0.0) {
+      request.gpu_capacity_bytes = 0;
+      changed = true;
+    }
+  }
+  help_marker("A GPU that is not in the catalog: its memory in GiB (0 = use the catalog GPU).");
+  if (!request.has_network) {
+    if (int_input("GPU count", request.settings.gpu_count, 1, kMaxGpuCount, false)) {
+      request.training.gpu_count = request.settings.gpu_count;
+      changed = true;
+    }
+    help_marker(request.mode == Mode::inference ? "Tensor parallel: weights and KV heads split over the GPUs."
+                                                : "Data-parallel GPUs: ZeRO/FSDP shard over them.");
+  }
+  return changed;
+}
+
+}  // namespace vramfit

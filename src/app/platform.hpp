@@ -1,0 +1,28 @@
+// What the app needs from where it runs, as capabilities: each platform (src/platform/web,
+// src/platform/desktop) offers what it can, and the app shows only what is offered.
+#pragma once
+#include <string>
+
+namespace vramfit {
+
+struct Platform {
+  virtual ~Platform() = default;
+  virtual void copy_text(const std::string& text) = 0;
+  // The state as a history entry (web: the URL hash): a new one, or (replace) the current one
+  // rewritten in canonical form.
+  virtual void set_location_hash(const std::string& hash, bool replace) { (void)hash; (void)replace; }
+  // A link to the full calculator with this configuration; "" where there are no links (desktop).
+  virtual std::string link_to(const std::string& hash) const { (void)hash; return ""; }
+  // The address of the embeddable page with this configuration; "" where nothing can embed it.
+  virtual std::string embed_link_to(const std::string& hash) const { (void)hash; return ""; }
+  // Opens a link in a new tab or window.
+  virtual void open_link(const std::string& url) { (void)url; }
+  // An Open dialog for model files (desktop: the app's own; web: the browser's file picker).
+  virtual bool can_open_files() const { return false; }
+  virtual void open_files() {}
+  virtual const char* open_files_hint() const { return ""; }  // the Open button's tooltip
+  // The result in words for screen readers (web: the page's aria-live region).
+  virtual void announce(const std::string& text) { (void)text; }
+};
+
+}  // namespace vramfit

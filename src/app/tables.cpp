@@ -1,0 +1,204 @@
+#include "tables.hpp"
+
+#include <imgui.h>
+#include <misc/cpp/imgui_stdlib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <numeric>
+#include <vector>
+
+#include "active_fit.hpp"
+#include "widgets.hpp"
+
+namespace vramfit {
+
+namespace {
+
+constexpr ImGuiTableFlags kTableFlags = ImGuiTableFlags_Resizable | ImGuiTableFlags_Sortable | ImGuiTableFlags_SortTristate |
+                                        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_BordersOuter |
+                                        ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
+
+// The order in which to show `count` rows under the table's sort: `less(column, a, b)` compares
+// rows a and b by a column; with no sort the rows keep their order.
+std::vector<int> sorted_rows(int count, const std::function<bool(int, int, int)>& less) {
+  std::vector<int> order(static_cast<size_t>(count));
+  std::iota(order.begin(), order.end(), 0);
+  const ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs();
+  if (!specs || specs->SpecsCount == 0) return order;
+  const ImGuiTableColumnSortSpecs& spec = specs->Specs[0];
+  const int column = spec.ColumnIndex;
+  const bool ascending = spec.SortDirection == ImGuiSortDirection_Ascending;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return ascending ? less(column, a, b) : less(column, b, a); });
+  return order;
+}
+
+double percent_of(int64_t bytes, int64_t capacity) {
+  return capacity > 0 ? 100.0 * static_cast<double>(bytes) / static_cast<double>(capacity) : 0.0;
+}
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+void breakdown_rows(const std::vector<BreakdownItem>& items, int depth, DisplayUnits units, int64_t capacity) {
+  const auto order = sorted_rows(static_cast<int>(items.size()), [&](int column, int a, int b) {
+    const BreakdownItem& x = items[static_cast<size_t>(a)];
+    const BreakdownItem& y = items[static_cast<size_t>(b)];
+    return column == 0 ? x.label < y.label : x.bytes < y.bytes;
+  });
+  for (int index : order) {
+    const BreakdownItem& it = items[static_cast<size_t>(index)];
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    // Top-level rows open with their formula showing; deeper rows open on a click.
+    const ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_SpanFullWidth | (depth == 0 ? ImGuiTreeNodeFlags_DefaultOpen : 0);
+    const bool open = ImGui::TreeNodeEx(it.id.c_str(), flags, "%s", it.label.c_str());
+    ImGui::TableSetColumnIndex(1);
+    ImGui::TextUnformatted(format_bytes(it.bytes, units).c_str());
+    ImGui::TableSetColumnIndex(2);
+    ImGui::Text("%.1f%%", percent_of(it.bytes, capacity));
+    if (!open) continue;
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::PushTextWrapPos(0.0f);  // to the end of the column
+    ImGui::TextDisabled("= %s", it.formula.c_str());
+    if (!it.note.empty()) ImGui::TextWrapped("%s", it.note.c_str());
+    ImGui::PopTextWrapPos();
+    breakdown_rows(it.children, depth + 1, units, capacity);
+    ImGui::TreePop();
+  }
+}
+
+}  // namespace
+
+void draw_breakdown_table(const Request& request, const Report& r) {
+  const int64_t capacity = active_fit(request, r).capacity_bytes;
+  const float height = std::max(ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() *
+                                    static_cast<float>(r.breakdown.warnings.size() + r.breakdown.assumptions.size() + 1),
+                                em(8.0f));
+  if (ImGui::BeginTable("breakdown", 3, kTableFlags, ImVec2(0, height))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("Item", ImGuiTableColumnFlags_WidthStretch, 6.0f);
+    ImGui::TableSetupColumn("Memory", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+    ImGui::TableSetupColumn("of GPU", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableHeadersRow();
+    breakdown_rows(r.breakdown.items, 0, request.units, capacity);
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextUnformatted("Total");
+    ImGui::TableSetColumnIndex(1);
+    ImGui::TextUnformatted(format_bytes(r.breakdown.total_bytes, request.units).c_str());
+    ImGui::TableSetColumnIndex(2);
+    ImGui::Text("%.1f%%", percent_of(r.breakdown.total_bytes, capacity));
+    ImGui::EndTable();
+  }
+  for (const std::string& w : r.breakdown.warnings) ImGui::TextWrapped("warning: %s", w.c_str());
+  for (const std::string& a : r.breakdown.assumptions) ImGui::TextWrapped("assumed: %s", a.c_str());
+}
+
+std::optional<std::string> GpuTable::draw(const Request& request, const Report& r) {
+  std::optional<std::string> chosen;
+  ImGui::SetNextItemWidth(em(14.0f));
+  ImGui::InputTextWithHint("##gpu_filter", "filter GPUs", &filter_);
+  const std::string needle = lower(filter_);
+  std::vector<const GpuVerdict*> rows;
+  std::vector<ActiveFit> fits;
+  for (const GpuVerdict& v : r.gpus) {
+    if (!needle.empty() && lower(v.gpu->name + " " + v.gpu->id).find(needle) == std::string::npos) continue;
+    rows.push_back(&v);
+    fits.push_back(active_fit(request, v));
+  }
+  if (!ImGui::BeginTable("gpus", 5, kTableFlags)) return chosen;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("GPU", ImGuiTableColumnFlags_WidthStretch, 3.0f);
+  ImGui::TableSetupColumn("Memory", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("Needed", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("Headroom", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("Verdict", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableHeadersRow();
+  // Verdicts order as fits < needs N (fewer first) < no.
+  const auto verdict_rank = [&](int i) {
+    const ActiveFit& f = fits[static_cast<size_t>(i)];
+    return f.fits ? int64_t(0) : f.min_gpus > 0 ? f.min_gpus : INT64_MAX;
+  };
+  const auto order = sorted_rows(static_cast<int>(rows.size()), [&](int column, int a, int b) {
+    const ActiveFit& x = fits[static_cast<size_t>(a)];
+    const ActiveFit& y = fits[static_cast<size_t>(b)];
+    switch (column) {
+      case 0: return rows[static_cast<size_t>(a)]->gpu->name < rows[static_cast<size_t>(b)]->gpu->name;
+      case 1: return x.capacity_bytes < y.capacity_bytes;
+      case 2: return x.required_bytes < y.required_bytes;
+      case 3: return x.headroom_bytes < y.headroom_bytes;
+      default: return verdict_rank(a) < verdict_rank(b);
+    }
+  });
+  const DisplayUnits u = request.units;
+  for (int index : order) {
+    const GpuVerdict& v = *rows[static_cast<size_t>(index)];
+    const ActiveFit& fit = fits[static_cast<size_t>(index)];
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::PushID(v.gpu->id.c_str());
+    if (ImGui::Selectable(v.gpu->name.c_str(), v.gpu->id == request.gpu_id && request.gpu_capacity_bytes == 0,
+                          ImGuiSelectableFlags_SpanAllColumns)) {
+      chosen = v.gpu->id;
+    }
+    ImGui::PopID();
+    ImGui::TableSetColumnIndex(1);
+    ImGui::TextUnformatted(format_bytes(fit.capacity_bytes, u).c_str());
+    ImGui::TableSetColumnIndex(2);
+    ImGui::TextUnformatted(format_bytes(fit.required_bytes, u).c_str());
+    ImGui::TableSetColumnIndex(3);
+    ImGui::TextUnformatted(format_bytes(fit.headroom_bytes, u).c_str());
+    ImGui::TableSetColumnIndex(4);
+    if (fit.fits) ImGui::TextColored(ImVec4(0.3f, 0.8f, 0.5f, 1), "fits");
+    else if (fit.min_gpus > 0) ImGui::TextColored(ImVec4(0.95f, 0.7f, 0.25f, 1), "needs %lld", static_cast<long long>(fit.min_gpus));
+    else ImGui::TextColored(ImVec4(0.9f, 0.35f, 0.3f, 1), "no");
+  }
+  ImGui::EndTable();
+  return chosen;
+}
+
+void draw_layer_table(const Request& request, const Report& r) {
+  if (!ImGui::BeginTable("layers", 5, kTableFlags)) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("Layer", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+  ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+  ImGui::TableSetupColumn("Output shape", ImGuiTableColumnFlags_WidthStretch, 1.8f);
+  ImGui::TableSetupColumn("Parameters", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+  ImGui::TableSetupColumn("Activations", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+  ImGui::TableHeadersRow();
+  const std::vector<LayerRow>& layers = r.network.layers;
+  const auto order = sorted_rows(static_cast<int>(layers.size()), [&](int column, int a, int b) {
+    const LayerRow& x = layers[static_cast<size_t>(a)];
+    const LayerRow& y = layers[static_cast<size_t>(b)];
+    switch (column) {
+      case 0: return x.name < y.name;
+      case 1: return x.type < y.type;
+      case 2: return x.output_shape < y.output_shape;
+      case 3: return x.parameters < y.parameters;
+      default: return x.activation_bytes < y.activation_bytes;
+    }
+  });
+  for (int index : order) {
+    const LayerRow& row = layers[static_cast<size_t>(index)];
+    ImGui::TableNextRow();
+    ImGui::TableSetColumnIndex(0);
+    ImGui::TextUnformatted(row.name.c_str());
+    if (ImGui::IsItemHovered() && !row.keeps.empty()) ImGui::SetTooltip("keeps %s", row.keeps.c_str());
+    ImGui::TableSetColumnIndex(1);
+    ImGui::TextUnformatted(row.type.c_str());
+    ImGui::TableSetColumnIndex(2);
+    ImGui::TextUnformatted(shape_text(row.output_shape).c_str());
+    ImGui::TableSetColumnIndex(3);
+    ImGui::TextUnformatted(with_thousands(row.parameters).c_str());
+    ImGui::TableSetColumnIndex(4);
+    ImGui::TextUnformatted(format_bytes(row.activation_bytes, request.units).c_str());
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace vramfit
