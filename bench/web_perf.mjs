@@ -1,12 +1,15 @@
 // The page's performance, measured in headless Chromium from a local server:
 //   transfer size   gzip -9 of every file index.html loads
-//   first frame     navigation start -> the app's first drawn frame (median of 7 loads)
+//   first frame     navigation start -> the app's first drawn frame, as a ratio to a bare
+//                   Dear ImGui + GLFW + WebGL 2 page (bench/bare_page.cpp, the same toolchain
+//                   and flags) loaded alternately in the same run: the machine's speed of the
+//                   day cancels out
 //   idle CPU        main-thread task time over 5 s with no input, as a share of 5 s
-//   node bench/web_perf.mjs   (after scripts/build_dist.sh)
+//   node bench/web_perf.mjs   (after scripts/build_dist.sh and the web build of bench/)
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
-import { dist, serveDist, launch, open } from "../tests/e2e/support.mjs";
+import { root, dist, serveDist, serveFolder, launch, open } from "../tests/e2e/support.mjs";
 
 const files = ["index.html", "shell.js", "vramfit_app.js", "vramfit_app.wasm"];
 let total = 0;
@@ -30,15 +33,27 @@ const single = fs.statSync(path.join(dist, "vramfit.html")).size;
 console.log(`vramfit.html (single file): ${single} B, gzip ${zlib.gzipSync(fs.readFileSync(path.join(dist, "vramfit.html")), { level: 9 }).length} B`);
 
 const site = await serveDist();
+const bench = await serveFolder(path.join(root, "build/web/bench"));
 const browser = await launch();
-const times = [];
-for (let i = 0; i < 7; i++) {
-  const { context, page } = await open(browser, site.origin + "/");
-  times.push(await page.evaluate(() => window.vramfitTiming.sinceNavigationMs));
+async function firstFrame(url) {
+  const { context, page } = await open(browser, url);
+  const ms = await page.evaluate(() => window.vramfitTiming.sinceNavigationMs);
   await context.close();
+  return ms;
 }
-times.sort((a, b) => a - b);
-console.log(`first frame: median ${times[3].toFixed(0)} ms (min ${times[0].toFixed(0)}, max ${times[6].toFixed(0)}) over 7 loads`);
+const pageTimes = [], bareTimes = [], ratios = [];
+for (let i = 0; i < 9; i++) {
+  const bare = await firstFrame(bench.origin + "/bare.html");
+  const app = await firstFrame(site.origin + "/");
+  bareTimes.push(bare);
+  pageTimes.push(app);
+  ratios.push(app / bare);
+}
+const median = values => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const range = values => `${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)}`;
+console.log(`first frame, 9 interleaved loads: page median ${median(pageTimes).toFixed(0)} ms, bare Dear ImGui page median ${median(bareTimes).toFixed(0)} ms`);
+console.log(`first frame ratio page / bare: median ${median(ratios).toFixed(2)} (pairs ${range(ratios)})`);
+bench.server.close();
 
 const { context, page } = await open(browser, site.origin + "/");
 const cdp = await context.newCDPSession(page);

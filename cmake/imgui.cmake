@@ -1,39 +1,74 @@
 # The Dear ImGui target, from the source folder scripts/setup.sh fetches (IMGUI_DIR).
 #
-# The page's copy differs in its fonts: the browser rasterises them (src/platform/web/
-# browser_font.cpp, through the FreeType builder slot, IMGUI_ENABLE_FREETYPE), so neither
-# stb_truetype nor the embedded ProggyClean font goes into the page. ImGui 1.86 has no switch
-# for the embedded font (1.91 added IMGUI_DISABLE_DEFAULT_FONT), so the web build compiles
-# a copy of imgui_draw.cpp with that switch backported: AddFontDefault() returns no font.
+# Three of its files are compiled from patched copies (checked string replacements; the build
+# stops if the text to replace is not found):
+# - imgui_tables.cpp: a column header reports its label to the test-engine hooks, as other
+#   widgets do.
+# - imgui_widgets.cpp: TextEx() reports each text it draws with its rectangle to the
+#   test-engine hooks, as ImGui already does for labelled widgets, so the app's layout hook
+#   (src/app/layout_hook.cpp) sees every text and the browser tests can check that no two
+#   texts overlap and none is cut; BeginCombo() reports its label as other widgets do.
+# - imgui_draw.cpp, the page's copy only: the browser rasterises the fonts
+#   (src/platform/web/browser_font.cpp, through the FreeType builder slot,
+#   IMGUI_ENABLE_FREETYPE), so neither stb_truetype nor the embedded ProggyClean font goes
+#   into the page. ImGui 1.90 has no switch for the embedded font (1.91 added
+#   IMGUI_DISABLE_DEFAULT_FONT); the copy has it backported: AddFontDefault() returns no font.
+
+# vramfit_patched_imgui_source(<file> <out_var> <find> <replace> [<find> <replace>...]):
+# <out_var> = the path of the patched copy.
+function(vramfit_patched_imgui_source file out_var)
+  set(original ${IMGUI_DIR}/${file})
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${original})
+  file(READ ${original} patched)
+  # Arguments by index (ARGV<n>), not as a list: C code has semicolons.
+  math(EXPR last "${ARGC} - 1")
+  foreach(i RANGE 2 ${last} 2)
+    math(EXPR j "${i} + 1")
+    set(find "${ARGV${i}}")
+    set(replace "${ARGV${j}}")
+    set(before "${patched}")
+    string(REPLACE "${find}" "${replace}" patched "${before}")
+    if(patched STREQUAL before)
+      message(FATAL_ERROR "cmake/imgui.cmake: the text to patch was not found in ${original}: ${find}")
+    endif()
+  endforeach()
+  set(copy ${CMAKE_BINARY_DIR}/imgui_patched/${file})
+  set(existing "")
+  if(EXISTS ${copy})
+    file(READ ${copy} existing)
+  endif()
+  if(NOT existing STREQUAL patched)  # rewritten only when it changes: no needless rebuilds
+    file(WRITE ${copy} "${patched}")
+  endif()
+  set(${out_var} ${copy} PARENT_SCOPE)
+endfunction()
+
 function(vramfit_add_imgui)
+  set(internal "#include \"imgui_internal.h\"\n")
+  set(text_added "        ItemSize(text_size, 0.0f);\n        if (!ItemAdd(bb, 0))\n            return;\n")
+  set(combo_added "    ItemSize(total_bb, style.FramePadding.y);\n    if (!ItemAdd(total_bb, id, &bb))\n        return false;\n")
+  vramfit_patched_imgui_source(imgui_widgets.cpp widgets_source
+    "${internal}" "${internal}#ifdef IMGUI_ENABLE_TEST_ENGINE\nextern void ImGuiTestEngineHook_Text(ImGuiContext* ctx, const ImRect& bb, const char* text, const char* text_end);\n#endif\n"
+    "${text_added}" "${text_added}#ifdef IMGUI_ENABLE_TEST_ENGINE\n        if (g.TestEngineHookItems) ImGuiTestEngineHook_Text(&g, bb, text_begin, text_end);\n#endif\n"
+    "${combo_added}" "${combo_added}    IMGUI_TEST_ENGINE_ITEM_INFO(id, label, g.LastItemData.StatusFlags);\n")
+  # imgui_tables.cpp: a column header reports its label as other widgets do (the tests click it to sort).
+  set(header_added "    if (!ItemAdd(bb, id))\n        return;\n")
+  vramfit_patched_imgui_source(imgui_tables.cpp tables_source
+    "${header_added}" "${header_added}    IMGUI_TEST_ENGINE_ITEM_INFO(id, label, g.LastItemData.StatusFlags);\n")
   set(draw_source ${IMGUI_DIR}/imgui_draw.cpp)
   if(EMSCRIPTEN)
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${draw_source})
-    file(READ ${draw_source} source)
     set(header "ImFont* ImFontAtlas::AddFontDefault(const ImFontConfig* font_cfg_template)\n{\n")
-    string(REPLACE "${header}"
-           "${header}#ifdef IMGUI_DISABLE_DEFAULT_FONT\n    IM_UNUSED(font_cfg_template);\n    IM_ASSERT(0 && \"IMGUI_DISABLE_DEFAULT_FONT: no embedded font\");\n    return NULL;\n#endif\n"
-           patched "${source}")
-    if(patched STREQUAL source)
-      message(FATAL_ERROR "cmake/imgui.cmake: AddFontDefault() not found in ${draw_source}")
-    endif()
-    set(draw_source ${CMAKE_BINARY_DIR}/imgui_page/imgui_draw.cpp)
-    set(existing "")
-    if(EXISTS ${draw_source})
-      file(READ ${draw_source} existing)
-    endif()
-    if(NOT existing STREQUAL patched)  # rewritten only when it changes: no needless rebuilds
-      file(WRITE ${draw_source} "${patched}")
-    endif()
+    vramfit_patched_imgui_source(imgui_draw.cpp draw_source "${header}"
+      "${header}#ifdef IMGUI_DISABLE_DEFAULT_FONT\n    IM_UNUSED(font_cfg_template);\n    IM_ASSERT(0 && \"IMGUI_DISABLE_DEFAULT_FONT: no embedded font\");\n    return NULL;\n#endif\n")
   endif()
   add_library(imgui STATIC
-    ${IMGUI_DIR}/imgui.cpp ${draw_source} ${IMGUI_DIR}/imgui_tables.cpp ${IMGUI_DIR}/imgui_widgets.cpp
+    ${IMGUI_DIR}/imgui.cpp ${draw_source} ${tables_source} ${widgets_source}
     ${IMGUI_DIR}/misc/cpp/imgui_stdlib.cpp
     ${IMGUI_DIR}/backends/imgui_impl_glfw.cpp ${IMGUI_DIR}/backends/imgui_impl_opengl3.cpp)
   target_include_directories(imgui PUBLIC ${IMGUI_DIR})
   # IMGUI_ENABLE_TEST_ENGINE: Dear ImGui reports every labelled widget with its rectangle, which
   # the app keeps as its layout by name for the tests (src/app/layout_hook.cpp).
-  target_compile_definitions(imgui PUBLIC IMGUI_DISABLE_DEMO_WINDOWS IMGUI_DISABLE_METRICS_WINDOW IMGUI_DISABLE_OBSOLETE_FUNCTIONS
+  target_compile_definitions(imgui PUBLIC IMGUI_DISABLE_DEMO_WINDOWS IMGUI_DISABLE_DEBUG_TOOLS IMGUI_DISABLE_OBSOLETE_FUNCTIONS
                              IMGUI_ENABLE_TEST_ENGINE)
   if(EMSCRIPTEN)
     # The page keeps no imgui.ini (its state is the URL hash): no file functions.

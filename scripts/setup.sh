@@ -12,8 +12,9 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 # chromium + xvfb + imagemagick (browser and desktop tests, screenshots), fonts-dejavu-core (the
 # UI font: the page asks the browser for a system sans-serif, the desktop app loads it), clang and its
 # runtime libraries (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer), libstb-dev
-# (stb_image_write: the desktop app's PNG screenshots).
-packages=(cmake ninja-build g++ emscripten binaryen libglfw3-dev libgl-dev libstb-dev
+# (stb_image_write: the desktop app's PNG screenshots), fonts-wqy-microhei (CJK glyphs for the desktop
+# and the browser tests).
+packages=(cmake ninja-build g++ emscripten binaryen libglfw3-dev libgl-dev libstb-dev fonts-wqy-microhei
           nlohmann-json3-dev catch2 libcli11-dev nodejs dpkg-dev xauth xvfb
           chromium imagemagick fonts-dejavu-core python3 ca-certificates clang libclang-rt-14-dev)
 missing=()
@@ -43,18 +44,21 @@ fi
 # --- Dear ImGui source (Debian's source package, pinned and checksummed) ------------
 # Debian ships no ImGui package with its sources, so take the upstream tarball from the
 # source package, with a private sources list: the system's apt configuration is untouched.
-# The archive is the one the system's own apt sources name for its release (no host is
-# written here); the checksum pins the tarball whichever mirror serves it.
-IMGUI_VERSION="1.86"
-IMGUI_DEB_VERSION="1.86+ds-1"
+# The archive is the one the system's own apt sources name (no host is written here); the
+# suite is Debian 13's, whose imgui is 1.90.1 (touch as a mouse source, the input queue,
+# Tab through every item; Debian 12 has 1.86). The checksum pins the tarball whichever
+# mirror serves it.
+IMGUI_VERSION="1.90.1"
+IMGUI_DEB_VERSION="1.90.1+ds-1"
+IMGUI_SUITE="trixie"
 IMGUI_ORIG="imgui_${IMGUI_VERSION}+ds.orig.tar.xz"
 IMGUI_SHA256="$(cat "$here/scripts/imgui.sha256" | cut -d' ' -f1)"
 dest="$here/third_party/imgui"
-if [ ! -f "$dest/imgui.cpp" ]; then
+if [ "$(cat "$dest/VRAMFIT_VERSION" 2>/dev/null)" != "$IMGUI_VERSION" ]; then
   tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
   mkdir -p "$tmp/lists/partial" "$tmp/archives/partial"
   . /etc/os-release
-  system_archive() {  # the URI of the system's apt source for its release (apt knows it once its lists exist)
+  system_archive() {  # the URI of the system's Debian apt source (apt knows it once its lists exist)
     apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
       awk -v release="$VERSION_CODENAME" '$2 == release { print $1; exit }'
   }
@@ -64,7 +68,7 @@ if [ ! -f "$dest/imgui.cpp" ]; then
     echo "setup: no apt source for $VERSION_CODENAME (run apt-get update, or add the Debian archive to the apt sources)" >&2
     exit 1
   fi
-  echo "deb-src $archive $VERSION_CODENAME main" > "$tmp/sources.list"
+  echo "deb-src $archive $IMGUI_SUITE main" > "$tmp/sources.list"
   apt_opts=(-o "Dir::Etc::SourceList=$tmp/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
             -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache::Archives=$tmp/archives"
             -o "APT::Sandbox::User=root")
@@ -74,7 +78,8 @@ if [ ! -f "$dest/imgui.cpp" ]; then
     || { echo "setup: checksum of $IMGUI_ORIG does not match scripts/imgui.sha256" >&2; exit 1; }
   mkdir -p "$tmp/src" && tar -xf "$tmp/$IMGUI_ORIG" -C "$tmp/src"
   src="$(dirname "$(find "$tmp/src" -name imgui.cpp | head -n1)")"
-  mkdir -p "$dest" && cp -r "$src/." "$dest/"
+  rm -rf "$dest" && mkdir -p "$dest" && cp -r "$src/." "$dest/"
+  echo "$IMGUI_VERSION" > "$dest/VRAMFIT_VERSION"
   echo "setup: Dear ImGui $IMGUI_VERSION in third_party/imgui"
 fi
 echo "setup: ready"

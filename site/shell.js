@@ -40,11 +40,153 @@
     show("The graphics context was lost (the GPU was reset or is busy). Reload the page; your configuration is in the link.", true);
   });
 
-  const wake = () => { if (window.Module && Module._vramfit_wake) Module._vramfit_wake(); };
-  ["pointermove", "pointerdown", "pointerup", "wheel", "keydown", "keyup", "touchstart", "touchmove", "touchend",
-   "focus", "blur", "paste"].forEach(name => canvas.addEventListener(name, wake, {passive: true}));
+  // The app's exports exist before its wasm is ready; the first drawn frame says it is.
+  const running = () => !!window.vramfitTiming;
+  const wake = () => { if (running()) Module._vramfit_wake(); };
+  ["keydown", "keyup", "focus", "blur"].forEach(name => window.addEventListener(name, wake, {passive: true}));
   window.addEventListener("resize", wake);
-  window.addEventListener("hashchange", () => { if (window.Module && Module._vramfit_hash_changed) Module._vramfit_hash_changed(); });
+  const ready = running;
+
+  // Pointer input, fed to Dear ImGui by the page itself (Emscripten's GLFW port maps touch to
+  // one mouse whose press lands where the pointer last was, and scrolls the wheel backwards):
+  // a mouse or pen is a mouse; a finger that lifts where it landed is a tap (a click there),
+  // a finger that moves scrolls what is under it and never clicks.
+  const SOURCE = {mouse: 0, touch: 1, pen: 2};
+  const TAP_SLOP = 10;  // CSS pixels a finger may move and still tap
+  let finger = null;    // the tracked touch: {id, x0, y0, x, y, moved}
+  const position = (x, y, source) => Module._vramfit_pointer(x, y, SOURCE[source] || 0);
+  canvas.addEventListener("pointerdown", event => {
+    if (!ready()) return;
+    event.preventDefault();  // no compatibility mouse events, no browser gestures
+    if (event.pointerType === "touch") {
+      if (finger) return;    // a second finger: the first one decides
+      finger = {id: event.pointerId, x0: event.offsetX, y0: event.offsetY, x: event.offsetX, y: event.offsetY, moved: false};
+      position(event.offsetX, event.offsetY, "touch");
+    } else {
+      canvas.setPointerCapture(event.pointerId);
+      position(event.offsetX, event.offsetY, event.pointerType);
+      Module._vramfit_button(event.button === 2 ? 1 : event.button === 1 ? 2 : 0, 1, SOURCE[event.pointerType] || 0);
+      if (event.button === 2) textField.underPointer(event);
+    }
+    wake();
+  });
+  canvas.addEventListener("pointermove", event => {
+    if (!ready()) return;
+    if (event.pointerType !== "touch") { position(event.offsetX, event.offsetY, event.pointerType); wake(); return; }
+    if (!finger || finger.id !== event.pointerId) return;
+    if (!finger.moved && Math.hypot(event.offsetX - finger.x0, event.offsetY - finger.y0) > TAP_SLOP) finger.moved = true;
+    if (finger.moved) Module._vramfit_touch_scroll(finger.x - event.offsetX, finger.y - event.offsetY);
+    finger.x = event.offsetX;
+    finger.y = event.offsetY;
+    wake();
+  });
+  const pointerEnd = (event, cancelled) => {
+    if (!ready()) return;
+    if (event.pointerType !== "touch") {
+      Module._vramfit_button(event.button === 2 ? 1 : event.button === 1 ? 2 : 0, 0, SOURCE[event.pointerType] || 0);
+    } else if (finger && finger.id === event.pointerId) {
+      if (!finger.moved && !cancelled) {  // a tap: press and release where the finger is
+        position(finger.x0, finger.y0, "touch");
+        Module._vramfit_button(0, 1, SOURCE.touch);
+        Module._vramfit_button(0, 0, SOURCE.touch);
+        textField.tapped(finger.x0, finger.y0);
+      }
+      finger = null;
+    }
+    wake();
+  };
+  canvas.addEventListener("pointerup", event => pointerEnd(event, false));
+  canvas.addEventListener("pointercancel", event => pointerEnd(event, true));
+  canvas.addEventListener("pointerleave", event => {
+    if (ready() && event.pointerType === "mouse") { Module._vramfit_pointer_left(); wake(); }
+  });
+  // The wheel and trackpad in the browser's direction, about three lines per notch (100 CSS
+  // pixels, or 3 lines in line mode); Dear ImGui scrolls five lines per wheel unit.
+  canvas.addEventListener("wheel", event => {
+    if (!ready()) return;
+    event.preventDefault();
+    const perUnit = event.deltaMode === 1 ? 5 : event.deltaMode === 2 ? 0.25 : 500 / 3;
+    position(event.offsetX, event.offsetY, "mouse");
+    Module._vramfit_wheel(-event.deltaX / perUnit, -event.deltaY / perUnit);
+    wake();
+  }, {passive: false});
+
+  // Text input through a real (invisible) text field that the app places over its active
+  // text box: the on-screen keyboard on phones, input methods, paste (Ctrl/Cmd+V,
+  // Shift+Insert, the context menu) and the characters typed all arrive through it.
+  const textField = (function () {
+    const field = document.createElement("textarea");
+    field.id = "text-input";
+    field.setAttribute("aria-label", "text");
+    field.setAttribute("autocomplete", "off");
+    field.setAttribute("autocapitalize", "off");
+    field.setAttribute("spellcheck", "false");
+    field.style.cssText = "position:fixed;left:-1000px;top:0;width:1px;height:1px;opacity:0;border:0;padding:0;" +
+                          "margin:0;resize:none;font-size:16px;pointer-events:none;z-index:1";
+    document.body.appendChild(field);
+    let active = false;
+    const send = text => {
+      if (!text || !ready()) return;
+      const size = Module.lengthBytesUTF8(text) + 1, pointer = Module._malloc(size);
+      Module.stringToUTF8(text, pointer, size);
+      Module._vramfit_text(pointer);
+      Module._free(pointer);
+      wake();
+    };
+    field.addEventListener("input", event => {
+      const type = event.inputType || "";
+      if (type.startsWith("delete")) Module._vramfit_backspace();  // on-screen keyboards send no key codes
+      else if (type !== "insertLineBreak" && type !== "insertParagraph") send(event.data || field.value);
+      field.value = "";
+      wake();
+    });
+    // Ctrl+V and Shift+Insert are Dear ImGui's own paste: the text is handed over before ImGui
+    // sees the keys. A paste without them (the context menu, Cmd+V) is inserted as typed text.
+    let pasteKeys = false;
+    field.addEventListener("keydown", event => {
+      pasteKeys = (event.ctrlKey && !event.metaKey && event.key.toLowerCase() === "v") || (event.shiftKey && event.key === "Insert");
+      wake();
+    });
+    field.addEventListener("paste", event => {
+      event.preventDefault();
+      const text = (event.clipboardData.getData("text/plain") || "").replace(/\r\n?/g, "\n");
+      if (!ready()) return;
+      const size = Module.lengthBytesUTF8(text) + 1, pointer = Module._malloc(size);
+      Module.stringToUTF8(text, pointer, size);
+      Module._vramfit_clipboard(pointer);
+      Module._free(pointer);
+      if (!pasteKeys) send(text);
+      pasteKeys = false;
+      wake();
+    });
+    return {
+      // The app's active text box (CSS pixels), or none: called by the app when it changes.
+      place(isActive, x, y, w, h) {
+        active = isActive;
+        if (isActive) {
+          Object.assign(field.style, {left: x + "px", top: y + "px", width: w + "px", height: h + "px"});
+          if (document.activeElement !== field) field.focus({preventScroll: true});
+        } else {
+          field.style.left = "-1000px";
+          if (document.activeElement === field) canvas.focus({preventScroll: true});
+        }
+      },
+      // A tap on a text box focuses the field within the tap itself, as phones require before
+      // they show their keyboard.
+      tapped(x, y) {
+        const box = window.vramfitLayout().find(w => w.inputable && x >= w.x && x < w.x + w.w && y >= w.y && y < w.y + w.h);
+        if (box) this.place(true, box.x, box.y, box.w, box.h);
+      },
+      // A right click on the active text box: the browser's context menu is the field's (Paste).
+      underPointer(event) {
+        if (!active) return;
+        field.style.pointerEvents = "auto";
+        setTimeout(() => { field.style.pointerEvents = "none"; }, 1000);
+      },
+    };
+  })();
+  window.vramfitTextField = (isActive, x, y, w, h) => textField.place(isActive, x, y, w, h);
+  window.addEventListener("hashchange", () => { if (running()) Module._vramfit_hash_changed(); });
   if (window.matchMedia) matchMedia("(resolution: 1dppx)").addEventListener("change", wake);
 
   // The core-only module (vramfit_estimator.js/.wasm, the JavaScript API of site/api.html, with its
@@ -74,13 +216,13 @@
   // The app's widgets by label with their rectangles in CSS pixels (the last frame drawn), for
   // tests that tap what a person taps: [{label, x, y, w, h, visible}, ...].
   window.vramfitLayout = function () {
-    return window.Module && Module._vramfit_layout ? JSON.parse(Module.UTF8ToString(Module._vramfit_layout())) : [];
+    return running() ? JSON.parse(Module.UTF8ToString(Module._vramfit_layout())) : [];
   };
 
   // A model file from a drop or the file picker: only its header bytes are read
   // (File.slice), nothing is sent; the app gets the request fields it gives.
   async function useModelFile(file) {
-    if (!file || !window.Module || !Module._vramfit_apply_fragment) return;
+    if (!file || !running()) return;
     let fragment;
     try {
       fragment = await (await window.vramfitApi()).readModelFile(file);

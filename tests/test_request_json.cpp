@@ -1,6 +1,8 @@
 // The request JSON: every field round-trips; bad input is an error naming the field.
 #include "helpers.hpp"
 
+#include <algorithm>
+
 using namespace vramfit;
 using namespace vramfit::test;
 using vramfit::json;
@@ -43,10 +45,12 @@ TEST_CASE("a custom model's name and stored weights round-trip", "[request]") {
       {"weights", {{"format", "as_stored"},
                    {"stored", {{"source", "gguf"}, {"file", "my-model.gguf"}, {"parameters", 1235814400},
                                {"replicated_bytes", 1000},
-                               {"by_type", {{{"type", "q4_k"}, {"elements", 1000000}, {"tensors", 10}, {"bytes", 562500}},
-                                            {{"type", "f32"}, {"elements", 250}, {"tensors", 2}, {"bytes", 1000}}}},
+                               {"by_type", {{{"type", "q4_k"}, {"elements", 1000000}, {"tensors", 10}, {"bytes", 562500},
+                                             {"replicated_bytes", 0}},
+                                            {{"type", "f32"}, {"elements", 250}, {"tensors", 2}, {"bytes", 1000},
+                                             {"replicated_bytes", 1000}}}},
                                {"read", {"general.architecture = llama"}}, {"derived", json::array()},
-                               {"assumed", {"something"}}}}}}};
+                               {"assumed", {"something"}}, {"warnings", {"a file warning"}}}}}}};
   auto parsed = request_from_json(request);
   REQUIRE(parsed);
   CHECK(parsed->custom_model_name == "my-model.gguf");
@@ -56,6 +60,8 @@ TEST_CASE("a custom model's name and stored weights round-trip", "[request]") {
   CHECK(out["weights"] == request["weights"]);
   const Report report = estimate_ok(request);
   CHECK(report.memory.weights == 563500);
+  CHECK(std::find(report.breakdown.warnings.begin(), report.breakdown.warnings.end(), "a file warning") !=
+        report.breakdown.warnings.end());
   CHECK(report.model_name == "my-model.gguf");
 }
 
@@ -148,4 +154,39 @@ TEST_CASE("malformed JSON text is an error value, not a crash", "[request][error
   }
   const json reply = json::parse(estimate_json("{oops"));
   CHECK(reply["error"]["id"] == "request.bad_json");
+}
+
+TEST_CASE("per-GPU rows of the weights add up to their parent; 1-D tensors whole on every GPU", "[request][kv]") {
+  // Article-004-like tensor parallelism: Llama 3.1 70B in Q4_K_M on two GPUs.
+  const Report r = estimate_ok({{"model", {{"preset", "llama-3.1-70b"}}}, {"weights", {{"format", "gguf-q4_k_m"}}},
+                                {"gpu_count", 2}, {"gpu", {{"id", "rtx-3090"}}}});
+  const BreakdownItem* weights = find_item(r.breakdown, "weights");
+  REQUIRE(weights);
+  int64_t sum = 0;
+  for (const BreakdownItem& row : weights->children) {
+    INFO(row.label << " " << row.formula);
+    CHECK(row.bytes <= weights->bytes);   // a child never exceeds its parent
+    CHECK(row.formula.find("per GPU") != std::string::npos);
+    sum += row.bytes;
+  }
+  CHECK(sum == weights->bytes);
+  // The F32 row is the 1-D tensors (norms): whole on each GPU.
+  const WeightsSummary& w = r.prepared.weights;
+  int64_t replicated = 0;
+  for (const WeightsByType& row : w.by_type) replicated += row.replicated_bytes;
+  CHECK(replicated == w.replicated_bytes);
+  CHECK(weights->bytes == w.replicated_bytes + (w.bytes - w.replicated_bytes + 1) / 2);
+  // A request with only the total of 1-D tensors (older links): placed in the f32 row.
+  json old = {{"weights", {{"format", "as_stored"},
+                           {"stored", {{"source", "gguf"}, {"parameters", 1000}, {"replicated_bytes", 400},
+                                       {"by_type", {{{"type", "q4_k"}, {"elements", 1024}, {"tensors", 1}, {"bytes", 576}},
+                                                    {{"type", "f32"}, {"elements", 100}, {"tensors", 1}, {"bytes", 400}}}}}}}},
+              {"gpu_count", 2}, {"model", {{"config", write_hf_config(preset("llama-3.2-1b").spec)}}}};
+  const Report o = estimate_ok(old);
+  const BreakdownItem* ow = find_item(o.breakdown, "weights");
+  REQUIRE(ow);
+  REQUIRE(ow->children.size() == 2);
+  CHECK(ow->children[0].bytes == 288);  // 576 / 2
+  CHECK(ow->children[1].bytes == 400);  // whole on each GPU
+  CHECK(ow->bytes == 688);
 }

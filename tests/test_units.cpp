@@ -32,3 +32,42 @@ TEST_CASE("units names parse both ways", "[units]") {
   CHECK(format_percent(0.10) == "10%");
   CHECK(format_percent(0.125) == "12.5%");
 }
+
+TEST_CASE("counts are read as people write them: 32k, 128K, 1M, 32,768", "[units]") {
+  auto count = [](const std::string& text) {
+    int64_t value = -1;
+    std::string why;
+    INFO(text << ": " << why);
+    REQUIRE(parse_count(text, value, why));
+    return value;
+  };
+  auto refused = [](const std::string& text) {
+    int64_t value = -1;
+    std::string why;
+    const bool ok = parse_count(text, value, why);
+    INFO(text);
+    CHECK_FALSE(ok);
+    CHECK(value == -1);  // untouched
+    return why;
+  };
+  CHECK(count("32768") == 32768);
+  CHECK(count("32,768") == 32768);
+  CHECK(count("32 768") == 32768);
+  CHECK(count("32_768") == 32768);
+  CHECK(count("32k") == 32768);
+  CHECK(count("32K") == 32768);
+  CHECK(count("128K") == 131072);
+  CHECK(count(" 1M ") == 1048576);
+  CHECK(count("1.5k") == 1536);
+  CHECK(count("0.5M") == 524288);
+  CHECK(count("8192.0") == 8192);
+  CHECK(refused("") == "empty");
+  CHECK(refused("abc") == "not a number");
+  CHECK(refused("-5") == "not a number");
+  CHECK(refused("1.3") == "not a whole number");
+  CHECK(refused("1.0001k") == "not a whole number");
+  CHECK(refused("32q").find("unknown suffix 'q'") != std::string::npos);
+  CHECK(refused("32k tokens") == "unexpected 'tokens'");
+  CHECK(refused("99999999999999999999") == "too large");
+  CHECK(refused("9000000000000M") == "too large");
+}

@@ -3,8 +3,13 @@
 namespace vramfit {
 
 namespace {
-ActiveFit from_fit(const FitResult& f) { return {f.fits, f.capacity_bytes, f.required_bytes, f.headroom_bytes, f.min_gpus}; }
-ActiveFit from_fit(const TrainingFit& f) { return {f.fits, f.capacity_bytes, f.required_bytes, f.headroom_bytes, f.min_gpus}; }
+int64_t gpu_count(const Request& r) { return r.has_network ? 1 : r.settings.gpu_count; }
+ActiveFit from_fit(const FitResult& f, int64_t gpus) {
+  return {f.fits, f.capacity_bytes, f.required_bytes, f.headroom_bytes, f.min_gpus, 0, gpus};
+}
+ActiveFit from_fit(const TrainingFit& f, int64_t gpus) {
+  return {f.fits, f.capacity_bytes, f.required_bytes, f.headroom_bytes, f.min_gpus, f.min_gpus_zero3, gpus};
+}
 }  // namespace
 
 AppMode app_mode(const Request& request) {
@@ -18,11 +23,13 @@ void set_app_mode(Request& request, AppMode mode) {
 }
 
 ActiveFit active_fit(const Request& request, const Report& report) {
-  return request.mode == Mode::training ? from_fit(report.training_fit) : from_fit(report.fit);
+  return request.mode == Mode::training ? from_fit(report.training_fit, gpu_count(request))
+                                        : from_fit(report.fit, gpu_count(request));
 }
 
 ActiveFit active_fit(const Request& request, const GpuVerdict& verdict) {
-  return request.mode == Mode::training ? from_fit(verdict.training_fit) : from_fit(verdict.fit);
+  return request.mode == Mode::training ? from_fit(verdict.training_fit, gpu_count(request))
+                                        : from_fit(verdict.fit, gpu_count(request));
 }
 
 }  // namespace vramfit

@@ -21,6 +21,8 @@ struct ActiveFit {
   int64_t required_bytes = 0;  // per GPU
   int64_t headroom_bytes = 0;  // negative: short by that much
   int64_t min_gpus = 0;        // fewest GPUs that fit; 0: none up to the limit
+  int64_t min_gpus_zero3 = 0;  // training without sharding that does not fit: fewest GPUs with ZeRO-3
+  int64_t gpu_count = 1;       // the request's GPUs (tensor parallel, or data parallel)
 };
 
 ActiveFit active_fit(const Request& request, const Report& report);      // the chosen GPU

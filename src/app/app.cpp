@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include <imgui_internal.h>
+
 #include "catalog/catalog.hpp"
 #include "io/request_json.hpp"
 #include "io/url_hash.hpp"
@@ -79,17 +81,53 @@ void App::recompute() {
   Request r = request_;
   r.compare_gpus = true;  // the "Which GPUs fit" panel; not part of the shared link
   report_ = estimate(r, builtin_catalog());
+  // A link naming a GPU or a model this build does not know (an older or newer catalog):
+  // say so and show the default in its place, keeping the rest of the link.
+  if (!report_ && (report_.error().field == "gpu.id" || report_.error().field == "model.preset")) {
+    const Request defaults;
+    const bool gpu = report_.error().field == "gpu.id";
+    notice_ = report_.error().message + "; showing " +
+              (gpu ? builtin_catalog().find_gpu(defaults.gpu_id)->name : builtin_catalog().find_model(defaults.model_preset)->name) +
+              " instead.";
+    if (gpu) request_.gpu_id = defaults.gpu_id;
+    else request_.model_preset = defaults.model_preset;
+    r = request_;
+    r.compare_gpus = true;
+    report_ = estimate(r, builtin_catalog());
+  }
   hash_ = encode_url_hash(request_);
   dirty_ = false;
   fit_map_.invalidate();
 }
 
+void App::request_glyphs(Platform& platform) {
+  std::string text = request_.custom_model_name + notice_ + inputs_.text_in_use();
+  if (report_) text += report_->model_name;
+  if (text != glyph_text_) {
+    glyph_text_ = text;
+    platform.need_glyphs_for(glyph_text_);
+  }
+}
+
 void App::frame(Platform& platform) {
   if (dirty_) {
     recompute();
-    platform.set_location_hash(hash_, from_location_);
+    // One history entry per settled edit: the first change while a widget is held (a drag, a
+    // held stepper) makes an entry, the changes that follow while it is held rewrite it.
+    const ImGuiID editing = ImGui::GetActiveID();
+    const bool same_edit = editing != 0 && editing == history_edit_id_;
+    platform.set_location_hash(hash_, from_location_ || same_edit);
+    history_edit_id_ = editing;
     platform.announce(spoken_summary(request_, report_));
     from_location_ = false;
+  }
+  request_glyphs(platform);
+  const AppMode mode = app_mode(request_);
+  if (mode != shown_mode_) {  // a new mode keeps the tab it has (or the breakdown)
+    const bool kept = !((panel_ == Panel::layers && mode != AppMode::layer_list) ||
+                        (panel_ == Panel::fit_map && mode == AppMode::layer_list));
+    requested_panel_ = static_cast<int>(kept ? panel_ : Panel::breakdown);
+    shown_mode_ = mode;
   }
   ImGuiViewport* viewport = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(viewport->WorkPos);
@@ -97,68 +135,106 @@ void App::frame(Platform& platform) {
   ImGui::Begin("vramfit", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                    ImGuiWindowFlags_NoBringToFrontOnFocus);
+  // Phones (narrower than 40 em, 640 CSS px at 16 px text): one column that scrolls as a whole —
+  // the inputs, then the verdict and the bar, then the tabs. Wider: inputs beside the results.
+  const bool phone = viewport->WorkSize.x < em(40.0f);
   draw_top_bar(platform);
-  if (!notice_.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 170, 60, 255));
-    ImGui::TextWrapped("%s", notice_.c_str());
-    ImGui::PopStyleColor();
-    ImGui::SameLine();
-    if (ImGui::SmallButton("dismiss")) notice_.clear();
-  }
-  if (!embed_) {
-    const float input_width = std::min(em(24.0f), ImGui::GetContentRegionAvail().x * 0.42f);
-    ImGui::BeginChild("inputs", ImVec2(input_width, 0), true);
-    const InputsPanel::Outcome outcome = inputs_.draw(request_);
+  if (embed_) {
+    dirty_ |= inputs_.draw_compact(request_);
+    draw_results(phone);
+  } else if (phone) {
+    if (ImGui::CollapsingHeader("Inputs", ImGuiTreeNodeFlags_DefaultOpen)) {
+      const InputsPanel::Outcome outcome = inputs_.draw(request_, first_frame_);
+      dirty_ |= outcome.changed;
+      if (outcome.pasted_file) apply_file_fragment(*outcome.pasted_file);
+    }
+    ImGui::Separator();
+    draw_results(phone);
+  } else {
+    const float input_width = std::clamp(ImGui::GetContentRegionAvail().x * 0.36f, em(20.0f), em(26.0f));
+    ImGui::BeginChild("inputs", ImVec2(input_width, 0), ImGuiChildFlags_Border, ImGuiWindowFlags_NavFlattened);
+    const InputsPanel::Outcome outcome = inputs_.draw(request_, first_frame_);
     ImGui::EndChild();
     ImGui::SameLine();
     dirty_ |= outcome.changed;
     if (outcome.pasted_file) apply_file_fragment(*outcome.pasted_file);
+    ImGui::BeginChild("results", ImVec2(0, 0), ImGuiChildFlags_Border, ImGuiWindowFlags_NavFlattened);
+    draw_results(phone);
+    ImGui::EndChild();
   }
-  ImGui::BeginChild("results", ImVec2(0, 0), !embed_);
-  draw_results();
-  ImGui::EndChild();
+  ImGui::End();
+  draw_notice();
+  first_frame_ = false;
+}
+
+void App::draw_notice() {
+  if (notice_.empty()) return;
+  // Over the page's bottom edge, so a notice never moves what is under the finger.
+  const ImGuiViewport* viewport = ImGui::GetMainViewport();
+  const float width = std::min(viewport->WorkSize.x - em(1.0f), em(40.0f));
+  ImGui::SetNextWindowPos(ImVec2(viewport->WorkPos.x + em(0.5f), viewport->WorkPos.y + viewport->WorkSize.y - em(0.5f)),
+                          ImGuiCond_Always, ImVec2(0.0f, 1.0f));
+  ImGui::SetNextWindowSize(ImVec2(width, 0));
+  ImGui::Begin("notice", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                   ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoFocusOnAppearing);
+  ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 170, 60, 255));
+  ImGui::TextWrapped("%s", notice_.c_str());
+  ImGui::PopStyleColor();
+  if (ImGui::SmallButton("Dismiss")) notice_.clear();
   ImGui::End();
 }
 
 void App::draw_top_bar(Platform& platform) {
-  ImGui::TextUnformatted("vramfit");
-  ImGui::SameLine();
-  ImGui::TextDisabled(embed_ ? "will it fit?" : "will it fit? every figure with its formula");
-  ImGui::SameLine();
-  if (platform.can_open_files() && !embed_) {
-    if (ImGui::SmallButton("Open file...")) platform.open_files();
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", platform.open_files_hint());
+  // The bar wraps: an item that would pass the right edge starts a new line.
+  bool first = true;
+  auto place = [&first](const char* label) {
+    if (first) { first = false; return; }
     ImGui::SameLine();
+    const float width = ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2.0f;
+    if (ImGui::GetCursorPosX() + width > ImGui::GetWindowContentRegionMax().x) ImGui::NewLine();
+  };
+  auto button = [&](const char* label) {
+    place(label);
+    return ImGui::SmallButton(label);
+  };
+  place("vramfit");
+  ImGui::TextUnformatted("vramfit");
+  const char* tagline = embed_ || ImGui::GetMainViewport()->WorkSize.x < em(40.0f) ? "will it fit?" : "will it fit? every figure with its formula";
+  place(tagline);
+  ImGui::TextDisabled("%s", tagline);
+  if (platform.can_open_files() && !embed_) {
+    if (button("Open file...")) platform.open_files();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", platform.open_files_hint());
   }
   const bool gb = request_.units == DisplayUnits::gb;
-  if (ImGui::SmallButton(gb ? "GB" : "GiB")) {
+  if (button(gb ? "GB" : "GiB")) {
     request_.units = gb ? DisplayUnits::gib : DisplayUnits::gb;
     dirty_ = true;
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Units: GB = 10^9 bytes, GiB = 2^30 bytes (click to switch)");
-  ImGui::SameLine();
-  if (ImGui::SmallButton(dark_ ? "Light" : "Dark")) set_dark(!dark_);
-  ImGui::SameLine();
-  if (ImGui::SmallButton("Copy Markdown")) platform.copy_text(markdown(request_, report_));
-  ImGui::SameLine();
-  if (ImGui::SmallButton("Copy JSON") && report_) platform.copy_text(report_to_json(*report_).dump(2));
+  if (button(dark_ ? "Light" : "Dark")) set_dark(!dark_);
+  if (button("Copy Markdown")) platform.copy_text(markdown(request_, report_));
+  if (button("Copy JSON") && report_) platform.copy_text(report_to_json(*report_).dump(2));
   const std::string link = platform.link_to(hash_);
   if (!link.empty()) {
-    ImGui::SameLine();
     if (embed_) {
-      if (ImGui::SmallButton("Open full page")) platform.open_link(link);
-    } else if (ImGui::SmallButton("Copy link")) {
+      if (button("Open full page")) platform.open_link(link);
+    } else if (button("Copy link")) {
       platform.copy_text(link);
     }
   }
   const std::string embed_link = platform.embed_link_to(hash_);
   if (!embed_ && !embed_link.empty()) {
-    ImGui::SameLine();
-    if (ImGui::SmallButton("Embed")) ImGui::OpenPopup("embed");
+    if (button("Embed")) ImGui::OpenPopup("embed");
+    const float width = std::min(em(32.0f), ImGui::GetMainViewport()->WorkSize.x - em(2.0f));
+    ImGui::SetNextWindowSize(ImVec2(width, 0));
     if (ImGui::BeginPopup("embed")) {
       std::string snippet = embed_snippet(embed_link);
-      ImGui::TextUnformatted("Paste this into your documentation:");
-      ImGui::InputTextMultiline("##snippet", &snippet, ImVec2(em(32.0f), em(4.5f)), ImGuiInputTextFlags_ReadOnly);
+      ImGui::TextWrapped("Paste this into your documentation:");
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextDisabled("%s", snippet.c_str());
+      ImGui::PopTextWrapPos();
       if (ImGui::Button("Copy snippet")) {
         platform.copy_text(snippet);
         ImGui::CloseCurrentPopup();
@@ -168,32 +244,38 @@ void App::draw_top_bar(Platform& platform) {
   }
 }
 
-void App::draw_results() {
+void App::draw_results(bool phone) {
   if (!report_) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(235, 90, 80, 255));
     ImGui::TextWrapped("%s", report_.error().message.c_str());
     ImGui::PopStyleColor();
     return;
   }
+  draw_verdict(request_, *report_);
+  draw_tabs(phone);
+}
+
+void App::draw_tabs(bool phone) {
   const Report& r = *report_;
-  draw_verdict(request_, r);
-  if (!ImGui::BeginTabBar("panels")) return;
+  if (!ImGui::BeginTabBar("panels", ImGuiTabBarFlags_FittingPolicyScroll)) return;
   auto flags = [this](Panel p) {
     return requested_panel_ == static_cast<int>(p) ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
   };
+  // On a phone the page scrolls as a whole; a panel gets a height of its own.
+  const float panel_height = phone ? em(26.0f) : 0.0f;
   if (ImGui::BeginTabItem("Breakdown", nullptr, flags(Panel::breakdown))) {
     panel_ = Panel::breakdown;
-    draw_breakdown_table(request_, r);
+    draw_breakdown_table(request_, r, panel_height);
     ImGui::EndTabItem();
   }
   if (request_.has_network && ImGui::BeginTabItem("Layers", nullptr, flags(Panel::layers))) {
     panel_ = Panel::layers;
-    draw_layer_table(request_, r);
+    draw_layer_table(request_, r, panel_height);
     ImGui::EndTabItem();
   }
   if (ImGui::BeginTabItem("Which GPUs fit", nullptr, flags(Panel::gpus))) {
     panel_ = Panel::gpus;
-    if (auto gpu = gpu_table_.draw(request_, r)) {
+    if (auto gpu = gpu_table_.draw(request_, r, panel_height)) {
       request_.gpu_id = *gpu;
       request_.gpu_capacity_bytes = 0;
       dirty_ = true;
@@ -202,7 +284,7 @@ void App::draw_results() {
   }
   if (!request_.has_network && ImGui::BeginTabItem("Fit map", nullptr, flags(Panel::fit_map))) {
     panel_ = Panel::fit_map;
-    if (auto workload = fit_map_.draw(request_, r, dark_)) {
+    if (auto workload = fit_map_.draw(request_, r, panel_height)) {
       apply_workload(request_, *workload);
       dirty_ = true;
     }

@@ -11,6 +11,7 @@
 #pragma once
 #include <string>
 
+#include "active_fit.hpp"
 #include "core/result.hpp"
 #include "fit_map_view.hpp"
 #include "inputs_panel.hpp"
@@ -44,7 +45,11 @@ class App {
  private:
   void recompute();
   void draw_top_bar(Platform& platform);
-  void draw_results();
+  void draw_notice();
+  void draw_results(bool phone);
+  void draw_tabs(bool phone);
+  void request_glyphs(Platform& platform);  // characters beyond the font's, from text that came in
+
 
   Request request_;
   Result<Report> report_ = Report{};
@@ -53,6 +58,10 @@ class App {
   bool from_location_ = false;  // the request came from the URL: rewrite it, no new entry
   Panel panel_ = Panel::breakdown;
   int requested_panel_ = -1;    // select this tab on the next frame
+  AppMode shown_mode_ = AppMode::inference;  // the mode of the last frame: a new one keeps the tab
+  unsigned history_edit_id_ = 0;  // the widget whose edit made the current history entry
+  bool first_frame_ = true;
+  std::string glyph_text_;      // the text whose characters were last asked of the platform
   std::string notice_;          // shown until dismissed: malformed hash, file read errors
   InputsPanel inputs_;
   GpuTable gpu_table_;

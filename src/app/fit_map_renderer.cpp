@@ -60,7 +60,6 @@ bool FitMapRenderer::init() {
   }
   u_fraction_ = glGetUniformLocation(program_, "u_fraction");
   u_line_px_ = glGetUniformLocation(program_, "u_line_px");
-  u_line_colour_ = glGetUniformLocation(program_, "u_line_colour");
   u_marker_ = glGetUniformLocation(program_, "u_marker");
   glGenVertexArrays(1, &vertex_array_);
   glGenTextures(1, &texture_);
@@ -105,8 +104,6 @@ void FitMapRenderer::render_callback(const ImDrawList* list, const ImDrawCmd* cm
   glBindTexture(GL_TEXTURE_2D, self.texture_);
   glUniform1i(self.u_fraction_, 0);
   glUniform1f(self.u_line_px_, 1.25f * sx);
-  if (self.dark_) glUniform3f(self.u_line_colour_, 1.0f, 1.0f, 1.0f);
-  else glUniform3f(self.u_line_colour_, 0.05f, 0.05f, 0.08f);
   glUniform2f(self.u_marker_, self.marker_[0], self.marker_[1]);
   glScissor(static_cast<GLint>(x0), static_cast<GLint>(fb_height - y1), static_cast<GLsizei>(x1 - x0),
             static_cast<GLsizei>(y1 - y0));
@@ -116,11 +113,10 @@ void FitMapRenderer::render_callback(const ImDrawList* list, const ImDrawCmd* cm
 }
 
 void FitMapRenderer::draw(ImDrawList* draw_list, float x0, float y0, float x1, float y1, float marker_u,
-                          float marker_v, bool dark) {
+                          float marker_v) {
   if (!program_) return;
   rect_[0] = x0; rect_[1] = y0; rect_[2] = x1; rect_[3] = y1;
   marker_[0] = marker_u; marker_[1] = marker_v;
-  dark_ = dark;
   draw_list->AddCallback(&FitMapRenderer::render_callback, this);
   draw_list->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
 }

@@ -19,8 +19,9 @@ class FitMapView {
   struct Workload {
     int64_t x = 0, y = 0;  // context and sequences, or sequence length and micro-batch
   };
-  // The workload a click chose, if any.
-  std::optional<Workload> draw(const Request& request, const Report& report, bool dark);
+  // The workload a click chose, if any. height: the map with its axes and legend, in pixels;
+  // 0 fills what is left of the window.
+  std::optional<Workload> draw(const Request& request, const Report& report, float height = 0.0f);
 
  private:
   FitMapRenderer* renderer_ = nullptr;

@@ -1,6 +1,7 @@
 #include "inputs_panel.hpp"
 
 #include <imgui.h>
+#include <imgui_internal.h>
 #include <misc/cpp/imgui_stdlib.h>
 
 #include "active_fit.hpp"
@@ -40,9 +41,11 @@ void InputsPanel::show_request(const Request& request) {
   if (request.has_network) network_text_ = network_to_json(request.network).dump(2);
 }
 
-InputsPanel::Outcome InputsPanel::draw(Request& request) {
+InputsPanel::Outcome InputsPanel::draw(Request& request, bool focus_first) {
   Outcome outcome;
-  bool changed = draw_mode(request);
+  // Every input leaves room on its right for its label and "(?)".
+  ImGui::PushItemWidth(-em(7.5f));
+  bool changed = draw_mode(request, focus_first);
   ImGui::Separator();
   switch (app_mode(request)) {
     case AppMode::inference: changed |= draw_inference(request, outcome); break;
@@ -50,14 +53,19 @@ InputsPanel::Outcome InputsPanel::draw(Request& request) {
     case AppMode::layer_list: changed |= draw_network(request); break;
   }
   changed |= draw_gpu(request);
+  ImGui::PopItemWidth();
   outcome.changed = changed;
   return outcome;
 }
 
-bool InputsPanel::draw_mode(Request& request) {
+bool InputsPanel::draw_mode(Request& request, bool focus_first) {
   const AppMode before = app_mode(request);
   int mode = static_cast<int>(before);
   ImGui::RadioButton("Inference", &mode, static_cast<int>(AppMode::inference));
+  if (focus_first) {  // keyboard users see where they are from the start
+    ImGui::SetFocusID(ImGui::GetItemID(), ImGui::GetCurrentWindow());
+    GImGui->NavDisableHighlight = false;
+  }
   ImGui::SameLine();
   ImGui::RadioButton("Training", &mode, static_cast<int>(AppMode::training));
   ImGui::SameLine();
@@ -79,7 +87,6 @@ bool InputsPanel::draw_mode(Request& request) {
 
 bool InputsPanel::draw_model_picker(Request& request) {
   const Catalog& catalog = builtin_catalog();
-  section("Model");
   std::string preview = request.custom_model_name.empty() ? "Custom" : request.custom_model_name;
   if (!request.has_custom_model) {
     const ModelPreset* p = catalog.find_model(request.model_preset);
@@ -101,8 +108,8 @@ bool InputsPanel::draw_model_picker(Request& request) {
 }
 
 bool InputsPanel::draw_inference(Request& request, Outcome& outcome) {
-  const Catalog& catalog = builtin_catalog();
   bool changed = false;
+  section("Model");
   if (draw_model_picker(request)) {
     request.has_stored_weights = false;
     if (request.weight_format == "as_stored") request.weight_format = "bf16";
@@ -113,32 +120,18 @@ bool InputsPanel::draw_inference(Request& request, Outcome& outcome) {
     if (ImGui::Button("Use this config")) {
       json fragment = read_config_fragment_json(config_text_, "pasted config.json");
       config_status_ = fragment.contains("error") ? fragment["error"].value("message", std::string()) : "";
-      if (!fragment.contains("error")) outcome.pasted_file = std::move(fragment);
+      if (!fragment.contains("error")) {
+        // One line of JSON reads better as lines (Dear ImGui's text box does not wrap).
+        const json parsed = json::parse(config_text_, nullptr, false);
+        if (!parsed.is_discarded() && config_text_.find('\n') == std::string::npos) config_text_ = parsed.dump(2);
+        outcome.pasted_file = std::move(fragment);
+      }
     }
-    if (!config_status_.empty()) ImGui::TextWrapped("%s", config_status_.c_str());
-    ImGui::TextDisabled("Or drop a .gguf, .safetensors or config.json on the window.");
+    if (!config_status_.empty()) text_wrapped_at_spaces(config_status_);
+    text_wrapped_at_spaces_disabled("Or drop a .gguf, .safetensors or config.json on the window.");
   }
   section("Weights and cache");
-  if (request.has_stored_weights) {
-    ImGui::Text("Weights: as stored in %s", request.stored_weights.file.c_str());
-    if (ImGui::SmallButton("Use a format instead")) {
-      request.has_stored_weights = false;
-      request.weight_format = "bf16";
-      changed = true;
-    }
-  } else {
-    const WeightFormat* f = catalog.formats.find_format(request.weight_format);
-    FilteredCombo formats;
-    if (formats.begin("Weights", f ? f->label : request.weight_format, format_filter_)) {
-      for (const WeightFormat& w : catalog.formats.formats) {
-        if (formats.item(w.label, w.id, w.id == request.weight_format)) {
-          request.weight_format = w.id;
-          changed = true;
-        }
-      }
-      formats.end();
-    }
-  }
+  changed |= draw_weights_picker(request);
   static const char* const kv_types[] = {"f16", "bf16", "f32", "fp8", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};
   if (ImGui::BeginCombo("KV cache", request.kv_cache_dtype.c_str())) {
     for (const char* t : kv_types) {
@@ -151,9 +144,9 @@ bool InputsPanel::draw_inference(Request& request, Outcome& outcome) {
   }
   section("Workload");
   InferenceSettings& s = request.settings;
-  changed |= int_input("Context", s.context_tokens, 1, kMaxContextTokens);
+  changed |= number_field("Context", s.context_tokens, 1, kMaxContextTokens, Steps::doubling);
   help_marker("Tokens per sequence held in the KV cache (prompt + output).");
-  changed |= int_input("Sequences", s.concurrent_sequences, 1, 1024);
+  changed |= number_field("Sequences", s.concurrent_sequences, 1, 1024, Steps::doubling);
   help_marker("Sequences served at once; each has its own KV cache.");
   section("Overhead");
   int overhead = static_cast<int>(s.overhead);
@@ -173,12 +166,13 @@ bool InputsPanel::draw_inference(Request& request, Outcome& outcome) {
 }
 
 bool InputsPanel::draw_training(Request& request) {
+  section("Model");
   bool changed = draw_model_picker(request);
   TrainingSettings& t = request.training;
   section("Method");
   changed |= enum_combo("Method", t.method, {{FineTuning::full, "Full fine-tuning"}, {FineTuning::lora, "LoRA"}, {FineTuning::qlora, "QLoRA (NF4 base)"}});
   if (t.method != FineTuning::full) {
-    changed |= int_input("LoRA rank", t.lora_rank, 1, 1024);
+    changed |= number_field("LoRA rank", t.lora_rank, 1, 1024, Steps::doubling);
     static const char* const names[] = {"q", "k", "v", "o", "gate", "up", "down"};
     for (int i = 0; i < 7; ++i) {
       bool on = (t.lora_targets & (1u << i)) != 0;
@@ -204,9 +198,9 @@ bool InputsPanel::draw_training(Request& request) {
   changed |= enum_combo("Sharding", t.sharding, {{Sharding::none, "None (DDP)"}, {Sharding::zero1, "ZeRO-1"}, {Sharding::zero2, "ZeRO-2"},
                                                  {Sharding::zero3, "ZeRO-3"}, {Sharding::fsdp, "FSDP full shard"}});
   section("Workload");
-  changed |= int_input("Micro-batch", t.micro_batch, 1, kMaxMicroBatch);
+  changed |= number_field("Micro-batch", t.micro_batch, 1, kMaxMicroBatch, Steps::doubling);
   help_marker("Sequences per GPU per forward pass. Gradient accumulation adds no memory: it sums into the same gradients.");
-  changed |= int_input("Sequence", t.sequence_length, 1, kMaxTrainingSequence);
+  changed |= number_field("Sequence", t.sequence_length, 1, kMaxTrainingSequence, Steps::doubling);
   changed |= ImGui::Checkbox("Flash attention", &t.flash_attention);
   ImGui::SameLine();
   changed |= ImGui::Checkbox("Dropout", &t.dropout);
@@ -240,7 +234,7 @@ bool InputsPanel::draw_network(Request& request) {
   }
   if (!network_status_.empty()) ImGui::TextWrapped("%s", network_status_.c_str());
   section("Training");
-  changed |= int_input("Batch", ns.batch, 1, kMaxNetworkBatch);
+  changed |= number_field("Batch", ns.batch, 1, kMaxNetworkBatch, Steps::doubling);
   int rule = static_cast<int>(ns.rule);
   if (ImGui::RadioButton("Autograd", &rule, static_cast<int>(ActivationRule::autograd))) {
     ns.rule = ActivationRule::autograd;
@@ -262,41 +256,99 @@ bool InputsPanel::draw_network(Request& request) {
   return changed;
 }
 
-bool InputsPanel::draw_gpu(Request& request) {
+bool InputsPanel::draw_weights_picker(Request& request) {
   bool changed = false;
-  section("GPU");
+  if (request.has_stored_weights) {
+    text_wrapped_at_spaces("Weights: as stored in " + request.stored_weights.file);
+    if (ImGui::SmallButton("Use a format instead")) {
+      request.has_stored_weights = false;
+      request.weight_format = "bf16";
+      changed = true;
+    }
+    return changed;
+  }
   const Catalog& catalog = builtin_catalog();
-  const Gpu* gpu = catalog.find_gpu(request.gpu_id);
-  const std::string preview = request.gpu_capacity_bytes > 0 ? "Custom" : (gpu ? gpu->name : request.gpu_id);
-  FilteredCombo gpus;
-  if (gpus.begin("GPU", preview, gpu_filter_)) {
-    for (const Gpu& g : catalog.gpus) {
-      if (gpus.item(g.name + "  (" + format_bytes(g.total_bytes, DisplayUnits::gb) + ")", g.id, g.id == request.gpu_id)) {
-        request.gpu_id = g.id;
-        request.gpu_capacity_bytes = 0;
+  const WeightFormat* f = catalog.formats.find_format(request.weight_format);
+  FilteredCombo formats;
+  if (formats.begin("Weights", f ? f->label : request.weight_format, format_filter_)) {
+    for (const WeightFormat& w : catalog.formats.formats) {
+      if (formats.item(w.label, w.id, w.id == request.weight_format)) {
+        request.weight_format = w.id;
         changed = true;
       }
     }
-    gpus.end();
+    formats.end();
   }
-  double custom_gib = request.gpu_capacity_bytes > 0 ? static_cast<double>(request.gpu_capacity_bytes) / static_cast<double>(kGiB) : 0.0;
-  if (ImGui::InputDouble("Custom GiB", &custom_gib, 0, 0, "%.2f")) {
-    if (custom_gib > 0.001 && custom_gib < 1048576.0) {
-      request.gpu_capacity_bytes = static_cast<int64_t>(custom_gib * static_cast<double>(kGiB));
-      changed = true;
-    } else if (custom_gib == 0.0) {
-      request.gpu_capacity_bytes = 0;
-      changed = true;
+  return changed;
+}
+
+bool InputsPanel::draw_compact(Request& request) {
+  // Model, weights, context and GPU in one row (wrapping on a narrow embed).
+  if (request.mode != Mode::inference) return false;  // a training link keeps its settings
+  const float width = std::max((ImGui::GetContentRegionAvail().x - em(1.5f)) / 4.0f, em(9.0f));
+  auto next = [&](bool first) {
+    if (!first) {
+      ImGui::SameLine();
+      if (ImGui::GetCursorPosX() + width > ImGui::GetWindowContentRegionMax().x) ImGui::NewLine();
     }
-  }
-  help_marker("A GPU that is not in the catalog: its memory in GiB (0 = use the catalog GPU).");
+    ImGui::SetNextItemWidth(width * 0.55f);
+  };
+  bool changed = false;
+  next(true);
+  changed |= draw_model_picker(request);
+  next(false);
+  changed |= draw_weights_picker(request);
+  next(false);
+  changed |= number_field("Context", request.settings.context_tokens, 1, kMaxContextTokens, Steps::doubling);
+  next(false);
+  changed |= draw_gpu_picker(request);
+  return changed;
+}
+
+bool InputsPanel::draw_gpu(Request& request) {
+  section("GPU");
+  bool changed = draw_gpu_picker(request);
   if (!request.has_network) {
-    if (int_input("GPU count", request.settings.gpu_count, 1, kMaxGpuCount, false)) {
+    if (number_field("GPU count", request.settings.gpu_count, 1, kMaxGpuCount, Steps::by_one)) {
       request.training.gpu_count = request.settings.gpu_count;
       changed = true;
     }
     help_marker(request.mode == Mode::inference ? "Tensor parallel: weights and KV heads split over the GPUs."
                                                 : "Data-parallel GPUs: ZeRO/FSDP shard over them.");
+  }
+  return changed;
+}
+
+bool InputsPanel::draw_gpu_picker(Request& request) {
+  bool changed = false;
+  const Catalog& catalog = builtin_catalog();
+  const Gpu* gpu = catalog.find_gpu(request.gpu_id);
+  const bool custom = request.gpu_capacity_bytes > 0 || custom_gpu_;
+  // Memory as the card is sold: "24 GB" cards hold 24 GiB, so the list shows GiB, not 25.8 GB.
+  auto memory = [](int64_t bytes) { return format_bytes(bytes, DisplayUnits::gib, 1); };
+  const std::string preview = custom ? "Custom GPU" : (gpu ? gpu->name + "  (" + memory(gpu->total_bytes) + ")" : request.gpu_id);
+  FilteredCombo gpus;
+  if (gpus.begin("GPU", preview, gpu_filter_)) {
+    for (const Gpu& g : catalog.gpus) {
+      if (gpus.item(g.name + "  (" + memory(g.total_bytes) + ")", g.id, !custom && g.id == request.gpu_id)) {
+        request.gpu_id = g.id;
+        request.gpu_capacity_bytes = 0;
+        custom_gpu_ = false;
+        changed = true;
+      }
+    }
+    if (gpus.item("Custom GPU (its memory in GiB)", "custom", custom)) custom_gpu_ = true;
+    gpus.end();
+  }
+  if (custom) {
+    double custom_gib = static_cast<double>(request.gpu_capacity_bytes) / static_cast<double>(kGiB);
+    if (ImGui::InputDouble("Memory (GiB)", &custom_gib, 0, 0, "%.2f")) {
+      if (custom_gib > 0.001 && custom_gib < 1048576.0) {
+        request.gpu_capacity_bytes = static_cast<int64_t>(custom_gib * static_cast<double>(kGiB));
+        changed = true;
+      }
+    }
+    help_marker("A GPU that is not in the catalog: its memory in GiB, all of it usable.");
   }
   return changed;
 }

@@ -22,11 +22,19 @@ class InputsPanel {
     bool changed = false;             // the request was edited
     std::optional<json> pasted_file;  // "Use this config": the fragment read from the pasted text
   };
-  Outcome draw(Request& request);
+  // focus_first: put the keyboard focus, visibly, on the first input (the page's first frame).
+  Outcome draw(Request& request, bool focus_first = false);
+  // The embed's one row: model, weights, context, GPU. True when the request changed.
+  bool draw_compact(Request& request);
+  // The text the panel shows that came from outside (pasted config, network): its characters
+  // may need glyphs the font does not have yet.
+  std::string text_in_use() const { return config_text_ + network_text_; }
 
  private:
-  bool draw_mode(Request& request);
-  bool draw_model_picker(Request& request);  // true when another preset was picked
+  bool draw_mode(Request& request, bool focus_first);
+  bool draw_model_picker(Request& request);  // true when the user picked another preset
+  bool draw_weights_picker(Request& request);
+  bool draw_gpu_picker(Request& request);
   bool draw_inference(Request& request, Outcome& outcome);
   bool draw_training(Request& request);
   bool draw_network(Request& request);
@@ -35,6 +43,7 @@ class InputsPanel {
   std::string model_filter_, format_filter_, gpu_filter_;  // the combos' search fields
   std::string config_text_, config_status_;
   std::string network_text_, network_status_;
+  bool custom_gpu_ = false;  // "Custom GPU" chosen, before a capacity is typed
 };
 
 }  // namespace vramfit

@@ -23,6 +23,9 @@ struct Platform {
   virtual const char* open_files_hint() const { return ""; }  // the Open button's tooltip
   // The result in words for screen readers (web: the page's aria-live region).
   virtual void announce(const std::string& text) { (void)text; }
+  // Text that will be drawn and may hold characters beyond the font's (a file name in Chinese,
+  // a config in Arabic): the platform adds their glyphs before a later frame.
+  virtual void need_glyphs_for(const std::string& utf8) { (void)utf8; }
 };
 
 }  // namespace vramfit

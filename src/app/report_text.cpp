@@ -8,14 +8,16 @@ std::string headline(const Request& request, const Result<Report>& report, const
   if (!report) return "vramfit: " + report.error().message;
   const Report& r = *report;
   const ActiveFit fit = active_fit(request, r);
-  return strong + r.model_name + strong + " on " + r.gpu.name + ": " + strong + (fit.fits ? "fits" : "does not fit") +
-         strong + " (" + format_bytes(r.breakdown.total_bytes, request.units) + " of " +
+  const std::string gpus = fit.gpu_count > 1 ? std::to_string(fit.gpu_count) + " x " + r.gpu.name : r.gpu.name;
+  return strong + r.model_name + strong + " on " + gpus + ": " + strong + (fit.fits ? "fits" : "does not fit") + strong +
+         " (" + (fit.gpu_count > 1 ? "per GPU " : "") + format_bytes(r.breakdown.total_bytes, request.units) + " of " +
          format_bytes(fit.capacity_bytes, request.units) + ")";
 }
 
 std::string spoken_summary(const Request& request, const Result<Report>& report) {
   std::string text = headline(request, report, "") + ".";
   if (report) {
+    for (const std::string& warning : report->breakdown.warnings) text += " Warning: " + warning;
     for (const BreakdownItem& item : report->breakdown.items) {
       text += " " + item.label + ": " + format_bytes(item.bytes, request.units) + ".";
     }

@@ -63,10 +63,8 @@ void breakdown_rows(const std::vector<BreakdownItem>& items, int depth, DisplayU
     if (!open) continue;
     ImGui::TableNextRow();
     ImGui::TableSetColumnIndex(0);
-    ImGui::PushTextWrapPos(0.0f);  // to the end of the column
-    ImGui::TextDisabled("= %s", it.formula.c_str());
-    if (!it.note.empty()) ImGui::TextWrapped("%s", it.note.c_str());
-    ImGui::PopTextWrapPos();
+    text_wrapped_at_spaces_disabled("= " + it.formula);
+    if (!it.note.empty()) text_wrapped_at_spaces(it.note);
     breakdown_rows(it.children, depth + 1, units, capacity);
     ImGui::TreePop();
   }
@@ -74,16 +72,20 @@ void breakdown_rows(const std::vector<BreakdownItem>& items, int depth, DisplayU
 
 }  // namespace
 
-void draw_breakdown_table(const Request& request, const Report& r) {
+void draw_breakdown_table(const Request& request, const Report& r, float height) {
   const int64_t capacity = active_fit(request, r).capacity_bytes;
-  const float height = std::max(ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() *
-                                    static_cast<float>(r.breakdown.warnings.size() + r.breakdown.assumptions.size() + 1),
-                                em(8.0f));
-  if (ImGui::BeginTable("breakdown", 3, kTableFlags, ImVec2(0, height))) {
+  if (height <= 0.0f) {
+    height = std::max(ImGui::GetContentRegionAvail().y -
+                          ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(r.breakdown.assumptions.size() + 1),
+                      em(8.0f));
+  }
+  // At most 60 em wide: on a wide screen the figures stay beside their items.
+  const float width = std::min(ImGui::GetContentRegionAvail().x, em(60.0f));
+  if (ImGui::BeginTable("breakdown", 3, kTableFlags, ImVec2(width, height))) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("Item", ImGuiTableColumnFlags_WidthStretch, 6.0f);
-    ImGui::TableSetupColumn("Memory", ImGuiTableColumnFlags_WidthStretch, 1.2f);
-    ImGui::TableSetupColumn("of GPU", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableSetupColumn("Item", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("Memory", ImGuiTableColumnFlags_WidthFixed, em(5.5f));
+    ImGui::TableSetupColumn("of GPU", ImGuiTableColumnFlags_WidthFixed, em(4.0f));
     ImGui::TableHeadersRow();
     breakdown_rows(r.breakdown.items, 0, request.units, capacity);
     ImGui::TableNextRow();
@@ -95,11 +97,10 @@ void draw_breakdown_table(const Request& request, const Report& r) {
     ImGui::Text("%.1f%%", percent_of(r.breakdown.total_bytes, capacity));
     ImGui::EndTable();
   }
-  for (const std::string& w : r.breakdown.warnings) ImGui::TextWrapped("warning: %s", w.c_str());
   for (const std::string& a : r.breakdown.assumptions) ImGui::TextWrapped("assumed: %s", a.c_str());
 }
 
-std::optional<std::string> GpuTable::draw(const Request& request, const Report& r) {
+std::optional<std::string> GpuTable::draw(const Request& request, const Report& r, float height) {
   std::optional<std::string> chosen;
   ImGui::SetNextItemWidth(em(14.0f));
   ImGui::InputTextWithHint("##gpu_filter", "filter GPUs", &filter_);
@@ -111,92 +112,115 @@ std::optional<std::string> GpuTable::draw(const Request& request, const Report& 
     rows.push_back(&v);
     fits.push_back(active_fit(request, v));
   }
-  if (!ImGui::BeginTable("gpus", 5, kTableFlags)) return chosen;
+  // Narrower than 30 font widths (a phone): the columns a person reads first — the GPU, its
+  // memory, the verdict (what is needed stands in the verdict above the tabs).
+  enum Column { kGpu, kMemory, kNeeded, kHeadroom, kVerdict };
+  static const Column kAll[] = {kGpu, kMemory, kNeeded, kHeadroom, kVerdict};
+  static const Column kNarrow[] = {kGpu, kMemory, kVerdict};
+  static const char* const kNames[] = {"GPU", "Memory", "Needed", "Headroom", "Verdict"};
+  const float width = std::min(ImGui::GetContentRegionAvail().x, em(60.0f));
+  const bool narrow = width < em(30.0f);
+  const Column* columns = narrow ? kNarrow : kAll;
+  const int count = narrow ? 3 : 5;
+  // (One table id per set of columns: Dear ImGui keeps a table's column widths frame to frame.)
+  if (!ImGui::BeginTable(narrow ? "gpus narrow" : "gpus", count, kTableFlags, ImVec2(width, height))) return chosen;
   ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("GPU", ImGuiTableColumnFlags_WidthStretch, 3.0f);
-  ImGui::TableSetupColumn("Memory", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-  ImGui::TableSetupColumn("Needed", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-  ImGui::TableSetupColumn("Headroom", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-  ImGui::TableSetupColumn("Verdict", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  for (int c = 0; c < count; ++c) {
+    ImGui::TableSetupColumn(kNames[columns[c]], ImGuiTableColumnFlags_WidthStretch, columns[c] == kGpu ? 2.6f : 1.0f);
+  }
   ImGui::TableHeadersRow();
-  // Verdicts order as fits < needs N (fewer first) < no.
+  // Verdicts order as fits < needs N (fewer first) < ZeRO-3 on N < no.
   const auto verdict_rank = [&](int i) {
     const ActiveFit& f = fits[static_cast<size_t>(i)];
-    return f.fits ? int64_t(0) : f.min_gpus > 0 ? f.min_gpus : INT64_MAX;
+    return f.fits ? int64_t(0) : f.min_gpus > 0 ? f.min_gpus : f.min_gpus_zero3 > 0 ? 1000 + f.min_gpus_zero3 : INT64_MAX;
   };
   const auto order = sorted_rows(static_cast<int>(rows.size()), [&](int column, int a, int b) {
     const ActiveFit& x = fits[static_cast<size_t>(a)];
     const ActiveFit& y = fits[static_cast<size_t>(b)];
-    switch (column) {
-      case 0: return rows[static_cast<size_t>(a)]->gpu->name < rows[static_cast<size_t>(b)]->gpu->name;
-      case 1: return x.capacity_bytes < y.capacity_bytes;
-      case 2: return x.required_bytes < y.required_bytes;
-      case 3: return x.headroom_bytes < y.headroom_bytes;
-      default: return verdict_rank(a) < verdict_rank(b);
+    switch (columns[column]) {
+      case kGpu: return rows[static_cast<size_t>(a)]->gpu->name < rows[static_cast<size_t>(b)]->gpu->name;
+      case kMemory: return x.capacity_bytes < y.capacity_bytes;
+      case kNeeded: return x.required_bytes < y.required_bytes;
+      case kHeadroom: return x.headroom_bytes < y.headroom_bytes;
+      case kVerdict: break;
     }
+    return verdict_rank(a) < verdict_rank(b);
   });
   const DisplayUnits u = request.units;
   for (int index : order) {
     const GpuVerdict& v = *rows[static_cast<size_t>(index)];
     const ActiveFit& fit = fits[static_cast<size_t>(index)];
     ImGui::TableNextRow();
-    ImGui::TableSetColumnIndex(0);
-    ImGui::PushID(v.gpu->id.c_str());
-    if (ImGui::Selectable(v.gpu->name.c_str(), v.gpu->id == request.gpu_id && request.gpu_capacity_bytes == 0,
-                          ImGuiSelectableFlags_SpanAllColumns)) {
-      chosen = v.gpu->id;
+    for (int c = 0; c < count; ++c) {
+      ImGui::TableSetColumnIndex(c);
+      switch (columns[c]) {
+        case kGpu:
+          ImGui::PushID(v.gpu->id.c_str());
+          if (ImGui::Selectable(v.gpu->name.c_str(), v.gpu->id == request.gpu_id && request.gpu_capacity_bytes == 0,
+                                ImGuiSelectableFlags_SpanAllColumns)) {
+            chosen = v.gpu->id;
+          }
+          ImGui::PopID();
+          break;
+        case kMemory: ImGui::TextUnformatted(format_bytes(fit.capacity_bytes, u).c_str()); break;
+        case kNeeded: ImGui::TextUnformatted(format_bytes(fit.required_bytes, u).c_str()); break;
+        case kHeadroom: ImGui::TextUnformatted(format_bytes(fit.headroom_bytes, u).c_str()); break;
+        case kVerdict:
+          if (fit.fits) ImGui::TextColored(ImVec4(0.3f, 0.8f, 0.5f, 1), "fits");
+          else if (fit.min_gpus > 0) ImGui::TextColored(ImVec4(0.95f, 0.7f, 0.25f, 1), "needs %lld", static_cast<long long>(fit.min_gpus));
+          else if (fit.min_gpus_zero3 > 0) ImGui::TextColored(ImVec4(0.95f, 0.7f, 0.25f, 1), "ZeRO-3: %lld", static_cast<long long>(fit.min_gpus_zero3));
+          else ImGui::TextColored(ImVec4(0.9f, 0.35f, 0.3f, 1), "no");
+          break;
+      }
     }
-    ImGui::PopID();
-    ImGui::TableSetColumnIndex(1);
-    ImGui::TextUnformatted(format_bytes(fit.capacity_bytes, u).c_str());
-    ImGui::TableSetColumnIndex(2);
-    ImGui::TextUnformatted(format_bytes(fit.required_bytes, u).c_str());
-    ImGui::TableSetColumnIndex(3);
-    ImGui::TextUnformatted(format_bytes(fit.headroom_bytes, u).c_str());
-    ImGui::TableSetColumnIndex(4);
-    if (fit.fits) ImGui::TextColored(ImVec4(0.3f, 0.8f, 0.5f, 1), "fits");
-    else if (fit.min_gpus > 0) ImGui::TextColored(ImVec4(0.95f, 0.7f, 0.25f, 1), "needs %lld", static_cast<long long>(fit.min_gpus));
-    else ImGui::TextColored(ImVec4(0.9f, 0.35f, 0.3f, 1), "no");
   }
   ImGui::EndTable();
   return chosen;
 }
 
-void draw_layer_table(const Request& request, const Report& r) {
-  if (!ImGui::BeginTable("layers", 5, kTableFlags)) return;
+void draw_layer_table(const Request& request, const Report& r, float height) {
+  // Narrower than 34 font widths (a phone): the layer, its output shape and its activations.
+  enum Column { kLayer, kType, kShape, kParameters, kActivations };
+  static const Column kAll[] = {kLayer, kType, kShape, kParameters, kActivations};
+  static const Column kNarrow[] = {kLayer, kShape, kActivations};
+  static const char* const kNames[] = {"Layer", "Type", "Output shape", "Parameters", "Activations"};
+  const float width = std::min(ImGui::GetContentRegionAvail().x, em(60.0f));
+  const bool narrow = width < em(34.0f);
+  const Column* columns = narrow ? kNarrow : kAll;
+  const int count = narrow ? 3 : 5;
+  if (!ImGui::BeginTable(narrow ? "layers narrow" : "layers", count, kTableFlags, ImVec2(width, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("Layer", ImGuiTableColumnFlags_WidthStretch, 2.0f);
-  ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthStretch, 1.2f);
-  ImGui::TableSetupColumn("Output shape", ImGuiTableColumnFlags_WidthStretch, 1.8f);
-  ImGui::TableSetupColumn("Parameters", ImGuiTableColumnFlags_WidthStretch, 1.2f);
-  ImGui::TableSetupColumn("Activations", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+  for (int c = 0; c < count; ++c) ImGui::TableSetupColumn(kNames[columns[c]], ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableHeadersRow();
   const std::vector<LayerRow>& layers = r.network.layers;
   const auto order = sorted_rows(static_cast<int>(layers.size()), [&](int column, int a, int b) {
     const LayerRow& x = layers[static_cast<size_t>(a)];
     const LayerRow& y = layers[static_cast<size_t>(b)];
-    switch (column) {
-      case 0: return x.name < y.name;
-      case 1: return x.type < y.type;
-      case 2: return x.output_shape < y.output_shape;
-      case 3: return x.parameters < y.parameters;
-      default: return x.activation_bytes < y.activation_bytes;
+    switch (columns[column]) {
+      case kLayer: return x.name < y.name;
+      case kType: return x.type < y.type;
+      case kShape: return x.output_shape < y.output_shape;
+      case kParameters: return x.parameters < y.parameters;
+      case kActivations: break;
     }
+    return x.activation_bytes < y.activation_bytes;
   });
   for (int index : order) {
     const LayerRow& row = layers[static_cast<size_t>(index)];
     ImGui::TableNextRow();
-    ImGui::TableSetColumnIndex(0);
-    ImGui::TextUnformatted(row.name.c_str());
-    if (ImGui::IsItemHovered() && !row.keeps.empty()) ImGui::SetTooltip("keeps %s", row.keeps.c_str());
-    ImGui::TableSetColumnIndex(1);
-    ImGui::TextUnformatted(row.type.c_str());
-    ImGui::TableSetColumnIndex(2);
-    ImGui::TextUnformatted(shape_text(row.output_shape).c_str());
-    ImGui::TableSetColumnIndex(3);
-    ImGui::TextUnformatted(with_thousands(row.parameters).c_str());
-    ImGui::TableSetColumnIndex(4);
-    ImGui::TextUnformatted(format_bytes(row.activation_bytes, request.units).c_str());
+    for (int c = 0; c < count; ++c) {
+      ImGui::TableSetColumnIndex(c);
+      switch (columns[c]) {
+        case kLayer:
+          ImGui::TextUnformatted(row.name.c_str());
+          if (ImGui::IsItemHovered() && !row.keeps.empty()) ImGui::SetTooltip("keeps %s", row.keeps.c_str());
+          break;
+        case kType: ImGui::TextUnformatted(row.type.c_str()); break;
+        case kShape: ImGui::TextUnformatted(shape_text(row.output_shape).c_str()); break;
+        case kParameters: ImGui::TextUnformatted(with_thousands(row.parameters).c_str()); break;
+        case kActivations: ImGui::TextUnformatted(format_bytes(row.activation_bytes, request.units).c_str()); break;
+      }
+    }
   }
   ImGui::EndTable();
 }

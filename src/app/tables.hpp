@@ -11,17 +11,18 @@
 
 namespace vramfit {
 
-void draw_breakdown_table(const Request& request, const Report& report);
+// height: the table's height in pixels; 0 fills what is left of the window.
+void draw_breakdown_table(const Request& request, const Report& report, float height = 0.0f);
 
 class GpuTable {
  public:
   // The id of the GPU a click chose, if any.
-  std::optional<std::string> draw(const Request& request, const Report& report);
+  std::optional<std::string> draw(const Request& request, const Report& report, float height = 0.0f);
 
  private:
   std::string filter_;
 };
 
-void draw_layer_table(const Request& request, const Report& report);
+void draw_layer_table(const Request& request, const Report& report, float height = 0.0f);
 
 }  // namespace vramfit

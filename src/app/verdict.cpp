@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "active_fit.hpp"
@@ -13,9 +14,26 @@ namespace vramfit {
 
 namespace {
 
-const ImU32 kSegmentColours[] = {IM_COL32(76, 139, 245, 255), IM_COL32(46, 184, 138, 255), IM_COL32(242, 171, 60, 255),
-                                 IM_COL32(206, 93, 151, 255), IM_COL32(140, 110, 230, 255), IM_COL32(80, 190, 210, 255),
-                                 IM_COL32(220, 120, 80, 255), IM_COL32(150, 150, 150, 255)};
+// One colour per kind of item, the same in every mode: a legend means the same thing in
+// inference, training and a layer list.
+ImU32 item_colour(const std::string& id) {
+  struct Entry { const char* id; ImU32 colour; };
+  static const Entry kColours[] = {
+      {"weights", IM_COL32(76, 139, 245, 255)},       {"parameters", IM_COL32(76, 139, 245, 255)},
+      {"weights.frozen", IM_COL32(60, 100, 190, 255)}, {"master", IM_COL32(120, 160, 250, 255)},
+      {"kv_cache", IM_COL32(46, 184, 138, 255)},       {"gradients", IM_COL32(140, 110, 230, 255)},
+      {"optimizer", IM_COL32(80, 190, 210, 255)},      {"optimizer.foreach", IM_COL32(60, 150, 170, 255)},
+      {"activations", IM_COL32(46, 184, 138, 255)},    {"recompute", IM_COL32(30, 140, 105, 255)},
+      {"logits", IM_COL32(170, 200, 90, 255)},         {"input", IM_COL32(170, 200, 90, 255)},
+      {"buffers", IM_COL32(180, 140, 110, 255)},       {"autocast", IM_COL32(110, 120, 200, 255)},
+      {"gathered", IM_COL32(200, 110, 180, 255)},      {"overhead", IM_COL32(242, 171, 60, 255)},
+      {"runtime", IM_COL32(242, 171, 60, 255)},        {"margin", IM_COL32(206, 93, 151, 255)},
+  };
+  for (const Entry& e : kColours) {
+    if (id == e.id) return e.colour;
+  }
+  return IM_COL32(150, 150, 150, 255);
+}
 
 void draw_stacked_bar(const Request& request, const Report& r, const ActiveFit& fit) {
   const double scale_bytes = static_cast<double>(std::max(fit.capacity_bytes, r.breakdown.total_bytes));
@@ -24,12 +42,10 @@ void draw_stacked_bar(const Request& request, const Report& r, const ActiveFit& 
   const float width = ImGui::GetContentRegionAvail().x, height = em(1.4f);
   dl->AddRectFilled(p, ImVec2(p.x + width, p.y + height), ImGui::GetColorU32(ImGuiCol_FrameBg), 3.0f);
   float x = p.x;
-  int index = 0;
   std::string hovered;
   for (const BreakdownItem& item : r.breakdown.items) {
     const float w = static_cast<float>(static_cast<double>(item.bytes) / scale_bytes * width);
-    const ImU32 colour = kSegmentColours[index++ % 8];
-    if (w > 0.5f) dl->AddRectFilled(ImVec2(x, p.y), ImVec2(x + w, p.y + height), colour);
+    if (w > 0.5f) dl->AddRectFilled(ImVec2(x, p.y), ImVec2(x + w, p.y + height), item_colour(item.id));
     if (ImGui::IsMouseHoveringRect(ImVec2(x, p.y), ImVec2(x + w, p.y + height))) {
       hovered = item.label + ": " + format_bytes(item.bytes, request.units);
     }
@@ -40,14 +56,15 @@ void draw_stacked_bar(const Request& request, const Report& r, const ActiveFit& 
   ImGui::Dummy(ImVec2(width, height));
   if (!hovered.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hovered.c_str());
   // Legend, wrapping onto more lines when the panel is narrow.
-  index = 0;
-  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
   const float h = ImGui::GetTextLineHeight();
+  bool first = true;
   for (const BreakdownItem& item : r.breakdown.items) {
-    if (index > 0 && ImGui::GetCursorScreenPos().x + h + ImGui::CalcTextSize(item.label.c_str()).x > right) ImGui::NewLine();
+    if (!first && ImGui::GetCursorScreenPos().x + h + ImGui::CalcTextSize(item.label.c_str()).x > right) ImGui::NewLine();
+    first = false;
     const ImVec2 q = ImGui::GetCursorScreenPos();
     ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(q.x, q.y + h * 0.2f), ImVec2(q.x + h * 0.6f, q.y + h * 0.8f),
-                                              kSegmentColours[index++ % 8]);
+                                              item_colour(item.id));
     ImGui::Dummy(ImVec2(h * 0.75f, h));
     ImGui::SameLine();
     ImGui::TextUnformatted(item.label.c_str());
@@ -57,22 +74,58 @@ void draw_stacked_bar(const Request& request, const Report& r, const ActiveFit& 
   ImGui::TextDisabled("| = GPU capacity");
 }
 
-void draw_limits(const Request& request, const Report& r) {
+// "1 GPU" / "2 GPUs" / "> 64"
+std::string gpus_text(int64_t count) {
+  if (count <= 0) return "more than 64";
+  return std::to_string(count) + (count == 1 ? " GPU" : " GPUs");
+}
+
+void draw_limits(const Request& request, const Report& r, const ActiveFit& fit) {
   switch (app_mode(request)) {
     case AppMode::inference:
-      ImGui::Text("Longest context: %s tokens   Most sequences: %s   Fewest GPUs: %s",
-                  with_thousands(r.fit.max_context_tokens).c_str(), with_thousands(r.fit.max_concurrent_sequences).c_str(),
-                  r.fit.min_gpus > 0 ? std::to_string(r.fit.min_gpus).c_str() : "> 64");
+      if (r.fit.max_context_tokens == 0) {
+        ImGui::TextWrapped("Not even one token of context fits: the weights and buffers alone need %s of %s per GPU. "
+                           "Fewest GPUs that fit: %s.",
+                           format_bytes(r.memory.weights + r.memory.runtime, request.units).c_str(),
+                           format_bytes(fit.capacity_bytes, request.units).c_str(), gpus_text(r.fit.min_gpus).c_str());
+      } else {
+        ImGui::TextWrapped("Longest context: %s tokens   Most sequences: %s   Fewest GPUs: %s",
+                           with_thousands(r.fit.max_context_tokens).c_str(),
+                           with_thousands(r.fit.max_concurrent_sequences).c_str(),
+                           r.fit.min_gpus > 0 ? std::to_string(r.fit.min_gpus).c_str() : "more than 64");
+      }
       break;
     case AppMode::layer_list:
-      ImGui::Text("Largest batch: %s   Parameters: %s", with_thousands(r.training_fit.max_batch).c_str(),
-                  with_thousands(r.network.parameters).c_str());
+      if (r.training_fit.max_batch == 0) {
+        ImGui::TextWrapped("Not even a batch of 1 fits. Parameters: %s", with_thousands(r.network.parameters).c_str());
+      } else {
+        ImGui::TextWrapped("Largest batch: %s   Parameters: %s", with_thousands(r.training_fit.max_batch).c_str(),
+                           with_thousands(r.network.parameters).c_str());
+      }
       break;
-    case AppMode::training:
-      ImGui::Text("Largest micro-batch: %s   Longest sequence: %s   Trainable: %s of %s",
-                  with_thousands(r.training_fit.max_batch).c_str(), with_thousands(r.training_fit.max_sequence_length).c_str(),
-                  with_thousands(r.training.trainable_parameters).c_str(), with_thousands(r.training.parameters).c_str());
+    case AppMode::training: {
+      std::string gpus;
+      if (request.training.sharding == Sharding::none) {
+        gpus = fit.fits ? "1 per replica (DDP: every GPU holds everything)"
+               : fit.min_gpus_zero3 > 0
+                   ? "none with DDP (every GPU holds everything); with ZeRO-3, " + gpus_text(fit.min_gpus_zero3)
+                   : "none with DDP, nor with ZeRO-3 up to 64 GPUs";
+      } else {
+        gpus = gpus_text(fit.min_gpus) + " with this sharding";
+      }
+      if (r.training_fit.max_batch == 0) {
+        ImGui::TextWrapped("Not even a micro-batch of 1 fits. Fewest GPUs: %s. Trainable: %s of %s",
+                           gpus.c_str(), with_thousands(r.training.trainable_parameters).c_str(),
+                           with_thousands(r.training.parameters).c_str());
+      } else {
+        ImGui::TextWrapped("Largest micro-batch: %s   Longest sequence: %s   Fewest GPUs: %s   Trainable: %s of %s",
+                           with_thousands(r.training_fit.max_batch).c_str(),
+                           with_thousands(r.training_fit.max_sequence_length).c_str(), gpus.c_str(),
+                           with_thousands(r.training.trainable_parameters).c_str(),
+                           with_thousands(r.training.parameters).c_str());
+      }
       break;
+    }
   }
 }
 
@@ -81,19 +134,26 @@ void draw_limits(const Request& request, const Report& r) {
 void draw_verdict(const Request& request, const Report& r) {
   const DisplayUnits u = request.units;
   const ActiveFit fit = active_fit(request, r);
-  ImGui::Text("%s", r.model_name.c_str());
+  ImGui::TextUnformatted(r.model_name.c_str());
   ImGui::SameLine();
-  ImGui::TextDisabled("on %s", r.gpu.name.c_str());
+  if (fit.gpu_count > 1) ImGui::TextDisabled("on %lld x %s", static_cast<long long>(fit.gpu_count), r.gpu.name.c_str());
+  else ImGui::TextDisabled("on %s", r.gpu.name.c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, fit.fits ? IM_COL32(70, 200, 120, 255) : IM_COL32(235, 90, 80, 255));
   ImGui::SetWindowFontScale(1.35f);
-  ImGui::Text("%s  %s of %s", fit.fits ? "FITS" : "DOES NOT FIT", format_bytes(r.breakdown.total_bytes, u).c_str(),
-              format_bytes(fit.capacity_bytes, u).c_str());
+  ImGui::TextWrapped("%s  %s%s of %s", fit.fits ? "FITS" : "DOES NOT FIT", fit.gpu_count > 1 ? "per GPU " : "",
+                     format_bytes(r.breakdown.total_bytes, u).c_str(), format_bytes(fit.capacity_bytes, u).c_str());
   ImGui::SetWindowFontScale(1.0f);
   ImGui::PopStyleColor();
-  ImGui::SameLine();
-  ImGui::TextDisabled(fit.fits ? "headroom %s" : "short by %s", format_bytes(std::llabs(fit.headroom_bytes), u).c_str());
+  ImGui::TextDisabled(fit.fits ? "headroom %s%s" : "short by %s%s", format_bytes(std::llabs(fit.headroom_bytes), u).c_str(),
+                      fit.gpu_count > 1 ? " per GPU" : "");
+  // Warnings stand beside the verdict they qualify, never below the fold.
+  for (const std::string& warning : r.breakdown.warnings) {
+    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 170, 60, 255));
+    ImGui::TextWrapped("warning: %s", warning.c_str());
+    ImGui::PopStyleColor();
+  }
   draw_stacked_bar(request, r, fit);
-  draw_limits(request, r);
+  draw_limits(request, r, fit);
 }
 
 }  // namespace vramfit

@@ -1,10 +1,14 @@
 #include "widgets.hpp"
 
+#include <imgui_internal.h>
 #include <misc/cpp/imgui_stdlib.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <unordered_map>
+
+#include "core/units.hpp"
 
 namespace vramfit {
 
@@ -22,29 +26,107 @@ bool FilteredCombo::begin(const char* label, const std::string& preview, std::st
     filter.clear();
   }
   ImGui::SetNextItemWidth(-1);
-  ImGui::InputTextWithHint("##filter", "search", &filter);
+  const bool enter = ImGui::InputTextWithHint("##filter", "search", &filter, ImGuiInputTextFlags_EnterReturnsTrue);
   lower_filter_ = lower(filter);
+  count_id_ = ImGui::GetID("##matches");
+  take_only_ = enter && !filter.empty() && ImGui::GetStateStorage()->GetInt(count_id_, 0) == 1;
+  matches_ = 0;
   return true;
 }
 
 bool FilteredCombo::item(const std::string& name, const std::string& id, bool selected) {
   if (!lower_filter_.empty() && lower(name + " " + id).find(lower_filter_) == std::string::npos) return false;
-  const bool chosen = ImGui::Selectable(name.c_str(), selected);
+  ++matches_;
+  bool chosen = ImGui::Selectable(name.c_str(), selected);
   if (selected) ImGui::SetItemDefaultFocus();
+  if (take_only_) {
+    chosen = true;
+    ImGui::CloseCurrentPopup();
+  }
   return chosen;
 }
 
-void FilteredCombo::end() { ImGui::EndCombo(); }
+void FilteredCombo::end() {
+  ImGui::GetStateStorage()->SetInt(count_id_, matches_);
+  ImGui::EndCombo();
+}
 
-bool int_input(const char* label, int64_t& value, int64_t min, int64_t max, bool logarithmic) {
-  int64_t v = value;
-  const ImGuiSliderFlags flags = ImGuiSliderFlags_AlwaysClamp | (logarithmic ? ImGuiSliderFlags_Logarithmic : 0);
-  const bool changed = ImGui::SliderScalar(label, ImGuiDataType_S64, &v, &min, &max, "%lld", flags);
-  if (changed && v != value) {
-    value = v;
-    return true;
+namespace {
+// A number field's state between frames: the text being typed, what was wrong with the last
+// settled text, and where a drag started.
+struct NumberFieldState {
+  std::string text, error;
+  int64_t drag_start = 0;
+  float drag_dx = 0.0f;
+};
+std::unordered_map<ImGuiID, NumberFieldState> g_number_fields;
+}  // namespace
+
+bool number_field(const char* label, int64_t& value, int64_t min, int64_t max, Steps steps) {
+  ImGui::PushID(label);
+  NumberFieldState& state = g_number_fields[ImGui::GetID("##state")];
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float button = ImGui::GetFrameHeight();
+  const int buttons = steps == Steps::doubling ? 3 : 2;
+  const float total = ImGui::CalcItemWidth();
+  const int64_t before = value;
+  ImGui::SetNextItemWidth(std::max(total - buttons * (button + style.ItemInnerSpacing.x), em(3.0f)));
+  const std::string field = std::string("##") + label;  // the layout hook's name for it: "##Context"
+  if (ImGui::GetActiveID() != ImGui::GetID(field.c_str())) state.text = with_thousands(value);
+  ImGui::InputText(field.c_str(), &state.text, ImGuiInputTextFlags_AutoSelectAll);
+  if (ImGui::IsItemDeactivatedAfterEdit()) {
+    int64_t typed = 0;
+    std::string why;
+    if (!parse_count(state.text, typed, why)) {
+      state.error = "\"" + state.text + "\": " + why + "; kept " + with_thousands(value) + ".";
+    } else if (typed < min || typed > max) {
+      state.error = "\"" + state.text + "\": outside " + with_thousands(min) + " .. " + with_thousands(max) + "; kept " +
+                    with_thousands(value) + ".";
+    } else {
+      state.error.clear();
+      value = typed;
+    }
   }
-  return false;
+  if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) {
+    ImGui::SetTooltip("Type a number: 32768, 32,768, 32k, 128K or 1M (k = 1,024)");
+  }
+  ImGui::PushButtonRepeat(true);
+  ImGui::SameLine(0, style.ItemInnerSpacing.x);
+  if (ImGui::Button("-", ImVec2(button, button))) {
+    value = std::max(min, steps == Steps::doubling ? value / 2 : value - 1);
+    state.error.clear();
+  }
+  ImGui::SameLine(0, style.ItemInnerSpacing.x);
+  if (ImGui::Button("+", ImVec2(button, button))) {
+    value = std::min(max, steps == Steps::doubling && value <= max / 2 ? value * 2 : value + 1);
+    state.error.clear();
+  }
+  ImGui::PopButtonRepeat();
+  if (steps == Steps::doubling) {
+    ImGui::SameLine(0, style.ItemInnerSpacing.x);
+    ImGui::Button("<>", ImVec2(button, button));
+    if (ImGui::IsItemActivated()) {
+      state.drag_start = value;
+      state.drag_dx = 0.0f;
+    }
+    if (ImGui::IsItemHovered() || ImGui::IsItemActive()) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
+    if (ImGui::IsItemActive()) {
+      state.drag_dx += ImGui::GetIO().MouseDelta.x;
+      const double scaled = static_cast<double>(state.drag_start) * std::exp2(state.drag_dx / em(3.0f));
+      value = std::clamp(static_cast<int64_t>(std::llround(std::min(scaled, 9.0e15))), min, max);
+    } else if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("Drag sideways: x2 every %.0f pixels", em(3.0f));
+    }
+  }
+  ImGui::SameLine(0, style.ItemInnerSpacing.x);
+  ImGui::TextUnformatted(label, ImGui::FindRenderedTextEnd(label));
+  if (!state.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 170, 60, 255));
+    ImGui::TextWrapped("%s", state.error.c_str());
+    ImGui::PopStyleColor();
+  }
+  ImGui::PopID();
+  return value != before;
 }
 
 bool choice_combo(const char* label, int& value, const Choice* choices, size_t count) {
@@ -66,10 +148,37 @@ bool choice_combo(const char* label, int& value, const Choice* choices, size_t c
 }
 
 bool margin_input(double& fraction) {
-  float percent = static_cast<float>(fraction * 100.0);
-  if (!ImGui::SliderFloat("Margin", &percent, 0.0f, 30.0f, "%.0f%%")) return false;
-  fraction = std::round(percent) / 100.0;
+  int64_t percent = std::llround(fraction * 100.0);
+  if (!number_field("Margin (%)", percent, 0, 30, Steps::by_one)) return false;
+  fraction = static_cast<double>(percent) / 100.0;
   return true;
+}
+
+void text_wrapped_at_spaces(const std::string& text) {
+  const float width = std::max(ImGui::GetContentRegionAvail().x, em(4.0f));
+  const float space = ImGui::CalcTextSize(" ").x;
+  size_t line_start = 0, line_end = 0;  // the line so far: [line_start, line_end)
+  float line_width = 0.0f;
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t word_end = std::min(text.find(' ', i), text.size());
+    const float word = ImGui::CalcTextSize(text.data() + i, text.data() + word_end).x;
+    if (line_end > line_start && line_width + space + word > width) {
+      ImGui::TextUnformatted(text.data() + line_start, text.data() + line_end);
+      line_start = i;
+      line_width = 0.0f;
+    }
+    line_width += (line_end > line_start && i > line_start ? space : 0.0f) + word;
+    line_end = word_end;
+    i = word_end + 1;
+  }
+  if (line_end > line_start) ImGui::TextUnformatted(text.data() + line_start, text.data() + line_end);
+}
+
+void text_wrapped_at_spaces_disabled(const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  text_wrapped_at_spaces(text);
+  ImGui::PopStyleColor();
 }
 
 void section(const char* title) {

@@ -13,7 +13,8 @@ namespace vramfit {
 // `count` times the font's height, in the UI's pixels.
 inline float em(float count) { return ImGui::GetFontSize() * count; }
 
-// A combo box whose popup starts with a filter field: type to narrow a long list.
+// A combo box whose popup starts with a filter field: type to narrow a long list; Enter
+// takes the only item left.
 //   FilteredCombo combo;
 //   if (combo.begin("GPU", preview, filter)) { for (...) if (combo.item(name, id, selected)) ...; combo.end(); }
 class FilteredCombo {
@@ -25,10 +26,23 @@ class FilteredCombo {
 
  private:
   std::string lower_filter_;
+  unsigned count_id_ = 0;    // where the number of matches is kept for the next frame
+  bool take_only_ = false;   // Enter was pressed and one item matched on the last frame
+  int matches_ = 0;
 };
 
-// A slider over [min, max] (logarithmic unless told otherwise); true when the value changed.
-bool int_input(const char* label, int64_t& value, int64_t min, int64_t max, bool logarithmic = true);
+// How a number field steps and drags.
+enum class Steps {
+  by_one,    // - and + add 1
+  doubling,  // - and + halve and double; the drag handle doubles every 3 font widths (log scale)
+};
+
+// A whole number in [min, max] the way people enter it: click (or tap) and type — "32k",
+// "128K", "1M", "32,768" are read (core/units parse_count) —, or step with - and +, or (for
+// doubling quantities) drag the <> handle sideways. Typed text counts when the edit settles
+// (Enter, or leaving the field); text that is no number, or out of range, keeps the old value
+// and says why under the field. True when the value changed.
+bool number_field(const char* label, int64_t& value, int64_t min, int64_t max, Steps steps);
 
 // A combo over labelled values; enum_combo() gives it an enum's.
 struct Choice {
@@ -47,8 +61,13 @@ bool enum_combo(const char* label, E& value, const std::pair<E, const char*> (&o
   return true;
 }
 
-// A margin slider in percent (0-30) over a fraction; true when it changed.
+// The safety margin as a whole percent (0-30) over a fraction; true when it changed.
 bool margin_input(double& fraction);
+
+// Text wrapped to the available width at spaces only: Dear ImGui's own wrapping also breaks
+// after commas and full stops, which splits "1,073,741,824 B" in two.
+void text_wrapped_at_spaces(const std::string& text);
+void text_wrapped_at_spaces_disabled(const std::string& text);  // in the dimmed text colour
 
 // A titled divider between groups of inputs.
 void section(const char* title);

@@ -157,7 +157,7 @@ WeightsSummary summarize_weights(const FormatTables& tables, const WeightFormat&
                                  const ModelSpec& model, int64_t group_size) {
   WeightsSummary summary;
   const int64_t group = group_size > 0 ? group_size : format.group_size;
-  auto add = [&](int type, int64_t elements, int64_t bytes) {
+  auto add = [&](int type, int64_t elements, int64_t bytes, int64_t replicated = 0) {
     auto it = std::find_if(summary.by_type.begin(), summary.by_type.end(),
                            [type](const WeightsByType& w) { return w.storage_type == type; });
     if (it == summary.by_type.end()) {
@@ -165,6 +165,7 @@ WeightsSummary summarize_weights(const FormatTables& tables, const WeightFormat&
       it = summary.by_type.end() - 1;
     }
     it->elements += elements;
+    it->replicated_bytes += replicated;
     it->tensors += 1;
     it->bytes += bytes;
     summary.bytes += bytes;
@@ -191,9 +192,10 @@ WeightsSummary summarize_weights(const FormatTables& tables, const WeightFormat&
     const int index = storage_type_for_tensor(tables, format, model, t);
     const StorageType type = with_group_size(tables.storage_types[static_cast<size_t>(index)], group);
     const int64_t bytes = storage_bytes(type, t.row_length, t.rows, t.copies);
-    add(index, t.elements(), bytes);
+    const bool replicated = t.role == TensorRole::vector && t.copies == 1;
+    add(index, t.elements(), bytes, replicated ? bytes : 0);
     summary.parameters += t.elements();
-    if (t.role == TensorRole::vector && t.copies == 1) summary.replicated_bytes += bytes;
+    if (replicated) summary.replicated_bytes += bytes;
   }
   summary.active_parameters = count_active_parameters(model);
   return summary;

@@ -91,6 +91,7 @@ struct WeightsByType {
   int64_t elements = 0;
   int64_t tensors = 0;
   int64_t bytes = 0;
+  int64_t replicated_bytes = 0;  // of these, 1-D tensors (every tensor-parallel rank holds a copy)
 };
 struct WeightsSummary {
   int64_t parameters = 0;

@@ -3,6 +3,7 @@
 // for speed; this part is built for size.
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "inference.hpp"
 
@@ -22,6 +23,23 @@ std::string per_element(const StorageType& t) {
 
 std::string plural(int64_t count, const char* one, const char* many) {
   return n(count) + " " + (count == 1 ? one : many);
+}
+
+// Each storage type's bytes on one GPU: its 1-D tensors whole, the rest split. Each share is
+// rounded down and the bytes that leaves over go one to a row, so the rows add up exactly to
+// the per-GPU total (`per_gpu`, which rounds the split part up once).
+std::vector<int64_t> per_gpu_shares(const WeightsSummary& weights, int64_t gpus, int64_t per_gpu) {
+  std::vector<int64_t> shares;
+  int64_t sum = 0;
+  for (const WeightsByType& w : weights.by_type) {
+    shares.push_back(gpus > 1 ? w.replicated_bytes + (w.bytes - w.replicated_bytes) / gpus : w.bytes);
+    sum += shares.back();
+  }
+  for (size_t i = 0; sum < per_gpu && !shares.empty(); i = (i + 1) % shares.size()) {
+    ++shares[i];
+    ++sum;
+  }
+  return shares;
 }
 
 }  // namespace
@@ -56,11 +74,17 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
                        ? "Exact: every tensor of the architecture, counted from its shape, in the "
                          "layout the format gives it (scales and zero points included)."
                        : "Exact: every tensor as " + p.weights.stored_in + " stores it.";
-    for (const WeightsByType& w : p.weights.by_type) {
+    const std::vector<int64_t> shares = per_gpu_shares(p.weights, gpus, m.weights);
+    for (size_t i = 0; i < p.weights.by_type.size(); ++i) {
+      const WeightsByType& w = p.weights.by_type[i];
       const StorageType& t = tables.storage_types[static_cast<size_t>(w.storage_type)];
-      BreakdownItem row{"weights." + t.id, t.label, w.bytes, "", t.note, {}};
+      BreakdownItem row{"weights." + t.id, t.label, shares[i], "", t.note, {}};
       row.formula = n(w.elements) + " elements in " + plural(w.tensors, "tensor", "tensors") + " x " +
-                    per_element(t) + " = " + n(w.bytes) + " B" + (gpus > 1 ? " (whole model)" : "");
+                    per_element(t) + " = " + n(w.bytes) + " B";
+      if (gpus > 1) {
+        row.formula += " in the whole model; per GPU: " + (w.replicated_bytes > 0 ? n(w.replicated_bytes) + " B of 1-D tensors + " : std::string()) +
+                       n(w.bytes - w.replicated_bytes) + " B / " + n(gpus) + " = " + n(shares[i]) + " B";
+      }
       weights.children.push_back(row);
     }
   }

@@ -23,6 +23,7 @@ struct StoredWeights {
     int64_t elements = 0;
     int64_t tensors = 0;
     int64_t bytes = 0;
+    int64_t replicated_bytes = 0;  // of these, 1-D tensors (on every tensor-parallel GPU)
   };
   std::string source;     // "gguf", "safetensors", "safetensors-index"
   std::string file;       // file name(s), for display
@@ -30,6 +31,7 @@ struct StoredWeights {
   int64_t parameters = 0;
   int64_t replicated_bytes = 0;  // 1-D tensors (norms, biases): on every tensor-parallel GPU
   std::vector<std::string> read, derived, assumed;  // what the reader took, computed, assumed
+  std::vector<std::string> warnings;                // e.g. a file shorter than its tensors
 };
 
 // What is estimated: serving a model, or training one (a transformer, or a network given

@@ -64,4 +64,56 @@ bool parse_units(const std::string& text, DisplayUnits& units) {
 
 const char* units_name(DisplayUnits units) { return units == DisplayUnits::gib ? "GiB" : "GB"; }
 
+bool parse_count(const std::string& text, int64_t& count, std::string& why) {
+  // Digits with optional group separators (',', ' ', '_') and one '.', then an optional suffix.
+  int64_t whole = 0, fraction = 0, fraction_scale = 1;
+  bool digits = false, in_fraction = false;
+  size_t i = 0;
+  while (i < text.size() && text[i] == ' ') ++i;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c >= '0' && c <= '9') {
+      digits = true;
+      if (in_fraction) {
+        if (fraction_scale >= 1000000) continue;  // more decimals than any count needs
+        fraction = fraction * 10 + (c - '0');
+        fraction_scale *= 10;
+      } else {
+        if (whole > (int64_t(1) << 53) / 10) { why = "too large"; return false; }
+        whole = whole * 10 + (c - '0');
+      }
+    } else if ((c == ',' || c == '_' || (c == ' ' && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '9')) &&
+               digits && !in_fraction) {
+      continue;
+    } else if (c == '.' && !in_fraction) {
+      in_fraction = true;
+    } else {
+      break;
+    }
+  }
+  if (!digits) {
+    why = text.empty() ? "empty" : "not a number";
+    return false;
+  }
+  while (i < text.size() && text[i] == ' ') ++i;
+  int64_t multiplier = 1;
+  if (i < text.size()) {
+    const char s = text[i];
+    if (s == 'k' || s == 'K') multiplier = kKiB;
+    else if (s == 'm' || s == 'M') multiplier = kMiB;
+    else { why = "unknown suffix '" + text.substr(i) + "' (use k = 1,024 or M = 1,048,576)"; return false; }
+    ++i;
+    while (i < text.size() && text[i] == ' ') ++i;
+    if (i < text.size()) { why = "unexpected '" + text.substr(i) + "'"; return false; }
+  }
+  if (whole > ((int64_t(1) << 53) / multiplier)) { why = "too large"; return false; }
+  const int64_t scaled_fraction = fraction * multiplier;
+  if (scaled_fraction % fraction_scale != 0) {
+    why = "not a whole number";
+    return false;
+  }
+  count = whole * multiplier + scaled_fraction / fraction_scale;
+  return true;
+}
+
 }  // namespace vramfit

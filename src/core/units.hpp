@@ -46,6 +46,12 @@ VRAMFIT_ALWAYS_INLINE int64_t sat_mul(int64_t a, int64_t b, Rest... rest) { retu
 std::string with_thousands(int64_t value);
 // "1.07 GB" / "1.00 GiB"; below 1 GB (GiB) it shows MB/KB (MiB/KiB), below 1 KB bytes.
 std::string format_bytes(int64_t bytes, DisplayUnits units, int decimals = 2);
+// A count as people write it: "32768", "32,768", "32 768", "32k", "128K", "1M", "1.5k".
+// k = 1,024 and M = 1,048,576 (as model cards write 128K for 131,072 tokens). Returns false,
+// with `why` in words, for anything else: a fraction, a negative, an unknown suffix, or a
+// number past 2^53.
+bool parse_count(const std::string& text, int64_t& count, std::string& why);
+
 // "0.10" -> "10%"
 std::string format_percent(double fraction);
 // Parses "GB" / "GiB" (case-insensitive); false if neither.

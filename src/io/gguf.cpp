@@ -204,6 +204,7 @@ Result<GgufFile> read_gguf(const uint8_t* data, int64_t size, const std::string&
   int64_t alignment = file.integer_or("general.alignment", 32);
   if (alignment <= 0 || (alignment & (alignment - 1)) != 0 || alignment > (1 << 20)) alignment = 32;
   file.header_bytes = (p.in.offset() + alignment - 1) / alignment * alignment;
+  file.file_size = file_size;
   return file;
 }
 

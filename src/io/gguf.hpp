@@ -47,6 +47,7 @@ struct GgufFile {
   std::map<std::string, GgufValue> metadata;
   std::vector<GgufTensorInfo> tensors;
   int64_t header_bytes = 0;  // where tensor data starts (after alignment)
+  int64_t file_size = 0;     // the whole file's size when the reader was told it (0: unknown)
 
   const GgufValue* find(const std::string& key) const;
   int64_t integer_or(const std::string& key, int64_t fallback) const;

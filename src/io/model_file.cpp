@@ -20,15 +20,20 @@ std::string hf_model_type_for_gguf(const std::string& arch) {
   return it == names.end() ? arch : it->second;
 }
 
-void add_row(StoredWeights& w, const std::string& type, int64_t elements, int64_t bytes) {
+// One tensor into its type's row; a 1-D tensor is replicated on every tensor-parallel GPU.
+void add_row(StoredWeights& w, const std::string& type, int64_t elements, int64_t bytes, bool replicated) {
   auto it = std::find_if(w.by_type.begin(), w.by_type.end(), [&](const StoredWeights::Row& r) { return r.type == type; });
   if (it == w.by_type.end()) {
-    w.by_type.push_back({type, 0, 0, 0});
+    w.by_type.push_back({type, 0, 0, 0, 0});
     it = w.by_type.end() - 1;
   }
   it->elements = sat_add(it->elements, elements);
   it->tensors += 1;
   it->bytes = sat_add(it->bytes, bytes);
+  if (replicated) {
+    it->replicated_bytes = sat_add(it->replicated_bytes, bytes);
+    w.replicated_bytes = sat_add(w.replicated_bytes, bytes);
+  }
 }
 
 // A GGUF value that may be a scalar or a per-layer array: the largest entry.
@@ -108,6 +113,7 @@ Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile
   w.source = "gguf";
   w.file = file;
   bool has_output = false;
+  int64_t data_end = 0;  // where the last tensor's data ends
   for (const GgufTensorInfo& t : gguf.tensors) {
     const int type = tables.find_storage_by_ggml(t.ggml_type);
     if (type < 0) {
@@ -119,9 +125,10 @@ Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile
                                                                 " elements is not a whole number of " + st.label + " blocks");
     }
     const int64_t rows = t.elements() / t.dims[0];
-    add_row(w, st.id, t.elements(), storage_bytes(st, t.dims[0], rows, 1));
+    const int64_t bytes = storage_bytes(st, t.dims[0], rows, 1);
+    add_row(w, st.id, t.elements(), bytes, t.dims.size() == 1);
     w.parameters = sat_add(w.parameters, t.elements());
-    if (t.dims.size() == 1) w.replicated_bytes = sat_add(w.replicated_bytes, storage_bytes(st, t.dims[0], 1, 1));
+    data_end = std::max(data_end, sat_add(sat_add(gguf.header_bytes, static_cast<int64_t>(std::min<uint64_t>(t.offset, uint64_t(1) << 62))), bytes));
     if (t.name == "output.weight") has_output = true;
     if (t.name == "token_embd.weight" && !c.contains("vocab_size") && t.dims.size() == 2) {
       c["vocab_size"] = t.dims[1];
@@ -137,6 +144,11 @@ Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile
   c["tie_word_embeddings"] = !has_output;
   out.derived.push_back(std::to_string(gguf.tensors.size()) + " tensors, " + std::to_string(w.parameters) +
                         " parameters, at their ggml types' block sizes");
+  if (gguf.file_size > 0 && data_end > gguf.file_size) {
+    w.warnings.push_back(file + " is " + with_thousands(gguf.file_size) + " B but its tensors end at " +
+                         with_thousands(data_end) + " B: an incomplete download? The estimate from its header stands; "
+                         "llama.cpp will not load the file.");
+  }
   return out;
 }
 
@@ -226,9 +238,8 @@ Result<ModelFileRead> model_from_safetensors(const std::vector<SafetensorsFile>&
   for (const SafetensorsFile& f : shards) {
     for (const SafetensorsTensor& t : f.tensors) {
       const std::string type = storage_id_for_safetensors_dtype(t.dtype);
-      add_row(w, type, t.elements(), t.bytes);
+      add_row(w, type, t.elements(), t.bytes, t.shape.size() <= 1);
       w.parameters = sat_add(w.parameters, t.elements());
-      if (t.shape.size() <= 1) w.replicated_bytes = sat_add(w.replicated_bytes, t.bytes);
       packed = packed || t.dtype == "I32" || t.dtype == "U8";
     }
   }

@@ -104,17 +104,18 @@ std::vector<std::string> string_list(const json& j) {
 
 std::optional<Error> stored_weights_from_json(const json& j, StoredWeights& w) {
   Fields f{j, "weights.stored.", std::nullopt};
-  f.only({"source", "file", "by_type", "parameters", "replicated_bytes", "read", "derived", "assumed"});
+  f.only({"source", "file", "by_type", "parameters", "replicated_bytes", "read", "derived", "assumed", "warnings"});
   w.source = f.text("source", "");
   w.file = f.text("file", "");
   w.parameters = f.integer("parameters", 0, 0, int64_t(1) << 50);
   w.replicated_bytes = f.integer("replicated_bytes", 0, 0, int64_t(1) << 52);
-  for (const char* key : {"read", "derived", "assumed"}) {
+  for (const char* key : {"read", "derived", "assumed", "warnings"}) {
     if (f.has(key) && !j.at(key).is_array()) f.fail("request.wrong_type", f.name(key), "must be an array of strings");
   }
   if (f.has("read")) w.read = string_list(j.at("read"));
   if (f.has("derived")) w.derived = string_list(j.at("derived"));
   if (f.has("assumed")) w.assumed = string_list(j.at("assumed"));
+  if (f.has("warnings")) w.warnings = string_list(j.at("warnings"));
   if (!f.has("by_type") || !j.at("by_type").is_array() || j.at("by_type").empty()) {
     f.fail("request.bad_value", "weights.stored.by_type", "must be a non-empty array");
     return f.error;
@@ -126,15 +127,21 @@ std::optional<Error> stored_weights_from_json(const json& j, StoredWeights& w) {
     const std::string path = "weights.stored.by_type[" + std::to_string(i) + "].";
     if (!row.is_object()) { f.fail("request.wrong_type", path, "must be an object"); break; }
     Fields rf{row, path, std::nullopt};
-    rf.only({"type", "elements", "tensors", "bytes"});
+    rf.only({"type", "elements", "tensors", "bytes", "replicated_bytes"});
     StoredWeights::Row r;
     r.type = rf.text("type", "");
     r.elements = rf.integer("elements", 0, 0, int64_t(1) << 50);
     r.tensors = rf.integer("tensors", 0, 0, int64_t(1) << 30);
     r.bytes = rf.integer("bytes", 0, 0, int64_t(1) << 52);
+    r.replicated_bytes = rf.integer("replicated_bytes", 0, 0, r.bytes);
     if (rf.error) return rf.error;
     total += r.bytes;
     w.by_type.push_back(r);
+  }
+  int64_t row_replicated = 0;
+  for (const StoredWeights::Row& r : w.by_type) row_replicated += r.replicated_bytes;
+  if (!f.error && row_replicated > w.replicated_bytes) {
+    f.fail("request.out_of_range", "weights.stored.replicated_bytes", "is less than its rows' replicated_bytes");
   }
   if (!f.error && w.replicated_bytes > total) {
     f.fail("request.out_of_range", "weights.stored.replicated_bytes", "exceeds the stored bytes");
@@ -480,11 +487,12 @@ json request_to_json(const Request& r) {
     const StoredWeights& w = r.stored_weights;
     json rows = json::array();
     for (const StoredWeights::Row& row : w.by_type) {
-      rows.push_back({{"type", row.type}, {"elements", row.elements}, {"tensors", row.tensors}, {"bytes", row.bytes}});
+      rows.push_back({{"type", row.type}, {"elements", row.elements}, {"tensors", row.tensors}, {"bytes", row.bytes},
+                      {"replicated_bytes", row.replicated_bytes}});
     }
     j["weights"]["stored"] = {{"source", w.source}, {"file", w.file}, {"by_type", rows}, {"parameters", w.parameters},
                               {"replicated_bytes", w.replicated_bytes}, {"read", w.read}, {"derived", w.derived},
-                              {"assumed", w.assumed}};
+                              {"assumed", w.assumed}, {"warnings", w.warnings}};
   }
   if (r.mode == Mode::training) {
     const TrainingSettings& t = r.training;

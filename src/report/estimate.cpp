@@ -1,5 +1,6 @@
 #include "estimate.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "io/hf_config.hpp"
@@ -32,8 +33,21 @@ Result<WeightsSummary> stored_weights_summary(const FormatTables& tables, const 
       const std::string field = "weights.stored.by_type[" + std::to_string(i) + "].type";
       return make_error("request.unknown_type", field, field + ": unknown storage type '" + row.type + "'");
     }
-    w.by_type.push_back(WeightsByType{type, row.elements, row.tensors, row.bytes});
+    w.by_type.push_back(WeightsByType{type, row.elements, row.tensors, row.bytes, row.replicated_bytes});
     w.bytes = sat_add(w.bytes, row.bytes);
+  }
+  // A request that gives only the total of 1-D tensors (rows without replicated_bytes): the
+  // rest is placed in the f32 row first (where model files keep norms), then row by row.
+  int64_t unplaced = stored.replicated_bytes;
+  for (const WeightsByType& row : w.by_type) unplaced -= row.replicated_bytes;
+  const int f32 = tables.find_storage("f32");
+  for (int pass = 0; pass < 2 && unplaced > 0; ++pass) {
+    for (WeightsByType& row : w.by_type) {
+      if (pass == 0 && row.storage_type != f32) continue;
+      const int64_t room = std::min(unplaced, row.bytes - row.replicated_bytes);
+      row.replicated_bytes += room;
+      unplaced -= room;
+    }
   }
   return w;
 }
@@ -97,8 +111,9 @@ class TotalsByGpuCount {
 };
 
 // base: training_memory() at these settings, computed once by the caller for every GPU.
+// zero3_totals: the same model with ZeRO-3, for the advice when unsharded training does not fit.
 TrainingFit fit_training(const ModelSpec& model, const TrainingSettings& settings, const TrainingMemory& base,
-                         TotalsByGpuCount& total_for_gpus, int64_t capacity) {
+                         TotalsByGpuCount& total_for_gpus, TotalsByGpuCount& zero3_totals, int64_t capacity) {
   TrainingFit f;
   f.capacity_bytes = capacity;
   f.required_bytes = base.total;
@@ -113,6 +128,9 @@ TrainingFit fit_training(const ModelSpec& model, const TrainingSettings& setting
   f.max_sequence_length = seq_fits(1) ? largest_fitting(1, kMaxTrainingSequence, capacity, seq_fits, seq_total) : 0;
   if (settings.sharding == Sharding::none) {
     f.min_gpus = f.fits ? 1 : 0;  // data parallelism alone does not divide the memory
+    for (int64_t n = 2; !f.fits && n <= kMaxGpuCount; ++n) {
+      if (zero3_totals(n) <= capacity) { f.min_gpus_zero3 = n; break; }
+    }
   } else {
     for (int64_t n = 1; n <= kMaxGpuCount; ++n) {
       if (total_for_gpus(n) <= capacity) { f.min_gpus = n; break; }
@@ -145,12 +163,15 @@ Result<Report> estimate_training(Report report, const Catalog& catalog) {
   report.breakdown = explain_training(report.prepared.model, request.training, report.training);
   for (const std::string& a : request.custom_model_assumptions) report.breakdown.assumptions.push_back(a);
   TotalsByGpuCount total_for_gpus(catalog.formats, report.prepared.model, request.training);
+  TrainingSettings zero3 = request.training;
+  zero3.sharding = Sharding::zero3;
+  TotalsByGpuCount zero3_totals(catalog.formats, report.prepared.model, zero3);
   report.training_fit = fit_training(report.prepared.model, request.training, report.training, total_for_gpus,
-                                     report.gpu.usable_bytes());
+                                     zero3_totals, report.gpu.usable_bytes());
   if (request.compare_gpus) {
     for (const Gpu& gpu : catalog.gpus) {
       GpuVerdict v{&gpu, {}, fit_training(report.prepared.model, request.training, report.training, total_for_gpus,
-                                          gpu.usable_bytes())};
+                                          zero3_totals, gpu.usable_bytes())};
       report.gpus.push_back(v);
     }
   }
@@ -222,6 +243,7 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
   for (const std::string& a : request.custom_model_assumptions) report.breakdown.assumptions.push_back(a);
   if (request.has_stored_weights) {
     for (const std::string& a : request.stored_weights.assumed) report.breakdown.assumptions.push_back(a);
+    for (const std::string& w : request.stored_weights.warnings) report.breakdown.warnings.push_back(w);
   }
   report.fit = fit_inference(report.prepared, settings, report.gpu.usable_bytes());
   if (request.compare_gpus) {
@@ -289,7 +311,8 @@ void add_breakdown_and_fit(json& j, const Report& r, json fit, VerdictJson verdi
 json training_fit_to_json(const TrainingFit& f) {
   return {{"fits", f.fits}, {"capacity_bytes", f.capacity_bytes}, {"required_bytes", f.required_bytes},
           {"headroom_bytes", f.headroom_bytes}, {"max_batch", f.max_batch},
-          {"max_sequence_length", f.max_sequence_length}, {"min_gpus", f.min_gpus}};
+          {"max_sequence_length", f.max_sequence_length}, {"min_gpus", f.min_gpus},
+          {"min_gpus_zero3", f.min_gpus_zero3}};
 }
 
 json training_report_to_json(const Report& r, json j) {
@@ -393,7 +416,15 @@ json read_config_fragment_json(const std::string& text, const std::string& name)
       [&] {
         auto read = read_hf_config_text(text, name);
         if (!read) return error_to_json(read.error());
-        json fragment = {{"model", {{"config", write_hf_config(read->spec)}, {"name", name}}}};
+        // The model's own name when the config gives it (transformers writes the repository or
+        // folder it was loaded from as _name_or_path): "Qwen2.5-7B-Instruct", not "config.json".
+        std::string shown = name;
+        const json parsed = json::parse(text, nullptr, false);
+        if (parsed.is_object() && parsed.contains("_name_or_path") && parsed["_name_or_path"].is_string()) {
+          const std::string model = base_name(parsed["_name_or_path"].get<std::string>());
+          if (!model.empty()) shown = model;
+        }
+        json fragment = {{"model", {{"config", write_hf_config(read->spec)}, {"name", shown}}}};
         if (!read->stored_format.empty()) {
           fragment["weights"] = {{"format", read->stored_format}};
           if (read->stored_group_size > 0) fragment["weights"]["group_size"] = read->stored_group_size;

@@ -25,6 +25,9 @@ struct TrainingFit {
   int64_t max_batch = 0;          // largest micro-batch (network: batch) that fits; 0: not even 1
   int64_t max_sequence_length = 0;// transformers: longest sequence at this micro-batch; 0: none
   int64_t min_gpus = 0;           // ZeRO/FSDP: fewest GPUs that fit (same sharding); 0: none up to 64
+  // Without sharding (DDP every GPU holds everything, so more GPUs do not help): the fewest
+  // GPUs that fit with ZeRO-3 instead, when the step does not fit; 0: none up to 64 (or fits).
+  int64_t min_gpus_zero3 = 0;
 };
 
 struct GpuVerdict {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { root, dist, serveDist, launch, open, decodePng, distinctColours, widget, clickWidget, frames } from "./support.mjs";
+import { root, dist, serveDist, launch, open, decodePng, distinctColours, widget, clickWidget, frames, settled } from "./support.mjs";
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -216,21 +216,21 @@ async function waitForState(page, check) {
 
 test("typed numbers reach the request through Dear ImGui's text fields", async () => {
   const { context, page, errors } = await open(browser, site.origin + "/");
-  // "Custom GiB" (an InputDouble) stands in the GPU section of the inputs column.
-  await clickWidget(page, "Custom GiB");
+  // A custom GPU: chosen from the GPU list, then its memory typed (an InputDouble).
+  await clickWidget(page, "GPU");
+  await page.keyboard.type("custom");  // the list's search; Enter takes the only match
+  await settled(page);
+  await page.keyboard.press("Enter");
+  await settled(page);
+  await clickWidget(page, "Memory (GiB)");
   await frames(page);  // the field takes the keyboard on the next frame
   await page.keyboard.press("Control+A");
-  await page.keyboard.type("48.5");
+  await page.keyboard.type("48");
   await page.keyboard.press("Enter");
-  let state = await waitForState(page, s => s.gpu && s.gpu.capacity_bytes);
-  assert.equal(state.gpu.capacity_bytes, Math.floor(48.5 * 2 ** 30));
-  // Ctrl+click turns the Context slider into a text field.
-  const contextField = await widget(page, "Context");
-  await page.keyboard.down("Control");
-  await frames(page);  // a frame that sees Ctrl held before the click
-  await page.mouse.click(contextField.cx, contextField.cy);
-  await frames(page);
-  await page.keyboard.up("Control");
+  let state = await waitForState(page, s => s.gpu && s.gpu.capacity_bytes === 48 * 2 ** 30);
+  assert.equal(state.gpu.capacity_bytes, 48 * 2 ** 30);
+  // The Context field takes a click and typing.
+  await clickWidget(page, "##Context");
   await frames(page);
   await page.keyboard.press("Control+A");
   await page.keyboard.type("32768");

@@ -12,12 +12,15 @@ export const dist = path.join(root, "dist");
 
 const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
 
-export async function serveDist() {
+export async function serveDist() { return serveFolder(dist); }
+
+// A static server for `folder` on a free loopback port that logs every request.
+export async function serveFolder(folder) {
   const requests = [];
   const server = http.createServer((req, res) => {
     requests.push(req.url);
-    const file = path.join(dist, decodeURIComponent(req.url.split("?")[0].split("#")[0]).replace(/^\/$/, "/index.html"));
-    if (!file.startsWith(dist) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+    const file = path.join(folder, decodeURIComponent(req.url.split("?")[0].split("#")[0]).replace(/^\/$/, "/index.html"));
+    if (!file.startsWith(folder) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
       res.writeHead(404);
       res.end("not found");
       return;
@@ -54,6 +57,7 @@ export async function open(browser, url, options = {}) {
   });
   await page.goto(url);
   await page.waitForFunction(() => window.vramfitTiming || window.vramfitFailed, null, { timeout: 60000 });
+  if (!(await page.evaluate(() => window.vramfitFailed))) await settled(page);
   return { context, page, errors, urls };
 }
 
@@ -108,7 +112,9 @@ export async function widget(page, label, { visible = true } = {}) {
   let found = null;
   await page.waitForFunction(([wanted, mustShow]) => window.vramfitLayout().some(w => w.label === wanted && (!mustShow || w.visible)),
                              [label, visible], { timeout: 10000 }).catch(() => {});
-  found = (await page.evaluate(() => window.vramfitLayout())).find(w => w.label === label && (!visible || w.visible));
+  // A widget before a text of the same words (the GPU combo before the "GPU" section title).
+  const matches = (await page.evaluate(() => window.vramfitLayout())).filter(w => w.label === label && (!visible || w.visible));
+  found = matches.find(w => w.kind === "widget") || matches[0];
   if (!found) throw new Error(`no widget labelled "${label}" in the app's layout`);
   return { ...found, cx: found.x + found.w / 2, cy: found.y + found.h / 2 };
 }
@@ -117,11 +123,76 @@ export async function widget(page, label, { visible = true } = {}) {
 export async function clickWidget(page, label, options = {}) {
   const w = await widget(page, label);
   await page.mouse.click(w.cx, w.cy, options);
+  await settled(page);  // the press waits a frame for its position (src/platform/web/web_input.cpp)
   return w;
+}
+
+// Waits until the app has stopped drawing (it pauses once its picture holds still after the
+// last event; window.vramfitPaused): its layout is final, so what a test taps is where the
+// next frame has it.
+export async function settled(page) {
+  await page.waitForFunction(() => window.vramfitPaused === true, null, { timeout: 20000, polling: 10 });
 }
 
 // Waits until the app has drawn `count` more frames (it draws a few after every input event).
 export async function frames(page, count = 2) {
   const start = await page.evaluate(() => window.__frames);
   await page.waitForFunction(n => window.__frames >= n, start + count, { timeout: 10000 });
+}
+
+// The three sizes the page is tried at: a phone (touch, DPR 3), a tablet (touch) and a laptop (mouse).
+export const SIZES = {
+  phone: { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true },
+  tablet: { viewport: { width: 820, height: 1180 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true },
+  desktop: { viewport: { width: 1366, height: 768 }, deviceScaleFactor: 1 },
+};
+
+// The app's layout, every item (see widget()).
+export const layout = page => page.evaluate(() => window.vramfitLayout());
+
+// A finger's tap at the middle of the widget with this label (touch events, not the mouse).
+export async function tapWidget(page, label) {
+  const w = await widget(page, label);
+  await page.touchscreen.tap(w.cx, w.cy);
+  await settled(page);  // the press waits a frame for its position (src/platform/web/web_input.cpp)
+  return w;
+}
+
+// A finger's swipe from (x, y) by (dx, dy) in `steps` moves, through the browser's touch input.
+export async function swipe(page, x, y, dx, dy, steps = 8) {
+  const session = await page.context().newCDPSession(page);
+  const point = (px, py) => [{ x: px, y: py, id: 1 }];
+  await session.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: point(x, y) });
+  for (let i = 1; i <= steps; i++) {
+    await session.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: point(x + (dx * i) / steps, y + (dy * i) / steps) });
+  }
+  await session.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
+  await session.detach();
+  await settled(page);
+}
+
+// Text items (kind "text") and labelled widgets that overlap each other or are cut by their
+// window's edge or the viewport, on the last frame: what a person would see as broken text.
+export function layoutProblems(items, viewport) {
+  const problems = [];
+  const shown = items.filter(i => i.visible && i.w > 0 && i.h > 0);
+  const texts = shown.filter(i => i.kind === "text" && i.label.trim() !== "");
+  for (const i of shown) {
+    const [cx0, , cx1] = i.clip;
+    const inside = i.x >= cx0 - 1 && i.x + i.w <= cx1 + 1;
+    // (A window that scrolls sideways cuts its items at its edge on purpose; a row that spans a
+    // table's columns is wider than the column it is declared in.)
+    if (!inside && !i.scrolls_sideways && !(i.kind === "widget" && i.w > (cx1 - cx0))) problems.push(`cut by its window: "${i.label}" [${Math.round(i.x)}..${Math.round(i.x + i.w)}] in [${Math.round(cx0)}..${Math.round(cx1)}]`);
+    if (!i.scrolls_sideways && (i.x < -1 || i.x + i.w > viewport.width + 1)) problems.push(`outside the viewport: "${i.label}"`);
+  }
+  for (let a = 0; a < texts.length; a++) {
+    for (let b = a + 1; b < texts.length; b++) {
+      const p = texts[a], q = texts[b];
+      const w = Math.min(p.x + p.w, q.x + q.w) - Math.max(p.x, q.x);
+      const h = Math.min(p.y + p.h, q.y + q.h) - Math.max(p.y, q.y);
+      // Rectangles of two texts may touch at a pixel's edge; more than that is one over the other.
+      if (w > 2 && h > 2) problems.push(`texts overlap: "${p.label}" and "${q.label}"`);
+    }
+  }
+  return problems;
 }

@@ -86,7 +86,7 @@ std::optional<std::string> FileDialog::draw() {
   if (ImGui::Button("Open")) open_path = entry_path(selected_);
   if (!file_selected) ImGui::EndDisabled();
   ImGui::SameLine();
-  if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) open_ = false;
+  if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGuiKey_Escape)) open_ = false;
   if (!open_path.empty()) {
     chosen = open_path;
     open_ = false;

@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -20,6 +21,8 @@
 #include <vector>
 
 #include "app/app.hpp"
+#include "app/draw_signature.hpp"
+#include "app/glyphs.hpp"
 #include "app/layout_hook.hpp"
 #include "platform_gl.hpp"
 #include "file_dialog.hpp"
@@ -40,6 +43,7 @@ struct DesktopPlatform : Platform {
   const char* open_files_hint() const override {
     return "A .gguf, .safetensors or config.json (Ctrl+O); dropping one on the window works too";
   }
+  void need_glyphs_for(const std::string& utf8) override;
 };
 
 std::string settings_path() {
@@ -83,21 +87,49 @@ std::optional<std::pair<int, int>> parse_window_size(const std::string& text) {
 App* g_app = nullptr;
 int g_frames_left = 3;
 
+// Glyphs beyond Latin-1 that the app's text needs (DesktopPlatform::need_glyphs_for).
+std::vector<unsigned short> g_extra_glyphs;
+bool g_fonts_stale = false;
+
+bool readable(const char* path) {  // probed first: ImGui asserts on a file it cannot open
+  std::FILE* f = std::fopen(path, "rb");
+  if (f) std::fclose(f);
+  return f != nullptr;
+}
+
 // The UI font: a system sans-serif like the page's (which the browser draws), from the usual
 // places on Linux, macOS and Windows; Dear ImGui's built-in ProggyClean when none is there.
+// Characters it lacks (CJK, say) come from the first fallback font found, merged in.
 void add_ui_font(ImFontAtlas* atlas, float line_height_px) {
   static const char* const candidates[] = {
       "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf",
       "/usr/share/fonts/dejavu/DejaVuSans.ttf", "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
       "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf", "/System/Library/Fonts/Supplemental/Arial.ttf",
       "/Library/Fonts/Arial.ttf", "C:\\Windows\\Fonts\\segoeui.ttf"};
+  static const char* const fallbacks[] = {
+      "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+      "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf", "/System/Library/Fonts/PingFang.ttc",
+      "C:\\Windows\\Fonts\\msyh.ttc"};
+  // The ranges must outlive the atlas's build: kept here until the next call.
+  static std::vector<ImWchar> ranges;
+  ranges = {0x0020, 0x00FF, 0x2026, 0x2026};
+  for (unsigned short c : g_extra_glyphs) ranges.insert(ranges.end(), {static_cast<ImWchar>(c), static_cast<ImWchar>(c)});
+  ranges.push_back(0);
   for (const char* path : candidates) {
-    if (std::FILE* f = std::fopen(path, "rb")) {  // probed first: ImGui asserts on a file it cannot open
-      std::fclose(f);
-      ImFontConfig config;
-      config.PixelSnapH = true;
-      if (atlas->AddFontFromFileTTF(path, line_height_px, &config)) return;
+    if (!readable(path)) continue;
+    ImFontConfig config;
+    config.PixelSnapH = true;
+    if (!atlas->AddFontFromFileTTF(path, line_height_px, &config, ranges.data())) continue;
+    if (g_extra_glyphs.empty()) return;
+    for (const char* fallback : fallbacks) {
+      if (!readable(fallback)) continue;
+      ImFontConfig merge;
+      merge.MergeMode = true;  // only glyphs the first font lacks are taken
+      merge.PixelSnapH = true;
+      atlas->AddFontFromFileTTF(fallback, line_height_px, &merge, ranges.data());
+      return;
     }
+    return;
   }
   ImFontConfig config;
   config.SizePixels = 13.0f * line_height_px / kFontLineHeight;  // ProggyClean is drawn for 13 px
@@ -105,6 +137,13 @@ void add_ui_font(ImFontAtlas* atlas, float line_height_px) {
 }
 
 void wake(GLFWwindow*) { g_frames_left = 3; }
+
+// The atlas is rebuilt before the next frame (never during one).
+void DesktopPlatform::need_glyphs_for(const std::string& utf8) {
+  if (!add_needed_glyphs(utf8, g_extra_glyphs)) return;
+  g_fonts_stale = true;
+  g_frames_left = std::max(g_frames_left, 2);
+}
 
 void on_drop(GLFWwindow* window, int count, const char** paths) {
   if (count > 0 && g_app) g_app->apply_file_fragment(read_model_file(paths[0]));
@@ -155,6 +194,7 @@ int main(int argc, char** argv) {
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  io.ConfigInputTextCursorBlink = false;  // a blinking cursor would keep an idle window drawing
   float xscale = 1.0f, yscale = 1.0f;
   glfwGetWindowContentScale(window, &xscale, &yscale);
   add_ui_font(io.Fonts, kFontLineHeight * xscale);
@@ -189,12 +229,19 @@ int main(int argc, char** argv) {
       glfwPollEvents();
     }
     --g_frames_left;
+    if (g_fonts_stale) {
+      io.Fonts->Clear();
+      add_ui_font(io.Fonts, kFontLineHeight * xscale);
+      ImGui_ImplOpenGL3_DestroyFontsTexture();
+      ImGui_ImplOpenGL3_CreateFontsTexture();
+      g_fonts_stale = false;
+    }
     layout_frame_begins();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     app.frame(platform);
-    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_O, false) && !platform.dialog.is_open()) platform.open_files();
+    if (io.KeyCtrl && ImGui::IsKeyPressed(ImGuiKey_O, false) && !platform.dialog.is_open()) platform.open_files();
     if (auto path = platform.dialog.draw()) {
       app.apply_file_fragment(read_model_file(*path));
       platform.last_folder = platform.dialog.folder();
@@ -207,7 +254,13 @@ int main(int argc, char** argv) {
     glClearColor(shade, shade, shade + 0.01f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    if (ImGui::IsAnyMouseDown() || ImGui::IsAnyItemActive()) g_frames_left = std::max(g_frames_left, 2);
+    // Keep drawing until the picture holds still (src/app/draw_signature.hpp).
+    static uint64_t last_signature = 0;
+    const uint64_t signature = draw_signature(ImGui::GetDrawData());
+    if (signature != last_signature) g_frames_left = std::max(g_frames_left, 1);
+    last_signature = signature;
+    // Keep drawing while a button is held or a drag runs (a text field needs no frames between keys).
+    if (ImGui::IsAnyMouseDown() || (ImGui::IsAnyItemActive() && !io.WantTextInput)) g_frames_left = std::max(g_frames_left, 2);
     ++frames;
     if (!screenshot.empty() && frames == 4) {  // ImGui settles its layout in a few frames
       const bool ok = write_screenshot(screenshot, fb_w, fb_h);

@@ -189,14 +189,21 @@ const ImFontBuilderIO* ImGuiFreeType::GetBuilderForFreeType() {
 
 namespace vramfit {
 
-ImFont* add_browser_font(ImFontAtlas* atlas, const char* css_family, float line_height_px) {
-  static const ImWchar ranges[] = {0x0020, 0x00FF, 0x2026, 0x2026, 0};  // Latin-1 and the ellipsis
+ImFont* add_browser_font(ImFontAtlas* atlas, const char* css_family, float line_height_px,
+                         const std::vector<unsigned short>& extra) {
+  // The ranges must outlive the atlas's build: kept here until the next call.
+  static std::vector<ImWchar> ranges;
+  ranges = {0x0020, 0x00FF, 0x2026, 0x2026};  // Latin-1 and the ellipsis
+  for (unsigned short c : extra) {
+    if (c > 0x00FF && c != 0x2026) ranges.insert(ranges.end(), {static_cast<ImWchar>(c), static_cast<ImWchar>(c)});
+  }
+  ranges.push_back(0);
   ImFontConfig config;
   config.FontData = const_cast<char*>(css_family);  // the "font file" is its CSS name; ImGui copies it
   config.FontDataSize = static_cast<int>(std::strlen(css_family));
   config.FontDataOwnedByAtlas = false;
   config.SizePixels = line_height_px;
-  config.GlyphRanges = ranges;
+  config.GlyphRanges = ranges.data();
   config.PixelSnapH = true;  // whole-pixel advances: every glyph starts on a device pixel
   return atlas->AddFont(&config);
 }

@@ -10,13 +10,19 @@
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 
+#include <algorithm>
+#include <cfloat>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "app/app.hpp"
+#include "app/draw_signature.hpp"
+#include "app/glyphs.hpp"
 #include "app/layout_hook.hpp"
 #include "browser_font.hpp"
 #include "platform_gl.hpp"
+#include "web_input.hpp"
 
 using namespace vramfit;
 
@@ -64,6 +70,8 @@ EM_JS(void, js_fail, (const char* what), {
 EM_JS(void, js_open_file_picker, (), {
   if (typeof window["vramfitOpenFile"] === "function") window["vramfitOpenFile"]();
 });
+// window.vramfitPaused: the app has stopped drawing until the next event (tests wait for it).
+EM_JS(void, js_set_paused, (int paused), { window["vramfitPaused"] = !!paused; });
 EM_JS(void, js_first_frame, (), {
   if (typeof window["vramfitFirstFrame"] === "function") window["vramfitFirstFrame"]();
 });
@@ -100,9 +108,14 @@ struct WebPlatform : Platform {
     return "A .gguf, .safetensors or config.json: only its header is read, in the page; dropping one works too";
   }
   void announce(const std::string& text) override { js_announce(text.c_str()); }
+  void need_glyphs_for(const std::string& utf8) override;
 };
 
 GLFWwindow* g_window = nullptr;
+double g_dpr = 1.0;
+std::vector<unsigned short> g_extra_glyphs;  // beyond Latin-1, asked for by the app's text
+bool g_fonts_stale = false;
+
 App g_app;
 FitMapRenderer g_renderer;
 WebPlatform g_platform;
@@ -110,9 +123,29 @@ int g_frames_left = 3;     // frames to draw before pausing (ImGui settles in tw
 bool g_paused = false;
 bool g_first_frame = true;
 bool g_backend_ready = false;  // the OpenGL backend has made its device objects
-double g_dpr = 1.0;
 int g_css_width = 0, g_css_height = 0;
 int g_fb_width = 0, g_fb_height = 0;
+
+// The atlas is rebuilt before the next frame (never during one).
+void WebPlatform::need_glyphs_for(const std::string& utf8) {
+  if (!add_needed_glyphs(utf8, g_extra_glyphs)) return;
+  g_fonts_stale = true;
+  g_frames_left = std::max(g_frames_left, 2);
+}
+
+// Fonts rasterised at the device resolution, shown at CSS size: crisp text; with the glyphs
+// the app's text has asked for (WebPlatform::need_glyphs_for).
+void build_fonts() {
+  ImGuiIO& io = ImGui::GetIO();
+  io.Fonts->Clear();
+  add_browser_font(io.Fonts, kBrowserFontFamily, kFontLineHeight * static_cast<float>(g_dpr), g_extra_glyphs);
+  io.FontGlobalScale = static_cast<float>(1.0 / g_dpr);
+  if (g_backend_ready) {  // before the first frame the backend builds the texture itself
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+  }
+  g_fonts_stale = false;
+}
 
 // Canvas backing store = CSS size x devicePixelRatio; ImGui works in CSS pixels and is told
 // the framebuffer scale once (io.DisplayFramebufferScale), so nothing is scaled twice.
@@ -121,20 +154,13 @@ void sync_canvas_size() {
   emscripten_get_element_css_size("#canvas", &css_w, &css_h);
   const double dpr = js_device_pixel_ratio();
   const int w = static_cast<int>(css_w), h = static_cast<int>(css_h);
+  if (g_fonts_stale && dpr == g_dpr) build_fonts();
   if (w == g_css_width && h == g_css_height && dpr == g_dpr) return;
   g_css_width = w;
   g_css_height = h;
   if (dpr != g_dpr) {
     g_dpr = dpr;
-    // Fonts rasterised at the device resolution, shown at CSS size: crisp text.
-    ImGuiIO& io = ImGui::GetIO();
-    io.Fonts->Clear();
-    add_browser_font(io.Fonts, kBrowserFontFamily, kFontLineHeight * static_cast<float>(dpr));
-    io.FontGlobalScale = static_cast<float>(1.0 / dpr);
-    if (g_backend_ready) {  // before the first frame the backend builds the texture itself
-      ImGui_ImplOpenGL3_DestroyFontsTexture();
-      ImGui_ImplOpenGL3_CreateFontsTexture();
-    }
+    build_fonts();
   }
   // Set the canvas directly: the GLFW port's glfwSetWindowSize() treats "as large as the
   // screen" as a fullscreen request.
@@ -147,28 +173,36 @@ void frame() {
   if (g_frames_left <= 0) {
     emscripten_pause_main_loop();
     g_paused = true;
+    js_set_paused(1);
     return;
   }
   --g_frames_left;
   sync_canvas_size();
+  if (release_held_presses()) g_frames_left = std::max(g_frames_left, 2);
   layout_frame_begins();
   ImGui_ImplOpenGL3_NewFrame();
   g_backend_ready = true;
   ImGui_ImplGlfw_NewFrame();
   ImGuiIO& io = ImGui::GetIO();
-  // The GLFW port reports canvas pixels; ImGui works in CSS pixels.
+  // ImGui works in CSS pixels (the page's events are in CSS pixels).
   const float scale = static_cast<float>(g_dpr);
   io.DisplaySize = ImVec2(static_cast<float>(g_css_width), static_cast<float>(g_css_height));
   io.DisplayFramebufferScale = ImVec2(scale, scale);
-  if (io.MousePos.x > -FLT_MAX) io.MousePos = ImVec2(io.MousePos.x / scale, io.MousePos.y / scale);
   ImGui::NewFrame();
+  apply_touch_scroll();
   g_app.frame(g_platform);
+  place_text_field();
   ImGui::Render();
   glViewport(0, 0, g_fb_width, g_fb_height);
   const float shade = g_app.dark() ? 0.08f : 0.94f;
   glClearColor(shade, shade, shade + 0.01f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  // Keep drawing until the picture holds still (src/app/draw_signature.hpp).
+  static uint64_t last_signature = 0;
+  const uint64_t signature = draw_signature(ImGui::GetDrawData());
+  if (signature != last_signature) g_frames_left = std::max(g_frames_left, 1);
+  last_signature = signature;
   // The cursor shape as CSS (the GLFW port's cursor modes would touch pointer lock).
   static int last_cursor = -2;
   const int cursor = ImGui::GetMouseCursor();
@@ -181,8 +215,9 @@ void frame() {
                       : cursor == ImGuiMouseCursor_NotAllowed ? "not-allowed" : "default";
     js_set_cursor(css);
   }
-  // Keep drawing while a button is held (drags, sliders).
-  if (ImGui::IsAnyMouseDown() || ImGui::IsAnyItemActive()) g_frames_left = std::max(g_frames_left, 2);
+  // Keep drawing while a button is held or a drag runs; a text field being typed in needs no
+  // frames between keystrokes (its cursor does not blink: io.ConfigInputTextCursorBlink).
+  if (ImGui::IsAnyMouseDown() || (ImGui::IsAnyItemActive() && !io.WantTextInput)) g_frames_left = std::max(g_frames_left, 2);
   if (g_first_frame) { g_first_frame = false; js_first_frame(); }
 }
 
@@ -193,7 +228,11 @@ extern "C" {
 // Input, resize, focus: draw a few frames.
 EMSCRIPTEN_KEEPALIVE void vramfit_wake() {
   g_frames_left = 3;
-  if (g_paused) { g_paused = false; emscripten_resume_main_loop(); }
+  if (g_paused) {
+    g_paused = false;
+    js_set_paused(0);
+    emscripten_resume_main_loop();
+  }
 }
 
 // Back/forward: the hash is the state.
@@ -216,6 +255,13 @@ EMSCRIPTEN_KEEPALIVE const char* vramfit_current_hash() {
   static std::string hash;
   hash = g_app.hash();
   return hash.c_str();
+}
+
+// Whether the font has a glyph for this code point (the tests check that names in any script draw).
+EMSCRIPTEN_KEEPALIVE int vramfit_has_glyph(int codepoint) {
+  const ImFontAtlas* atlas = ImGui::GetIO().Fonts;
+  return codepoint > 0 && codepoint <= 0xFFFF && !atlas->Fonts.empty() &&
+         atlas->Fonts[0]->FindGlyphNoFallback(static_cast<ImWchar>(codepoint)) != nullptr;
 }
 
 // The last frame's widgets by label with their rectangles in CSS pixels (src/app/layout_hook.hpp):
@@ -253,7 +299,14 @@ int main() {
   io.IniFilename = nullptr;  // the URL hash is the state; nothing in localStorage
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   io.ConfigFlags |= ImGuiConfigFlags_NoMouseCursorChange;  // set as CSS in frame() instead
-  ImGui_ImplGlfw_InitForOpenGL(g_window, true);
+  io.ConfigInputTextCursorBlink = false;  // a blinking cursor would keep an idle page drawing
+  // Keys through the GLFW port; pointer, wheel and text from the page's own events (web_input).
+  ImGui_ImplGlfw_InitForOpenGL(g_window, false);
+  glfwSetKeyCallback(g_window, ImGui_ImplGlfw_KeyCallback);
+  glfwSetWindowFocusCallback(g_window, ImGui_ImplGlfw_WindowFocusCallback);
+  ImGui_ImplGlfw_CursorEnterCallback(g_window, GLFW_TRUE);  // the backend stops polling the port's cursor
+  io.AddMousePosEvent(-FLT_MAX, -FLT_MAX);
+  install_web_input();
   ImGui_ImplOpenGL3_Init(kGlslVersionLine);
   g_app.set_dark(js_prefers_dark() != 0);
   if (!g_renderer.init()) g_app.set_notice("Fit map unavailable: " + g_renderer.error());

@@ -1,0 +1,350 @@
+// The page used as a person uses it — touch taps and swipes, the wheel, the clipboard, the
+// keyboard, typed numbers — at a phone's, a tablet's and a laptop's size, finding every
+// widget by its label through the app's layout hook (window.vramfitLayout()). Each test names
+// the observation of the page issue it covers (#1 .. #24).
+//   node --test tests/e2e/     (after scripts/build_dist.sh and the native build)
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { root, dist, serveDist, launch, open, widget, clickWidget, frames, settled, layout, tapWidget, swipe, layoutProblems,
+         SIZES } from "./support.mjs";
+import { ggufBytes } from "../support/gguf_bytes.mjs";
+
+let site, browser;
+before(async () => { site = await serveDist(); browser = await launch(); });
+after(async () => { await browser.close(); site.server.close(); });
+
+const hashOf = request => "r=" + Buffer.from(JSON.stringify(request)).toString("base64url");
+const decodeHash = hash => JSON.parse(Buffer.from(hash.replace(/^#?r=/, ""), "base64url").toString() || "{}");
+const state = async page => decodeHash(await page.evaluate(() => Module.UTF8ToString(Module._vramfit_current_hash())));
+async function waitForState(page, check, what) {
+  for (let i = 0; i < 100; i++) {
+    const s = await state(page);
+    if (check(s)) return s;
+    await frames(page, 1).catch(() => {});
+  }
+  assert.fail(`the request never reached: ${what} (${JSON.stringify(await state(page))})`);
+}
+const texts = async page => (await layout(page)).filter(i => i.kind === "text").map(i => i.label);
+const shot = async (page, name) => {
+  const dir = path.join(root, "build/screenshots");
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, name) });
+};
+
+test("#1 #21 every size: no text over another, nothing cut or outside the viewport, on every tab", async () => {
+  for (const [name, size] of Object.entries(SIZES)) {
+    for (const request of [{ v: 1 }, { v: 1, mode: "training", model: { preset: "llama-3.1-8b" }, training: { method: "qlora" } }]) {
+      const { context, page, errors } = await open(browser, site.origin + "/#" + hashOf(request), size);
+      for (const tab of ["Breakdown", "Which GPUs fit", "Fit map"]) {
+        const w = await widget(page, tab, { visible: false });
+        if (name === "phone") await page.touchscreen.tap(w.cx, w.cy); else await page.mouse.click(w.cx, w.cy);
+        await frames(page, 3);
+        const problems = layoutProblems(await layout(page), size.viewport);
+        assert.deepEqual(problems, [], `${name}, ${request.mode || "inference"}, ${tab}`);
+        if (request.mode === undefined) await shot(page, `page-${name}-${tab.replace(/ /g, "-").toLowerCase()}.png`);
+      }
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+  }
+});
+
+test("#1 the phone shows one column: inputs, then the verdict and bar, then the tabs", async () => {
+  const { context, page } = await open(browser, site.origin + "/", SIZES.phone);
+  const items = await layout(page);
+  const y = label => items.find(i => i.label === label || i.label.startsWith(label)).y;
+  assert.ok(y("Inference") < y("FITS"), "inputs above the verdict");
+  assert.ok(y("FITS") < y("Breakdown"), "the verdict above the tabs");
+  const context_field = items.find(i => i.label === "##Context");
+  assert.ok(context_field.x + context_field.w <= 390 && context_field.w > 100, "the inputs take the width");
+  await context.close();
+});
+
+test("#2 touch: a tap lands where the finger is; a swipe scrolls and never taps", async () => {
+  const { context, page, errors } = await open(browser, site.origin + "/", SIZES.phone);
+  await tapWidget(page, "Flash attention");
+  await waitForState(page, s => s.overhead && s.overhead.flash_attention === false, "flash attention off");
+  // A swipe up over the page: the page scrolls, the checkbox under the finger does not flip.
+  const before = await widget(page, "Flash attention");
+  await swipe(page, before.cx, before.cy, 0, -300);
+  const after_swipe = await widget(page, "Flash attention", { visible: false });
+  assert.ok(after_swipe.y < before.y - 100, `the page scrolled (${before.y} -> ${after_swipe.y})`);
+  assert.equal((await state(page)).overhead.flash_attention, false, "the swipe did not tap");
+  // Radio buttons take every tap.
+  for (const [label, mode] of [["Training", "training"], ["Inference", undefined], ["Training", "training"]]) {
+    await swipe(page, 200, 300, 0, 1000);  // back to the top
+    await tapWidget(page, label);
+    await waitForState(page, s => s.mode === mode, `mode ${label}`);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("#2 #16 #17 tablet: the GPU is chosen by touch, every time; the list shows GiB; Enter takes the only match", async () => {
+  const { context, page, errors } = await open(browser, site.origin + "/", SIZES.tablet);
+  for (const [gpu, id] of [["GeForce RTX 3090", "rtx-3090"], ["GeForce RTX 4090", "rtx-4090"], ["RTX A6000", "rtx-a6000"], ["L4", "l4"]]) {
+    await tapWidget(page, "GPU");
+    // Swipe the list up until the GPU shows (a finger scrolls the list under it).
+    let entry = null;
+    for (let tries = 0; tries < 8 && !entry; tries++) {
+      const items = await layout(page);
+      entry = items.find(i => i.label.startsWith(gpu + "  (") && i.visible && i.y > 0 && i.y + i.h < SIZES.tablet.viewport.height);
+      if (!entry) {
+        const first = items.find(i => /GiB\)$/.test(i.label) && i.visible);
+        assert.ok(first, `a tap on GPU opened the list (for ${gpu}; ${tries} swipes)`);
+        await swipe(page, first.x + 60, first.y + 200, 0, -200);
+      }
+    }
+    assert.ok(entry, `${gpu} in the list`);
+    assert.match(entry.label, /\(\d+\.\d GiB\)$/, "capacity as sold, in GiB");
+    await page.touchscreen.tap(entry.x + entry.w / 2, entry.y + entry.h / 2);
+    await settled(page);
+    await waitForState(page, s => (s.gpu ? s.gpu.id : "rtx-4090") === id, `GPU ${id}`);
+  }
+  // Type into the search and press Enter: the only match is taken.
+  await tapWidget(page, "GPU");
+  await page.keyboard.type("A100 80");
+  await frames(page);
+  await page.keyboard.press("Enter");
+  await waitForState(page, s => s.gpu && s.gpu.id === "a100-80", "A100 80 GB by Enter");
+  assert.ok(!(await layout(page)).some(i => i.label === "Memory (GiB)"), "no custom field under a catalog GPU");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("#5 the wheel scrolls the browser's way, about three lines a notch", async () => {
+  const { context, page } = await open(browser, site.origin + "/", SIZES.desktop);
+  await clickWidget(page, "Which GPUs fit");
+  const first = await widget(page, "GeForce RTX 4090");
+  await page.mouse.move(first.cx, first.cy + 100);
+  await page.mouse.wheel(0, 100);  // one notch down
+  await frames(page, 3);
+  const down = await widget(page, "GeForce RTX 4090", { visible: false });
+  const moved = first.y - down.y;
+  assert.ok(moved > 30 && moved < 70, `one notch down moved the list up by ${moved} px (three 16 px lines = 48)`);
+  await page.mouse.wheel(0, -100);
+  await frames(page, 3);
+  assert.equal((await widget(page, "GeForce RTX 4090")).y, first.y, "one notch up comes back");
+  await context.close();
+});
+
+test("#6 #13 numbers: click and type 32k; bad text keeps the value and says why; one history entry per edit", async () => {
+  const { context, page, errors } = await open(browser, site.origin + "/", SIZES.desktop);
+  const entries = await page.evaluate(() => history.length);
+  await clickWidget(page, "##Context");
+  await frames(page);
+  await page.keyboard.type("32k");
+  await page.keyboard.press("Enter");
+  await waitForState(page, s => s.context_tokens === 32768, "context 32k");
+  assert.equal(await page.evaluate(() => history.length), entries + 1, "one entry for the whole typed number");
+  for (const [typed, tokens] of [["128K", 131072], ["32,768", 32768], ["1M", 1048576]]) {
+    await clickWidget(page, "##Context");
+    await frames(page);
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type(typed);
+    await page.keyboard.press("Enter");
+    await waitForState(page, s => s.context_tokens === tokens, `context ${typed}`);
+  }
+  await clickWidget(page, "##Context");
+  await frames(page);
+  await page.keyboard.press("Control+A");
+  await page.keyboard.type("32q");
+  await page.keyboard.press("Enter");
+  await frames(page, 3);
+  assert.equal((await state(page)).context_tokens, 1048576, "kept");
+  assert.ok((await texts(page)).some(t => t.includes("unknown suffix 'q'") && t.includes("kept 1,048,576")), "says why");
+  // The steppers double and halve.
+  const field = await widget(page, "##Context");
+  const plus = (await layout(page)).find(i => i.label === "-" && Math.abs(i.y - field.y) < 2);
+  await page.mouse.click(plus.x + plus.w / 2, plus.y + plus.h / 2);
+  await waitForState(page, s => s.context_tokens === 524288, "halved by -");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("#3 paste goes into the text field; copy from a field copies that field", async () => {
+  const opened = await open(browser, site.origin + "/", { ...SIZES.desktop, permissions: ["clipboard-read", "clipboard-write"] });
+  const { page, errors } = opened;
+  await page.evaluate(() => { window.copied = []; window.vramfitCopied = text => window.copied.push(text); });
+  await clickWidget(page, "Paste a config.json");
+  await frames(page, 2);
+  await clickWidget(page, "##config");
+  await frames(page, 2);
+  const config = JSON.stringify({ ...JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs/falcon-7b.json"), "utf8")),
+                                  _name_or_path: "tiiuae/falcon-7b" });
+  await page.evaluate(text => navigator.clipboard.writeText(text), config);
+  await page.keyboard.press("Control+V");
+  await frames(page, 3);
+  await page.keyboard.press("Control+A");
+  await page.keyboard.press("Control+C");
+  await frames(page, 3);
+  assert.equal(await page.evaluate(() => window.copied[window.copied.length - 1]), config, "the field's own text was copied");
+  await clickWidget(page, "Use this config");
+  const s = await waitForState(page, s => s.model && s.model.name, "the pasted config");
+  assert.equal(s.model.name, "falcon-7b", "named by _name_or_path");
+  assert.deepEqual(errors, []);
+  await opened.context.close();
+});
+
+test("#7 two GPUs: the verdict says 2 x and per GPU; no row is larger than its parent", async () => {
+  const request = { v: 1, model: { preset: "llama-3.1-70b" }, weights: { format: "gguf-q4_k_m" }, gpu: { id: "rtx-3090" }, gpu_count: 2 };
+  const { context, page } = await open(browser, site.origin + "/#" + hashOf(request), SIZES.desktop);
+  const live = await page.evaluate(() => document.getElementById("live").textContent);
+  assert.match(live, /on 2 x GeForce RTX 3090: (fits|does not fit) \(per GPU [\d.]+ GB of [\d.]+ GB\)/);
+  const all = await texts(page);
+  assert.ok(all.some(t => /^on 2 x GeForce RTX 3090$/.test(t)));
+  await context.close();
+});
+
+test("#8 #23 a warning stands beside the verdict; when nothing fits, a sentence says so", async () => {
+  const long = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { preset: "llama-3.1-8b" }, context_tokens: 200000 }), SIZES.desktop);
+  const items = await layout(long.page);
+  const warning = items.find(i => i.kind === "text" && i.label.startsWith("warning: context_tokens (200,000) exceeds"));
+  assert.ok(warning && warning.visible && warning.y + warning.h < 768, "the warning is on screen without scrolling");
+  assert.ok(warning.y < items.find(i => i.label === "Breakdown").y, "above the tabs");
+  await long.context.close();
+  const none = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { preset: "llama-3.1-405b" }, gpu: { id: "rtx-3060-12" } }), SIZES.desktop);
+  assert.ok((await texts(none.page)).some(t => t.startsWith("Not even one token of context fits")));
+  await none.context.close();
+});
+
+test("#9 embed: Open full page opens index.html with the same configuration; the snippet allows clipboard-write; key inputs", async () => {
+  const request = { v: 1, model: { preset: "phi-4" }, context_tokens: 16384 };
+  const embed = await open(browser, site.origin + "/embed.html#" + hashOf(request), { viewport: { width: 760, height: 460 } });
+  for (const label of ["Model", "Weights", "##Context", "GPU"]) await widget(embed.page, label);
+  const [popup] = await Promise.all([embed.context.waitForEvent("page"), clickWidget(embed.page, "Open full page")]);
+  await popup.waitForLoadState();
+  assert.equal(new URL(popup.url()).pathname, "/index.html");
+  assert.equal(decodeHash(new URL(popup.url()).hash).model.preset, "phi-4");
+  await embed.context.close();
+  const full = await open(browser, site.origin + "/", SIZES.desktop);
+  await full.page.evaluate(() => { window.copied = []; window.vramfitCopied = text => window.copied.push(text); });
+  await clickWidget(full.page, "Embed");
+  await clickWidget(full.page, "Copy snippet");
+  const snippet = await full.page.evaluate(() => window.copied[0]);
+  assert.match(snippet, /<iframe src="http:\/\/127\.0\.0\.1:\d+\/embed\.html#r=[^"]+" [^>]*allow="clipboard-write"/);
+  await full.context.close();
+});
+
+test("#10 non-Latin names render: _name_or_path in Chinese, a file name in Arabic", async () => {
+  const { context, page, errors } = await open(browser, site.origin + "/", SIZES.desktop);
+  const config = { ...JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs/falcon-7b.json"), "utf8")), _name_or_path: "Qwen/通义千问-7B" };
+  const button = await widget(page, "Open file...");
+  for (const [name, body, shown] of [["config.json", JSON.stringify(config), "通义千问-7B"], ["نموذج-عربي.json", fs.readFileSync(path.join(root, "tests/fixtures/configs/falcon-7b.json")), "نموذج-عربي.json"]]) {
+    const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.mouse.click(button.cx, button.cy)]);
+    await chooser.setFiles({ name, mimeType: "application/json", buffer: Buffer.from(body) });
+    await waitForState(page, s => s.model && s.model.name === shown, shown);
+    await frames(page, 4);
+    const missing = await page.evaluate(text => [...text].filter(c => !Module._vramfit_has_glyph(c.codePointAt(0))), shown);
+    assert.deepEqual(missing, [], `every character of ${shown} has a glyph`);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("#11 the keyboard reaches every control; focus shows from the start", async () => {
+  const { context, page } = await open(browser, site.origin + "/", SIZES.desktop);
+  await frames(page, 2);
+  assert.ok((await layout(page)).some(i => i.focused), "an item has the keyboard focus at load");
+  const reached = new Set();
+  for (let i = 0; i < 120; i++) {
+    await page.keyboard.press("Tab");
+    await settled(page);
+    const focused = (await layout(page)).find(item => item.focused);
+    if (focused) reached.add(focused.label);
+  }
+  for (const label of ["Open file...", "Copy JSON", "Copy link", "Inference", "Layer list", "Model", "Weights", "##Context", "GPU", "Breakdown", "Which GPUs fit", "Fit map"]) {
+    assert.ok(reached.has(label), `Tab reaches ${label} (reached: ${[...reached].join(", ")})`);
+  }
+  await context.close();
+});
+
+test("#12 training: the fewest GPUs, and the sharding that would fit when DDP cannot", async () => {
+  const request = { v: 1, mode: "training", model: { preset: "llama-3.1-8b" }, gpu: { id: "rtx-4090" } };
+  const { context, page } = await open(browser, site.origin + "/#" + hashOf(request), SIZES.desktop);
+  assert.ok((await texts(page)).some(t => /Fewest GPUs: none with DDP \(every GPU holds everything\); with ZeRO-3, \d+ GPUs/.test(t)));
+  await clickWidget(page, "Which GPUs fit");
+  assert.ok((await texts(page)).some(t => /^ZeRO-3: \d+$/.test(t)));
+  await context.close();
+});
+
+test("#14 #15 #20 formulas keep numbers whole; legend colours mean the same in every mode; the fit map has a legend", async () => {
+  const { context, page } = await open(browser, site.origin + "/", SIZES.desktop);
+  // A line that ends in the middle of "1,073,741,824" ends with a digit and a comma.
+  const broken = (await texts(page)).filter(t => /\d,$/.test(t));
+  assert.deepEqual(broken, [], "no number is split across lines");
+  const swatch = async () => {
+    const label = (await layout(page)).find(i => i.kind === "text" && i.label === "Safety margin");
+    const png = await page.screenshot({ clip: { x: label.x - 12, y: label.y + 4, width: 6, height: 6 } });
+    return png.toString("base64");
+  };
+  const inference = await swatch();
+  await clickWidget(page, "Training");
+  await frames(page, 3);
+  assert.equal(await swatch(), inference, "the margin's colour is the same in training");
+  await clickWidget(page, "Fit map");
+  await frames(page, 2);
+  const legend = await texts(page);
+  assert.ok(legend.includes("0 to 100% of the GPU: fits") && legend.includes("over 100%: does not fit"));
+  assert.ok(legend.some(t => t.startsWith("Dark line in a light halo")));
+  await context.close();
+});
+
+test("#18 an unknown GPU in a link: a notice, and the rest of the link still shown", async () => {
+  const { context, page, errors } = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { preset: "qwen3-8b" }, gpu: { id: "rtx-9090" } }), SIZES.desktop);
+  const all = await texts(page);
+  assert.ok(all.some(t => t.includes("rtx-9090") && t.includes("showing GeForce RTX 4090 instead")), all.join(" | "));
+  assert.ok(all.some(t => /^(FITS|DOES NOT FIT)/.test(t)), "the verdict is still there");
+  assert.equal((await state(page)).model.preset, "qwen3-8b");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("#19 Which GPUs fit sorts by a column", async () => {
+  const { context, page } = await open(browser, site.origin + "/", SIZES.desktop);
+  await clickWidget(page, "Which GPUs fit");
+  const rowsByY = async () => (await layout(page)).filter(i => i.kind === "widget" && /GiB|GB|RTX|Tesla|^A\d|^L\d|^H\d|^B\d|MI\d|Apple|Radeon/.test(i.label) && i.h < 30 && i.w > 300).sort((a, b) => a.y - b.y);
+  const memoryHeader = (await layout(page)).find(i => i.label === "Memory" && i.kind === "widget");
+  assert.ok(memoryHeader, "the Memory header is a widget");
+  await page.mouse.click(memoryHeader.x + memoryHeader.w / 2, memoryHeader.y + memoryHeader.h / 2);
+  await frames(page, 3);
+  const ascending = (await rowsByY())[0].label;
+  await page.mouse.click(memoryHeader.x + memoryHeader.w / 2, memoryHeader.y + memoryHeader.h / 2);
+  await frames(page, 3);
+  const descending = (await rowsByY())[0].label;
+  assert.notEqual(ascending, descending, "a second click reverses the order");
+  await context.close();
+});
+
+test("#22 a GGUF cut after its header reads, with a warning about the incomplete download", async () => {
+  const { context, page } = await open(browser, site.origin + "/", SIZES.desktop);
+  const button = await widget(page, "Open file...");
+  const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.mouse.click(button.cx, button.cy)]);
+  await chooser.setFiles({ name: "cut.gguf", mimeType: "application/octet-stream", buffer: ggufBytes({ tokens: 100 }) });
+  await waitForState(page, s => s.model && s.model.name === "cut.gguf", "the cut GGUF");
+  await frames(page, 3);
+  assert.ok((await texts(page)).some(t => t.includes("an incomplete download?")));
+  await context.close();
+});
+
+test("#24 switching to Layer list keeps the tab that was open", async () => {
+  const { context, page } = await open(browser, site.origin + "/", SIZES.desktop);
+  await clickWidget(page, "Which GPUs fit");
+  await clickWidget(page, "Layer list");
+  await frames(page, 3);
+  await widget(page, "##gpu_filter");  // the GPU list is still what is shown
+  await context.close();
+});
+
+test("#4 the single file reads a GGUF from file://", async () => {
+  const single = await open(browser, "file://" + path.join(dist, "vramfit.html"), SIZES.desktop);
+  const button = await widget(single.page, "Open file...");
+  const [chooser] = await Promise.all([single.page.waitForEvent("filechooser"), single.page.mouse.click(button.cx, button.cy)]);
+  await chooser.setFiles({ name: "tiny.gguf", mimeType: "application/octet-stream", buffer: ggufBytes({ tokens: 100 }) });
+  const s = await waitForState(single.page, s => s.model && s.model.name === "tiny.gguf", "the GGUF");
+  assert.equal(s.weights.format, "as_stored");
+  assert.deepEqual(single.errors, []);
+  await single.context.close();
+});
