@@ -7,7 +7,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { root, dist, serveDist, launch, open, widget, clickWidget, frames, settled, layout, tapWidget, swipe, layoutProblems,
+import { root, dist, serveDist, launch, open, widget, clickWidget, focusTextBox, textFieldHasKeyboard, frames, settled, layout, tapWidget, swipe, layoutProblems,
          SIZES } from "./support.mjs";
 import { ggufBytes } from "../support/gguf_bytes.mjs";
 
@@ -105,6 +105,7 @@ test("#2 #16 #17 tablet: the GPU is chosen by touch, every time; the list shows 
   }
   // Type into the search and press Enter: the only match is taken.
   await tapWidget(page, "GPU");
+  await textFieldHasKeyboard(page);  // the list opens with its search field active
   await page.keyboard.type("A100 80");
   await frames(page);
   await page.keyboard.press("Enter");
@@ -133,22 +134,19 @@ test("#5 the wheel scrolls the browser's way, about three lines a notch", async 
 test("#6 #13 numbers: click and type 32k; bad text keeps the value and says why; one history entry per edit", async () => {
   const { context, page, errors } = await open(browser, site.origin + "/", SIZES.desktop);
   const entries = await page.evaluate(() => history.length);
-  await clickWidget(page, "##Context");
-  await frames(page);
+  await focusTextBox(page, "##Context");
   await page.keyboard.type("32k");
   await page.keyboard.press("Enter");
   await waitForState(page, s => s.context_tokens === 32768, "context 32k");
   assert.equal(await page.evaluate(() => history.length), entries + 1, "one entry for the whole typed number");
   for (const [typed, tokens] of [["128K", 131072], ["32,768", 32768], ["1M", 1048576]]) {
-    await clickWidget(page, "##Context");
-    await frames(page);
+    await focusTextBox(page, "##Context");
     await page.keyboard.press("Control+A");
     await page.keyboard.type(typed);
     await page.keyboard.press("Enter");
     await waitForState(page, s => s.context_tokens === tokens, `context ${typed}`);
   }
-  await clickWidget(page, "##Context");
-  await frames(page);
+  await focusTextBox(page, "##Context");
   await page.keyboard.press("Control+A");
   await page.keyboard.type("32q");
   await page.keyboard.press("Enter");
@@ -170,8 +168,7 @@ test("#3 paste goes into the text field; copy from a field copies that field", a
   await page.evaluate(() => { window.copied = []; window.vramfitCopied = text => window.copied.push(text); });
   await clickWidget(page, "Paste a config.json");
   await frames(page, 2);
-  await clickWidget(page, "##config");
-  await frames(page, 2);
+  await focusTextBox(page, "##config");
   const config = JSON.stringify({ ...JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs/falcon-7b.json"), "utf8")),
                                   _name_or_path: "tiiuae/falcon-7b" });
   await page.evaluate(text => navigator.clipboard.writeText(text), config);

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { root, dist, serveDist, launch, open, decodePng, distinctColours, widget, clickWidget, frames, settled } from "./support.mjs";
+import { root, dist, serveDist, launch, open, decodePng, distinctColours, widget, clickWidget, focusTextBox, textFieldHasKeyboard, frames, settled } from "./support.mjs";
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -218,20 +218,19 @@ test("typed numbers reach the request through Dear ImGui's text fields", async (
   const { context, page, errors } = await open(browser, site.origin + "/");
   // A custom GPU: chosen from the GPU list, then its memory typed (an InputDouble).
   await clickWidget(page, "GPU");
+  await textFieldHasKeyboard(page);  // the list opens with its search field active
   await page.keyboard.type("custom");  // the list's search; Enter takes the only match
   await settled(page);
   await page.keyboard.press("Enter");
   await settled(page);
-  await clickWidget(page, "Memory (GiB)");
-  await frames(page);  // the field takes the keyboard on the next frame
+  await focusTextBox(page, "Memory (GiB)");
   await page.keyboard.press("Control+A");
   await page.keyboard.type("48");
   await page.keyboard.press("Enter");
   let state = await waitForState(page, s => s.gpu && s.gpu.capacity_bytes === 48 * 2 ** 30);
   assert.equal(state.gpu.capacity_bytes, 48 * 2 ** 30);
   // The Context field takes a click and typing.
-  await clickWidget(page, "##Context");
-  await frames(page);
+  await focusTextBox(page, "##Context");
   await page.keyboard.press("Control+A");
   await page.keyboard.type("32768");
   await page.keyboard.press("Enter");
@@ -248,8 +247,7 @@ test("Which GPUs fit: a click on a row chooses that GPU; the filter box narrows 
   let state = await waitForState(page, s => s.gpu && s.gpu.id);
   assert.equal(state.gpu.id, "rtx-3090");
   // The filter box narrows the list to what matches.
-  await clickWidget(page, "##gpu_filter");
-  await frames(page);
+  await focusTextBox(page, "##gpu_filter");
   await page.keyboard.type("H100");
   await page.waitForFunction(() => !window.vramfitLayout().some(w => w.label === "GeForce RTX 3090"));
   const labels = (await page.evaluate(() => window.vramfitLayout())).map(w => w.label);

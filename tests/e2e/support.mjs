@@ -119,6 +119,19 @@ export async function widget(page, label, { visible = true } = {}) {
   return { ...found, cx: found.x + found.w / 2, cy: found.y + found.h / 2 };
 }
 
+// Clicks (or taps) a text box and waits until the page's text field has the keyboard: what is
+// typed goes there (src/platform/web/web_input.cpp places it over the active text box).
+export async function focusTextBox(page, label, { tap = false } = {}) {
+  const w = tap ? await tapWidget(page, label) : await clickWidget(page, label);
+  await textFieldHasKeyboard(page);
+  return w;
+}
+
+// Waits until the page's text field has the keyboard (a text box, or a list's search, is active).
+export async function textFieldHasKeyboard(page) {
+  await page.waitForFunction(() => document.activeElement && document.activeElement.id === "text-input", null, { timeout: 10000 });
+}
+
 // Clicks the middle of the widget with this label.
 export async function clickWidget(page, label, options = {}) {
   const w = await widget(page, label);
