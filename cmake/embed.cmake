@@ -15,13 +15,27 @@ if(CMAKE_SCRIPT_MODE_FILE)
   foreach(path IN LISTS FILES)
     get_filename_component(name "${path}" NAME)
     if(name MATCHES "\\.json$")
-      # JSON goes in without its layout: line breaks with their indentation (a JSON string
+      # JSON goes in without its layout and its top-level notes to readers: line breaks with their indentation (a JSON string
       # cannot hold a raw line break), and runs of spaces that align columns become one
       # (no string in data/ has two spaces in a row; tests/test_catalog.cpp checks that the
       # embedded files read as the same JSON as the ones in data/).
       file(READ "${path}" text)
+      # The top-level "about" texts (and weight_formats.json's "gguf_mixes_about") are for
+      # people reading data/; no program reads them, so they stay out of the builds.
+      foreach(key about gguf_mixes_about)
+        string(JSON text ERROR_VARIABLE missing REMOVE "${text}" ${key})
+      endforeach()
       string(REGEX REPLACE "\n *" "" text "${text}")
+      string(REGEX REPLACE "([^\\])\" : " "\\1\":" text "${text}")  # CMake writes "key" : value
       string(REGEX REPLACE "  +" " " text "${text}")
+      string(HEX "${text}" hex)
+    elseif(name MATCHES "\\.(vert|frag)$")
+      # GLSL goes in without its comments and indentation (the shaders' comments are for
+      # people reading shaders/; GLSL has no strings, so every // starts a comment).
+      file(READ "${path}" text)
+      string(REGEX REPLACE "//[^\n]*" "" text "${text}")
+      string(REGEX REPLACE "[ \t]*\n[ \t]*" "\n" text "${text}")
+      string(REGEX REPLACE "\n\n+" "\n" text "${text}")
       string(HEX "${text}" hex)
     else()
       file(READ "${path}" hex HEX)

@@ -13,6 +13,10 @@
 #   IMGUI_ENABLE_FREETYPE), so neither stb_truetype nor the embedded ProggyClean font goes
 #   into the page. ImGui 1.90 has no switch for the embedded font (1.91 added
 #   IMGUI_DISABLE_DEFAULT_FONT); the copy has it backported: AddFontDefault() returns no font.
+# - imgui.cpp, the page's copy only: the page keeps no imgui.ini (its state is the URL hash),
+#   so the .ini readers and writers of windows and tables are not registered
+#   (IMGUI_DISABLE_INI_HANDLERS, ours); they were the only users of sscanf, and the page is
+#   ~3 KB (gzip) smaller without them. Windows and tables keep their settings in memory as before.
 
 # vramfit_patched_imgui_source(<file> <out_var> <find> <replace> [<find> <replace>...]):
 # <out_var> = the path of the patched copy.
@@ -56,13 +60,19 @@ function(vramfit_add_imgui)
   vramfit_patched_imgui_source(imgui_tables.cpp tables_source
     "${header_added}" "${header_added}    IMGUI_TEST_ENGINE_ITEM_INFO(id, label, g.LastItemData.StatusFlags);\n")
   set(draw_source ${IMGUI_DIR}/imgui_draw.cpp)
+  set(imgui_source ${IMGUI_DIR}/imgui.cpp)
   if(EMSCRIPTEN)
+    set(handlers_start "    // Add .ini handle for ImGuiWindow and ImGuiTable types\n")
+    set(handlers_end "    TableSettingsAddSettingsHandler();\n")
+    vramfit_patched_imgui_source(imgui.cpp imgui_source
+      "${handlers_start}" "#ifndef IMGUI_DISABLE_INI_HANDLERS\n${handlers_start}"
+      "${handlers_end}" "${handlers_end}#endif\n")
     set(header "ImFont* ImFontAtlas::AddFontDefault(const ImFontConfig* font_cfg_template)\n{\n")
     vramfit_patched_imgui_source(imgui_draw.cpp draw_source "${header}"
       "${header}#ifdef IMGUI_DISABLE_DEFAULT_FONT\n    IM_UNUSED(font_cfg_template);\n    IM_ASSERT(0 && \"IMGUI_DISABLE_DEFAULT_FONT: no embedded font\");\n    return NULL;\n#endif\n")
   endif()
   add_library(imgui STATIC
-    ${IMGUI_DIR}/imgui.cpp ${draw_source} ${tables_source} ${widgets_source}
+    ${imgui_source} ${draw_source} ${tables_source} ${widgets_source}
     ${IMGUI_DIR}/misc/cpp/imgui_stdlib.cpp
     ${IMGUI_DIR}/backends/imgui_impl_glfw.cpp ${IMGUI_DIR}/backends/imgui_impl_opengl3.cpp)
   target_include_directories(imgui PUBLIC ${IMGUI_DIR})
@@ -74,7 +84,7 @@ function(vramfit_add_imgui)
     # The page keeps no imgui.ini (its state is the URL hash): no file functions.
     target_compile_options(imgui PRIVATE -fno-exceptions -fno-rtti)
     target_compile_definitions(imgui PUBLIC IMGUI_DISABLE_FILE_FUNCTIONS IMGUI_IMPL_OPENGL_ES3
-                               IMGUI_ENABLE_FREETYPE IMGUI_DISABLE_DEFAULT_FONT)
+                               IMGUI_ENABLE_FREETYPE IMGUI_DISABLE_DEFAULT_FONT IMGUI_DISABLE_INI_HANDLERS)
   else()
     find_package(glfw3 REQUIRED)
     find_package(OpenGL REQUIRED)

@@ -71,3 +71,34 @@ TEST_CASE("counts are read as people write them: 32k, 128K, 1M, 32,768", "[units
   CHECK(refused("99999999999999999999") == "too large");
   CHECK(refused("9000000000000M") == "too large");
 }
+
+TEST_CASE("memory sizes are read as people write them: 48, 48.5, 24 GB, 81,920 MiB", "[units]") {
+  auto bytes = [](const std::string& text) {
+    int64_t value = -1;
+    std::string why;
+    INFO(text << ": " << why);
+    REQUIRE(parse_memory_size(text, value, why));
+    return value;
+  };
+  auto refused = [](const std::string& text) {
+    int64_t value = -1;
+    std::string why;
+    const bool ok = parse_memory_size(text, value, why);
+    INFO(text);
+    CHECK_FALSE(ok);
+    CHECK(value == -1);
+    return why;
+  };
+  CHECK(bytes("48") == 48 * kGiB);
+  CHECK(bytes("48.5") == 48 * kGiB + kGiB / 2);  // the figure once read as 48 by ImGui's InputDouble
+  CHECK(bytes(" 23.65 GiB ") == 23 * kGiB + (65 * kGiB + 50) / 100);
+  CHECK(bytes("24 GB") == 24 * kGB);
+  CHECK(bytes("24gb") == 24 * kGB);
+  CHECK(bytes("81,920 MiB") == 80 * kGiB);
+  CHECK(bytes("1.5T") == 1536 * kGiB);
+  CHECK(bytes("0.333333333") == (333333 * kGiB + 500000) / 1000000);  // six decimals kept
+  CHECK(refused("") == "empty");
+  CHECK(refused("-4") == "not a number");
+  CHECK(refused("48 parsecs").find("unknown unit 'parsecs'") != std::string::npos);
+  CHECK(refused("9999999999 TB") == "too large");
+}

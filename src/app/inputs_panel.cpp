@@ -341,12 +341,10 @@ bool InputsPanel::draw_gpu_picker(Request& request) {
     gpus.end();
   }
   if (custom) {
-    double custom_gib = static_cast<double>(request.gpu_capacity_bytes) / static_cast<double>(kGiB);
-    if (ImGui::InputDouble("Memory (GiB)", &custom_gib, 0, 0, "%.2f")) {
-      if (custom_gib > 0.001 && custom_gib < 1048576.0) {
-        request.gpu_capacity_bytes = static_cast<int64_t>(custom_gib * static_cast<double>(kGiB));
-        changed = true;
-      }
+    int64_t capacity = request.gpu_capacity_bytes > 0 ? request.gpu_capacity_bytes : (gpu ? gpu->total_bytes : 24 * kGiB);
+    if (memory_field("Memory (GiB)", capacity, kMiB, kGiB * 1024 * 1024) || request.gpu_capacity_bytes <= 0) {
+      request.gpu_capacity_bytes = capacity;
+      changed = true;
     }
     help_marker("A GPU that is not in the catalog: its memory in GiB, all of it usable.");
   }

@@ -4,7 +4,7 @@
 #include <imgui_internal.h>
 
 #include <cstdarg>
-#include <unordered_map>
+#include <map>
 #include <vector>
 
 #include "io/json.hpp"
@@ -27,7 +27,7 @@ struct Label {
   std::string text;
   bool inputable = false;
 };
-std::unordered_map<ImGuiID, Label> g_labels;
+std::map<ImGuiID, Label> g_labels;
 std::vector<LayoutItem> g_drawn;  // the last finished frame
 ImGuiID g_focused = 0;            // its keyboard focus (Dear ImGui's nav item), 0 when not shown
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <unordered_map>
+#include <map>
 
 #include "core/units.hpp"
 
@@ -59,7 +59,7 @@ struct NumberFieldState {
   int64_t drag_start = 0;
   float drag_dx = 0.0f;
 };
-std::unordered_map<ImGuiID, NumberFieldState> g_number_fields;
+std::map<ImGuiID, NumberFieldState> g_number_fields;
 }  // namespace
 
 bool number_field(const char* label, int64_t& value, int64_t min, int64_t max, Steps steps) {
@@ -127,6 +127,40 @@ bool number_field(const char* label, int64_t& value, int64_t min, int64_t max, S
   }
   ImGui::PopID();
   return value != before;
+}
+
+bool memory_field(const char* label, int64_t& bytes, int64_t min, int64_t max) {
+  ImGui::PushID(label);
+  NumberFieldState& state = g_number_fields[ImGui::GetID("##state")];
+  const int64_t before = bytes;
+  auto shown = [](int64_t value) { return format_bytes(value, DisplayUnits::gib, 2); };
+  const std::string field = std::string("##") + label;
+  if (ImGui::GetActiveID() != ImGui::GetID(field.c_str())) state.text = shown(bytes);
+  ImGui::InputText(field.c_str(), &state.text, ImGuiInputTextFlags_AutoSelectAll);
+  if (ImGui::IsItemDeactivatedAfterEdit()) {
+    int64_t typed = 0;
+    std::string why;
+    if (!parse_memory_size(state.text, typed, why)) {
+      state.error = "\"" + state.text + "\": " + why + "; kept " + shown(bytes) + ".";
+    } else if (typed < min || typed > max) {
+      state.error = "\"" + state.text + "\": outside " + shown(min) + " .. " + shown(max) + "; kept " + shown(bytes) + ".";
+    } else {
+      state.error.clear();
+      bytes = typed;
+    }
+  }
+  if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) {
+    ImGui::SetTooltip("Type a size: 48, 48.5 or 23.65 GiB; 24 GB; 81,920 MiB (no unit = GiB)");
+  }
+  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+  ImGui::TextUnformatted(label, ImGui::FindRenderedTextEnd(label));
+  if (!state.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 170, 60, 255));
+    ImGui::TextWrapped("%s", state.error.c_str());
+    ImGui::PopStyleColor();
+  }
+  ImGui::PopID();
+  return bytes != before;
 }
 
 bool choice_combo(const char* label, int& value, const Choice* choices, size_t count) {

@@ -44,6 +44,11 @@ enum class Steps {
 // and says why under the field. True when the value changed.
 bool number_field(const char* label, int64_t& value, int64_t min, int64_t max, Steps steps);
 
+// A memory size in [min, max] bytes, typed as people write it (core/units parse_memory_size:
+// "48", "48.5", "24 GB", "81,920 MiB"; no unit = GiB) and shown in GiB. Same rules as
+// number_field: counts when the edit settles; bad text keeps the old value and says why.
+bool memory_field(const char* label, int64_t& bytes, int64_t min, int64_t max);
+
 // A combo over labelled values; enum_combo() gives it an enum's.
 struct Choice {
   int value;

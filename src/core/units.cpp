@@ -1,7 +1,9 @@
 #include "units.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace vramfit {
 
@@ -64,23 +66,27 @@ bool parse_units(const std::string& text, DisplayUnits& units) {
 
 const char* units_name(DisplayUnits units) { return units == DisplayUnits::gib ? "GiB" : "GB"; }
 
-bool parse_count(const std::string& text, int64_t& count, std::string& why) {
-  // Digits with optional group separators (',', ' ', '_') and one '.', then an optional suffix.
+namespace {
+// A decimal number as people write it: digits with optional group separators (',', ' ', '_')
+// and one '.'; up to six decimals are kept. Reads from text[i], leaves i after the number and
+// the spaces behind it. The number is whole + fraction / fraction_scale.
+struct Decimal {
   int64_t whole = 0, fraction = 0, fraction_scale = 1;
+};
+bool read_decimal(const std::string& text, size_t& i, Decimal& number, std::string& why) {
   bool digits = false, in_fraction = false;
-  size_t i = 0;
   while (i < text.size() && text[i] == ' ') ++i;
   for (; i < text.size(); ++i) {
     const char c = text[i];
     if (c >= '0' && c <= '9') {
       digits = true;
       if (in_fraction) {
-        if (fraction_scale >= 1000000) continue;  // more decimals than any count needs
-        fraction = fraction * 10 + (c - '0');
-        fraction_scale *= 10;
+        if (number.fraction_scale >= 1000000) continue;  // more decimals than any figure needs
+        number.fraction = number.fraction * 10 + (c - '0');
+        number.fraction_scale *= 10;
       } else {
-        if (whole > (int64_t(1) << 53) / 10) { why = "too large"; return false; }
-        whole = whole * 10 + (c - '0');
+        if (number.whole > (int64_t(1) << 53) / 10) { why = "too large"; return false; }
+        number.whole = number.whole * 10 + (c - '0');
       }
     } else if ((c == ',' || c == '_' || (c == ' ' && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '9')) &&
                digits && !in_fraction) {
@@ -96,6 +102,22 @@ bool parse_count(const std::string& text, int64_t& count, std::string& why) {
     return false;
   }
   while (i < text.size() && text[i] == ' ') ++i;
+  return true;
+}
+
+bool same_letters(const std::string& a, const char* b) {
+  size_t i = 0;
+  for (; i < a.size() && b[i] != '\0'; ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  }
+  return i == a.size() && b[i] == '\0';
+}
+}  // namespace
+
+bool parse_count(const std::string& text, int64_t& count, std::string& why) {
+  size_t i = 0;
+  Decimal number;
+  if (!read_decimal(text, i, number, why)) return false;
   int64_t multiplier = 1;
   if (i < text.size()) {
     const char s = text[i];
@@ -106,13 +128,37 @@ bool parse_count(const std::string& text, int64_t& count, std::string& why) {
     while (i < text.size() && text[i] == ' ') ++i;
     if (i < text.size()) { why = "unexpected '" + text.substr(i) + "'"; return false; }
   }
-  if (whole > ((int64_t(1) << 53) / multiplier)) { why = "too large"; return false; }
-  const int64_t scaled_fraction = fraction * multiplier;
-  if (scaled_fraction % fraction_scale != 0) {
+  if (number.whole > ((int64_t(1) << 53) / multiplier)) { why = "too large"; return false; }
+  const int64_t scaled_fraction = number.fraction * multiplier;
+  if (scaled_fraction % number.fraction_scale != 0) {
     why = "not a whole number";
     return false;
   }
-  count = whole * multiplier + scaled_fraction / fraction_scale;
+  count = number.whole * multiplier + scaled_fraction / number.fraction_scale;
+  return true;
+}
+
+bool parse_memory_size(const std::string& text, int64_t& bytes, std::string& why) {
+  size_t i = 0;
+  Decimal number;
+  if (!read_decimal(text, i, number, why)) return false;
+  std::string unit = text.substr(i);
+  while (!unit.empty() && unit.back() == ' ') unit.pop_back();
+  static const std::pair<const char*, int64_t> units[] = {
+      {"", kGiB},      {"GiB", kGiB},  {"GB", kGB}, {"MiB", kMiB}, {"MB", 1000 * 1000},
+      {"TiB", kGiB * 1024}, {"TB", kGB * 1000}, {"G", kGiB}, {"M", kMiB}, {"T", kGiB * 1024}};
+  int64_t multiplier = 0;
+  for (const auto& [name, size] : units) {
+    if (same_letters(unit, name)) multiplier = size;
+  }
+  if (multiplier == 0) {
+    why = "unknown unit '" + unit + "' (use GiB, GB, MiB, MB, TiB or TB)";
+    return false;
+  }
+  if (number.whole > (kByteCeiling / multiplier)) { why = "too large"; return false; }
+  // multiplier <= 2^40 and fraction < 10^6 < 2^20: the product fits in 64 bits.
+  const int64_t fraction_bytes = (number.fraction * multiplier + number.fraction_scale / 2) / number.fraction_scale;
+  bytes = number.whole * multiplier + fraction_bytes;
   return true;
 }
 

@@ -51,6 +51,10 @@ std::string format_bytes(int64_t bytes, DisplayUnits units, int decimals = 2);
 // with `why` in words, for anything else: a fraction, a negative, an unknown suffix, or a
 // number past 2^53.
 bool parse_count(const std::string& text, int64_t& count, std::string& why);
+// A memory size as people write it: "48", "48.5", "23.65 GiB", "24 GB", "81,920 MiB", "1.5T".
+// No unit means GiB (cards are sold in GiB: a "24 GB" card holds 24 GiB). Fractions are
+// rounded to the nearest byte. False, with `why` in words, for anything else.
+bool parse_memory_size(const std::string& text, int64_t& bytes, std::string& why);
 
 // "0.10" -> "10%"
 std::string format_percent(double fraction);

@@ -216,19 +216,22 @@ async function waitForState(page, check) {
 
 test("typed numbers reach the request through Dear ImGui's text fields", async () => {
   const { context, page, errors } = await open(browser, site.origin + "/");
-  // A custom GPU: chosen from the GPU list, then its memory typed (an InputDouble).
+  // A custom GPU: chosen from the GPU list, then its memory typed ("48.5": a fraction of a GiB).
   await clickWidget(page, "GPU");
   await textFieldHasKeyboard(page);  // the list opens with its search field active
   await page.keyboard.type("custom");  // the list's search; Enter takes the only match
   await settled(page);
   await page.keyboard.press("Enter");
   await settled(page);
-  await focusTextBox(page, "Memory (GiB)");
+  // Choosing Custom GPU starts it at the current card's memory; its field shows then.
+  await waitForState(page, s => s.gpu && s.gpu.capacity_bytes > 0);
+  await settled(page);
+  await focusTextBox(page, "##Memory (GiB)");
   await page.keyboard.press("Control+A");
-  await page.keyboard.type("48");
+  await page.keyboard.type("48.5");
   await page.keyboard.press("Enter");
-  let state = await waitForState(page, s => s.gpu && s.gpu.capacity_bytes === 48 * 2 ** 30);
-  assert.equal(state.gpu.capacity_bytes, 48 * 2 ** 30);
+  let state = await waitForState(page, s => s.gpu && s.gpu.capacity_bytes === 48.5 * 2 ** 30);
+  assert.equal(state.gpu.capacity_bytes, 48.5 * 2 ** 30);
   // The Context field takes a click and typing.
   await focusTextBox(page, "##Context");
   await page.keyboard.press("Control+A");

@@ -1,0 +1,219 @@
+#include "llamacpp.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "units.hpp"
+
+namespace vramfit {
+
+namespace {
+
+constexpr int64_t kHost = -1;  // device index of the CPU
+
+// The device of layer slot il (0..n_layer; n_layer is the output layer), as
+// llama_model::load_tensors() assigns it (src/llama-model.cpp, get_layer_buft_list): the last
+// n_gpu_layers slots go to the GPUs, split at the cumulative fractions `splits`.
+struct Placement {
+  int64_t i_gpu_start = 0;
+  int64_t act_gpu_layers = 0;
+  std::vector<double> splits;  // cumulative, normalised; one per GPU in use
+  std::vector<int64_t> gpu_of_split;
+
+  int64_t device(int64_t il) const {
+    if (il < i_gpu_start || il - i_gpu_start >= act_gpu_layers || splits.empty()) return kHost;
+    const double at = static_cast<double>(il - i_gpu_start) / static_cast<double>(act_gpu_layers);
+    const size_t i = static_cast<size_t>(std::upper_bound(splits.begin(), splits.end(), at) - splits.begin());
+    return gpu_of_split[std::min(i, splits.size() - 1)];
+  }
+};
+
+Placement place_layers(const ModelSpec& m, const LlamaCppSettings& s, const std::vector<int64_t>& free_bytes) {
+  Placement p;
+  const int64_t gpus = static_cast<int64_t>(free_bytes.size());
+  if (gpus == 0) return p;
+  const int64_t slots = m.layers + 1;  // the repeating layers and the output layer
+  const int64_t ngl = s.n_gpu_layers < 0 ? slots : s.n_gpu_layers;
+  p.i_gpu_start = std::max<int64_t>(slots - ngl, 0);
+  p.act_gpu_layers = std::min(ngl, slots);
+  if (s.split_mode != LlamaSplitMode::layer || gpus == 1) {
+    // -sm none and -sm row: the layers' home is the main GPU (llama_model_load: with
+    // LLAMA_SPLIT_MODE_NONE only main_gpu is used; with ROW its matrices are split by rows).
+    p.splits = {1.0};
+    p.gpu_of_split = {std::clamp<int64_t>(s.main_gpu, 0, gpus - 1)};
+    return p;
+  }
+  // Default split: each GPU's free memory (ggml_backend_dev_memory); else -ts as given.
+  std::vector<double> weights(static_cast<size_t>(gpus), 0.0);
+  const bool given = std::any_of(s.tensor_split.begin(), s.tensor_split.end(), [](double x) { return x > 0.0; });
+  for (int64_t g = 0; g < gpus; ++g) {
+    weights[static_cast<size_t>(g)] = given ? (static_cast<size_t>(g) < s.tensor_split.size() ? s.tensor_split[static_cast<size_t>(g)] : 0.0)
+                                            : static_cast<double>(free_bytes[static_cast<size_t>(g)]);
+  }
+  double sum = 0.0;
+  for (double w : weights) sum += w;
+  double running = 0.0;
+  for (int64_t g = 0; g < gpus; ++g) {
+    running += weights[static_cast<size_t>(g)];
+    p.splits.push_back(sum > 0.0 ? running / sum : static_cast<double>(g + 1) / static_cast<double>(gpus));
+    p.gpu_of_split.push_back(g);
+  }
+  return p;
+}
+
+int64_t pad_to(int64_t value, int64_t multiple) { return ceil_div(value, multiple) * multiple; }
+
+// The widest activations of one layer while the graph runs over `tokens` tokens, in f32 (the
+// graph computes in f32 whatever the weights: llm_build_* in src/models/*.cpp).
+int64_t layer_peak(const ModelSpec& m, int64_t tokens, int64_t kv_cells, bool flash_attention) {
+  const int64_t q_dim = m.attention_heads * (m.uses_mla() ? m.qk_nope_head_dim + m.qk_rope_head_dim : m.head_dim);
+  int64_t ffn = m.intermediate_size;
+  if (m.is_moe()) {
+    ffn = std::max(m.first_dense_layers > 0 ? m.intermediate_size : 0,
+                   m.experts_per_token * m.moe_intermediate_size + m.shared_experts * m.shared_expert_intermediate_size);
+  }
+  // Feed-forward: the residual, the normed input, gate, up and their product (ffn wide).
+  const int64_t mlp = 2 * m.hidden_size + 3 * ffn;
+  if (flash_attention) return sat_mul(tokens, 4, mlp);
+  // Without flash attention one layer's scores are materialised: KQ = n_kv x n_tokens x n_head
+  // in f32 (llm_graph_context::build_attn_mha, ggml_mul_mat(k, q) then ggml_soft_max_ext in
+  // place), beside q and the residual.
+  const int64_t attention = sat_add(sat_mul(kv_cells, m.attention_heads), m.hidden_size + q_dim);
+  return sat_mul(tokens, 4, std::max(mlp, attention));
+}
+
+std::string mib(int64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%8.2f MiB", static_cast<double>(bytes) / static_cast<double>(kMiB));
+  return text;
+}
+
+}  // namespace
+
+LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, const WeightFormat& format,
+                               const LlamaCppSettings& s, const std::vector<int64_t>& gpu_free_bytes) {
+  LlamaCppMemory r;
+  const int64_t gpus = static_cast<int64_t>(gpu_free_bytes.size());
+  for (int64_t g = 0; g < gpus; ++g) r.gpus.push_back(LlamaCppBuffers{"CUDA" + std::to_string(g)});
+  r.host.device = "CPU";
+  auto buffers = [&](int64_t device) -> LlamaCppBuffers& {
+    return device == kHost ? r.host : r.gpus[static_cast<size_t>(device)];
+  };
+
+  // Context: llama_context::llama_context() pads n_ctx to 256; -c 0 is the trained context.
+  const int64_t ctx = s.ctx_size > 0 ? s.ctx_size : (m.max_context_tokens > 0 ? m.max_context_tokens : 4096);
+  r.n_ctx = pad_to(ctx, 256);
+  const int64_t ubatch = std::min(s.batch_size, s.ubatch_size);
+  r.ubatch_tokens = std::min(r.n_ctx, ubatch);
+  // Sliding-window layers: llama_kv_cache_iswa keeps min(n_ctx, n_swa x n_seq + n_ubatch) cells.
+  if (m.sliding_window > 0 && m.sliding_layer_count() > 0) {
+    r.swa_cells = s.swa_full ? r.n_ctx : std::min(r.n_ctx, m.sliding_window * s.parallel + ubatch);
+  }
+
+  const Placement place = place_layers(m, s, gpu_free_bytes);
+  r.layer_slots = m.layers + 1;
+  for (int64_t il = 0; il <= m.layers; ++il) {
+    const int64_t d = place.device(il);
+    if (d != kHost) ++r.offloaded_layers;
+    if (il == m.layers) buffers(d).output_layer = true;
+    else buffers(d).layers += 1;
+  }
+  const int64_t output_device = place.device(m.layers);
+
+  // -fa auto: on unless the attention's device and its KV cache's differ (llama_context:
+  // "Flash Attention was auto, set to disabled" when -nkvo keeps the cache on the CPU).
+  const bool kv_apart = s.no_kv_offload && r.offloaded_layers > 0;
+  r.flash_attention = s.flash_attn == LlamaFlashAttn::on || (s.flash_attn == LlamaFlashAttn::automatic && !kv_apart);
+
+  // Weights (llama_model::load_tensors): token_embd always on the CPU ("there is very little
+  // benefit to offloading the input layer"); the output layer's tensors where slot n_layer
+  // goes; each block's tensors with its layer, but experts of the layers --cpu-moe /
+  // --n-cpu-moe name stay on the CPU (common/arg.cpp: -ot blk.N.ffn_*_exps=CPU).
+  auto type_of = [&](const TensorShape& t) {
+    return tables.storage_types[static_cast<size_t>(storage_type_for_tensor(tables, format, m, t))];
+  };
+  int64_t token_embd_bytes = 0;
+  for (const TensorShape& t : enumerate_tensors(m)) {
+    const int64_t bytes = storage_bytes(type_of(t), t.row_length, t.rows, t.copies);
+    if (t.role == TensorRole::token_embd) {
+      token_embd_bytes = bytes;
+      r.host.model += bytes;
+      continue;
+    }
+    int64_t device = t.layer < 0 ? output_device : place.device(t.layer);
+    if (is_expert_role(t.role) && t.layer >= 0 && (s.cpu_moe || t.layer < s.n_cpu_moe)) device = kHost;
+    if (device != kHost && s.split_mode == LlamaSplitMode::row && gpus > 1 && t.role != TensorRole::vector) {
+      // -sm row: a matrix is split by rows over the GPUs in -ts proportions (ggml_backend_split_buffer_type).
+      const Placement even = place_layers(m, LlamaCppSettings{.tensor_split = s.tensor_split}, gpu_free_bytes);
+      double previous = 0.0;
+      int64_t given = 0;
+      for (int64_t g = 0; g < gpus; ++g) {
+        const double share = even.splits[static_cast<size_t>(g)] - previous;
+        previous = even.splits[static_cast<size_t>(g)];
+        const int64_t part = g + 1 == gpus ? bytes - given : static_cast<int64_t>(static_cast<double>(bytes) * share);
+        r.gpus[static_cast<size_t>(g)].model += part;
+        given += part;
+      }
+      continue;
+    }
+    buffers(device).model += bytes;
+  }
+  // Tied embeddings: the output layer gets its own copy of token_embd (TENSOR_DUPLICATED in
+  // load_tensors) wherever slot n_layer is; on the CPU it is the same mapped file range.
+  if (m.tied_embeddings && output_device != kHost) buffers(output_device).model += token_embd_bytes;
+
+  // KV cache (llama_kv_cache::llama_kv_cache): per layer, cells x (K row + V row) in the
+  // cache types, on the layer's device, or the CPU with -nkvo.
+  const int format_k = tables.find_storage(s.cache_type_k);
+  const int format_v = tables.find_storage(s.cache_type_v);
+  const StorageType& type_k = tables.storage_types[static_cast<size_t>(format_k >= 0 ? format_k : tables.find_storage("f16"))];
+  const StorageType& type_v = tables.storage_types[static_cast<size_t>(format_v >= 0 ? format_v : tables.find_storage("f16"))];
+  const int64_t k_width = m.uses_mla() ? m.kv_lora_rank + m.qk_rope_head_dim : m.kv_heads * m.head_dim;
+  const int64_t v_width = m.uses_mla() ? m.kv_lora_rank : m.kv_heads * m.head_dim;
+  const int64_t per_cell = row_bytes(type_k, k_width) + row_bytes(type_v, v_width);
+  std::vector<int64_t> peak(static_cast<size_t>(gpus) + 1, 0);  // [gpus] is the host
+  auto peak_of = [&](int64_t device) -> int64_t& { return peak[device == kHost ? static_cast<size_t>(gpus) : static_cast<size_t>(device)]; };
+  for (int64_t il = 0; il < m.layers; ++il) {
+    const int64_t cells = m.is_sliding_layer(il) ? r.swa_cells : r.n_ctx;
+    const int64_t layer_device = place.device(il);
+    buffers(s.no_kv_offload ? kHost : layer_device).kv += sat_mul(cells, per_cell);
+    int64_t& p = peak_of(layer_device);
+    p = std::max(p, layer_peak(m, r.ubatch_tokens, cells, r.flash_attention));
+  }
+
+  // Compute buffers (llama_context::graph_reserve with n_outputs = n_tokens): the graph
+  // allocator reuses memory, so each device needs its largest moment: one of its layers, or
+  // on the output layer's device the logits of every token of the batch (n_vocab x n_tokens
+  // f32) beside the normed hidden state.
+  int64_t& output_peak = peak_of(output_device);
+  output_peak = std::max(output_peak, sat_mul(r.ubatch_tokens, 4, m.vocab_size + m.hidden_size));
+  for (int64_t g = 0; g < gpus; ++g) r.gpus[static_cast<size_t>(g)].compute = peak[static_cast<size_t>(g)];
+  // The host computes the input embeddings (get_rows on token_embd) for the batch.
+  r.host.compute = std::max(peak[static_cast<size_t>(gpus)], sat_mul(r.ubatch_tokens, 4, m.hidden_size));
+  // Output buffer (llama_context::output_reserve): logits for n_seq_max outputs, f32, on the host.
+  r.host.output = sat_mul(std::max<int64_t>(s.parallel, 1), m.vocab_size, 4);
+  return r;
+}
+
+std::vector<std::string> llamacpp_log_lines(const LlamaCppMemory& r) {
+  std::vector<std::string> lines;
+  const std::string host = r.gpus.empty() ? "CPU" : "CUDA_Host";
+  lines.push_back("load_tensors: offloaded " + std::to_string(r.offloaded_layers) + "/" + std::to_string(r.layer_slots) +
+                  " layers to GPU");
+  for (const LlamaCppBuffers& g : r.gpus) {
+    if (g.model > 0) lines.push_back("load_tensors: " + g.device + " model buffer size = " + mib(g.model));
+  }
+  lines.push_back("load_tensors: CPU_Mapped model buffer size = " + mib(r.host.model));
+  for (const LlamaCppBuffers& g : r.gpus) {
+    if (g.kv > 0) lines.push_back("llama_kv_cache: " + g.device + " KV buffer size = " + mib(g.kv));
+  }
+  if (r.host.kv > 0) lines.push_back("llama_kv_cache: CPU KV buffer size = " + mib(r.host.kv));
+  lines.push_back("llama_context: " + host + " output buffer size = " + mib(r.host.output));
+  for (const LlamaCppBuffers& g : r.gpus) {
+    if (g.compute > 0) lines.push_back("llama_context: " + g.device + " compute buffer size = " + mib(g.compute));
+  }
+  lines.push_back("llama_context: " + host + " compute buffer size = " + mib(r.host.compute));
+  return lines;
+}
+
+}  // namespace vramfit

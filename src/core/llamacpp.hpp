@@ -1,0 +1,69 @@
+// llama.cpp's memory, device by device, the way llama.cpp (and Ollama, LM Studio, koboldcpp,
+// which run it) allocates it: which layers each GPU holds, and the buffers llama.cpp prints
+// at load time (model, KV, compute, output) for each GPU and for the host.
+//
+// Every term follows llama.cpp's source (ggml-org/llama.cpp, 2025-2026 master); the function
+// is named beside each. Settings carry llama.cpp's own flag names and meanings.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats.hpp"
+#include "model_spec.hpp"
+
+namespace vramfit {
+
+enum class LlamaSplitMode { none, layer, row };  // -sm / --split-mode
+enum class LlamaFlashAttn { off, on, automatic };  // -fa / --flash-attn on|off|auto
+
+struct LlamaCppSettings {
+  int64_t ctx_size = 0;        // -c / --ctx-size: KV cells for all sequences together (0: the model's trained context)
+  int64_t batch_size = 2048;   // -b / --batch-size (logical batch)
+  int64_t ubatch_size = 512;   // -ub / --ubatch-size (physical batch: what one graph computes)
+  int64_t parallel = 1;        // -np / --parallel: sequences sharing one unified KV cache
+  std::string cache_type_k = "f16";  // -ctk / --cache-type-k
+  std::string cache_type_v = "f16";  // -ctv / --cache-type-v
+  LlamaFlashAttn flash_attn = LlamaFlashAttn::automatic;
+  int64_t n_gpu_layers = -1;   // -ngl / --n-gpu-layers: -1 = all (llama.cpp's default)
+  LlamaSplitMode split_mode = LlamaSplitMode::layer;
+  std::vector<double> tensor_split;  // -ts / --tensor-split; empty: in proportion to each GPU's free memory
+  int64_t main_gpu = 0;        // -mg / --main-gpu (split modes none and row)
+  int64_t n_cpu_moe = 0;       // --n-cpu-moe N: the experts of the first N layers stay on the CPU
+  bool cpu_moe = false;        // --cpu-moe: the experts of every layer stay on the CPU
+  bool no_kv_offload = false;  // -nkvo / --no-kv-offload: the KV cache in host memory
+  bool swa_full = false;       // --swa-full: sliding-window layers keep the whole context
+};
+
+// One device's buffers, as llama.cpp prints them.
+struct LlamaCppBuffers {
+  std::string device;          // "CUDA0", "CUDA1", ... or "CPU" for the host
+  int64_t model = 0;           // load_tensors: <dev> model buffer size
+  int64_t kv = 0;              // llama_kv_cache: <dev> KV buffer size
+  int64_t compute = 0;         // llama_context: <dev> compute buffer size
+  int64_t output = 0;          // llama_context: <dev> output buffer size (host only)
+  int64_t layers = 0;          // repeating layers held (the output layer not counted)
+  bool output_layer = false;   // holds the output layer (final norm + lm_head)
+  int64_t total() const { return model + kv + compute + output; }
+};
+
+struct LlamaCppMemory {
+  std::vector<LlamaCppBuffers> gpus;  // one per GPU given
+  LlamaCppBuffers host;                // CPU_Mapped model, CPU KV, host compute, output
+  int64_t n_ctx = 0;                   // KV cells after llama.cpp's padding to 256
+  int64_t swa_cells = 0;               // cells of each sliding-window layer (0: none)
+  int64_t ubatch_tokens = 0;           // tokens of the graph llama.cpp reserves (min(n_ctx, -ub))
+  int64_t offloaded_layers = 0;        // "offloaded N/M layers to GPU"
+  int64_t layer_slots = 0;             // M: the repeating layers and the output layer
+  bool flash_attention = true;         // after -fa auto is resolved
+};
+
+// gpu_free_bytes: the memory free on each GPU before loading (llama.cpp's default
+// --tensor-split divides the layers in proportion to it). Its size is the GPU count.
+LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& model, const WeightFormat& format,
+                               const LlamaCppSettings& settings, const std::vector<int64_t>& gpu_free_bytes);
+
+// The lines llama.cpp prints for these buffers, to compare with a log ("   4403.49 MiB").
+std::vector<std::string> llamacpp_log_lines(const LlamaCppMemory& memory);
+
+}  // namespace vramfit
