@@ -13,10 +13,19 @@
 #   IMGUI_ENABLE_FREETYPE), so neither stb_truetype nor the embedded ProggyClean font goes
 #   into the page. ImGui 1.90 has no switch for the embedded font (1.91 added
 #   IMGUI_DISABLE_DEFAULT_FONT); the copy has it backported: AddFontDefault() returns no font.
+#   Nor do ImGui's software-cursor pixels: the page's atlas is built with
+#   ImFontAtlasFlags_NoMouseCursors (the browser draws the cursor).
 # - imgui.cpp, the page's copy only: the page keeps no imgui.ini (its state is the URL hash),
 #   so the .ini readers and writers of windows and tables are not registered
 #   (IMGUI_DISABLE_INI_HANDLERS, ours); they were the only users of sscanf, and the page is
 #   ~3 KB (gzip) smaller without them. Windows and tables keep their settings in memory as before.
+# - backends/imgui_impl_glfw.cpp, the page's copy only: the page reads the wheel itself
+#   (site/shell.js, src/platform/web/web_input.cpp), so the backend registers no Emscripten
+#   wheel handler on the document, and it reads no gamepads (ImGuiConfigFlags_NavEnableGamepad
+#   is off), polls no cursor position and sets no cursor shape (the page's pointer events
+#   give the position, CSS the cursor: src/platform/web/), and keeps no clipboard functions
+#   (the page's own replace them): none of that, nor the GLFW port's JavaScript behind it,
+#   goes into the page.
 
 # vramfit_patched_imgui_source(<file> <out_var> <find> <replace> [<find> <replace>...]):
 # <out_var> = the path of the patched copy.
@@ -61,7 +70,28 @@ function(vramfit_add_imgui)
     "${header_added}" "${header_added}    IMGUI_TEST_ENGINE_ITEM_INFO(id, label, g.LastItemData.StatusFlags);\n")
   set(draw_source ${IMGUI_DIR}/imgui_draw.cpp)
   set(imgui_source ${IMGUI_DIR}/imgui.cpp)
+  set(glfw_backend_source ${IMGUI_DIR}/backends/imgui_impl_glfw.cpp)
   if(EMSCRIPTEN)
+    set(wheel_on "    emscripten_set_wheel_callback(EMSCRIPTEN_EVENT_TARGET_DOCUMENT, nullptr, false, ImGui_ImplEmscripten_WheelCallback);\n")
+    set(wheel_off "    emscripten_set_wheel_callback(EMSCRIPTEN_EVENT_TARGET_DOCUMENT, nullptr, false, nullptr);\n")
+    set(wheel_handler "static EM_BOOL ImGui_ImplEmscripten_WheelCallback(")
+    set(gamepads_update "    // Update game controllers (if enabled and available)\n    ImGui_ImplGlfw_UpdateGamepads();\n")
+    set(gamepads "static void ImGui_ImplGlfw_UpdateGamepads()")
+    set(mouse_update "    ImGui_ImplGlfw_UpdateMouseData();\n    ImGui_ImplGlfw_UpdateMouseCursor();\n")
+    set(clipboard "    io.SetClipboardTextFn = ImGui_ImplGlfw_SetClipboardText;\n    io.GetClipboardTextFn = ImGui_ImplGlfw_GetClipboardText;\n")
+    set(cursors_start "    // Create mouse cursors\n")
+    set(cursors_end "#endif\n    glfwSetErrorCallback(prev_error_callback);\n")
+    vramfit_patched_imgui_source(backends/imgui_impl_glfw.cpp glfw_backend_source
+      "${wheel_on}" "" "${wheel_off}" "" "${wheel_handler}" "[[maybe_unused]] ${wheel_handler}"
+      "${gamepads_update}" "" "${gamepads}" "[[maybe_unused]] ${gamepads}"
+      "${mouse_update}" ""
+      "static void ImGui_ImplGlfw_UpdateMouseData()" "[[maybe_unused]] static void ImGui_ImplGlfw_UpdateMouseData()"
+      "static void ImGui_ImplGlfw_UpdateMouseCursor()" "[[maybe_unused]] static void ImGui_ImplGlfw_UpdateMouseCursor()"
+      "${clipboard}" ""
+      "static const char* ImGui_ImplGlfw_GetClipboardText(" "[[maybe_unused]] static const char* ImGui_ImplGlfw_GetClipboardText("
+      "static void ImGui_ImplGlfw_SetClipboardText(" "[[maybe_unused]] static void ImGui_ImplGlfw_SetClipboardText("
+      "${cursors_start}" "#if 0  // the page sets the cursor as CSS (src/platform/web/main.cpp)\n${cursors_start}"
+      "${cursors_end}" "${cursors_end}#endif\n")
     set(handlers_start "    // Add .ini handle for ImGuiWindow and ImGuiTable types\n")
     set(handlers_end "    TableSettingsAddSettingsHandler();\n")
     vramfit_patched_imgui_source(imgui.cpp imgui_source
@@ -69,20 +99,25 @@ function(vramfit_add_imgui)
       "${handlers_end}" "${handlers_end}#endif\n")
     set(header "ImFont* ImFontAtlas::AddFontDefault(const ImFontConfig* font_cfg_template)\n{\n")
     vramfit_patched_imgui_source(imgui_draw.cpp draw_source "${header}"
-      "${header}#ifdef IMGUI_DISABLE_DEFAULT_FONT\n    IM_UNUSED(font_cfg_template);\n    IM_ASSERT(0 && \"IMGUI_DISABLE_DEFAULT_FONT: no embedded font\");\n    return NULL;\n#endif\n")
+      "${header}#ifdef IMGUI_DISABLE_DEFAULT_FONT\n    IM_UNUSED(font_cfg_template);\n    IM_ASSERT(0 && \"IMGUI_DISABLE_DEFAULT_FONT: no embedded font\");\n    return NULL;\n#endif\n"
+      "    if (!(atlas->Flags & ImFontAtlasFlags_NoMouseCursors))\n    {\n        // Render/copy pixels"
+      "    if (false)  // the page's atlas has ImFontAtlasFlags_NoMouseCursors (browser_font.cpp)\n    {\n        // Render/copy pixels")
   endif()
   add_library(imgui STATIC
     ${imgui_source} ${draw_source} ${tables_source} ${widgets_source}
     ${IMGUI_DIR}/misc/cpp/imgui_stdlib.cpp
-    ${IMGUI_DIR}/backends/imgui_impl_glfw.cpp ${IMGUI_DIR}/backends/imgui_impl_opengl3.cpp)
+    ${glfw_backend_source} ${IMGUI_DIR}/backends/imgui_impl_opengl3.cpp)
   target_include_directories(imgui PUBLIC ${IMGUI_DIR})
+  # The patched copy of a backend includes its own header as "imgui_impl_glfw.h".
+  target_include_directories(imgui PRIVATE ${IMGUI_DIR}/backends)
   # IMGUI_ENABLE_TEST_ENGINE: Dear ImGui reports every labelled widget with its rectangle, which
   # the app keeps as its layout by name for the tests (src/app/layout_hook.cpp).
   target_compile_definitions(imgui PUBLIC IMGUI_DISABLE_DEMO_WINDOWS IMGUI_DISABLE_DEBUG_TOOLS IMGUI_DISABLE_OBSOLETE_FUNCTIONS
                              IMGUI_ENABLE_TEST_ENGINE)
   if(EMSCRIPTEN)
     # The page keeps no imgui.ini (its state is the URL hash): no file functions.
-    target_compile_options(imgui PRIVATE -fno-exceptions -fno-rtti)
+    # The patched copies leave some of ImGui's static functions unused.
+    target_compile_options(imgui PRIVATE -fno-exceptions -fno-rtti -Wno-unused-function -Wno-unused-parameter -Wno-unused-const-variable)
     target_compile_definitions(imgui PUBLIC IMGUI_DISABLE_FILE_FUNCTIONS IMGUI_IMPL_OPENGL_ES3
                                IMGUI_ENABLE_FREETYPE IMGUI_DISABLE_DEFAULT_FONT IMGUI_DISABLE_INI_HANDLERS)
   else()

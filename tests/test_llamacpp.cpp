@@ -4,8 +4,13 @@
 //   SWA cells         src/llama-kv-cache-iswa.cpp llama_kv_cache_iswa (n_swa x n_seq + n_ubatch)
 //   output buffer     src/llama-context.cpp llama_context::output_reserve (n_vocab x n_seq f32)
 #include <cmath>
+#include <sstream>
 
+#include "cli/cli.hpp"
 #include "core/llamacpp.hpp"
+#include "io/engine_command.hpp"
+#include "io/request_json.hpp"
+#include "report/estimate.hpp"
 #include "helpers.hpp"
 
 using namespace vramfit;
@@ -15,7 +20,9 @@ namespace {
 
 LlamaCppMemory run(const std::string& model, const std::string& weights, const LlamaCppSettings& settings,
                    std::vector<int64_t> gpus = {24 * kGiB}) {
-  return llamacpp_memory(builtin_catalog().formats, preset(model).spec, format(weights), settings, gpus);
+  const FormatTables& tables = builtin_catalog().formats;
+  const ModelSpec& spec = preset(model).spec;
+  return llamacpp_memory(tables, spec, llamacpp_weights(tables, spec, format(weights)), settings, gpus);
 }
 
 double in_mib(int64_t bytes) { return static_cast<double>(bytes) / static_cast<double>(kMiB); }
@@ -153,6 +160,23 @@ TEST_CASE("llama.cpp's compute buffer holds a whole batch of logits on the outpu
   CHECK(std::abs(qwen3 - 312.75) / 312.75 < 0.03);
 }
 
+TEST_CASE("the weights by layer add up to the breakdown's weights", "[llamacpp]") {
+  const FormatTables& tables = builtin_catalog().formats;
+  for (const char* id : {"llama-3.1-8b", "qwen3-30b-a3b", "gpt-oss-20b", "gemma-2-9b"}) {
+    INFO(id);
+    const ModelSpec& spec = preset(id).spec;
+    const WeightFormat& f = format("gguf-q4_k_m");
+    const LlamaCppWeights w = llamacpp_weights(tables, spec, f);
+    int64_t sum = w.input + w.output - (w.output_is_token_embd ? w.input : 0);
+    for (size_t i = 0; i < w.layer.size(); ++i) sum += w.layer[i] + w.layer_experts[i];
+    CHECK(sum == summarize_weights(tables, f, spec, 0).bytes);
+    // -ngl all: the GPU holds everything but token_embd (plus its copy when tied).
+    const LlamaCppMemory m = llamacpp_memory(tables, spec, w, LlamaCppSettings{}, {80 * kGiB});
+    CHECK(m.gpus[0].model + m.host.model == sum + (w.output_is_token_embd ? w.input : 0));
+    CHECK(m.host.model == w.input);
+  }
+}
+
 TEST_CASE("the lines llama.cpp prints", "[llamacpp]") {
   LlamaCppSettings s;
   s.ctx_size = 8192;
@@ -161,4 +185,124 @@ TEST_CASE("the lines llama.cpp prints", "[llamacpp]") {
   CHECK(lines[0] == "load_tensors: offloaded 33/33 layers to GPU");
   CHECK(lines[2] == "load_tensors: CPU_Mapped model buffer size =   281.81 MiB");
   CHECK(lines[3] == "llama_kv_cache: CUDA0 KV buffer size =  1024.00 MiB");
+}
+
+// --- llama.cpp's command line, the request and the CLI ------------------------------------
+
+
+
+
+
+TEST_CASE("shell words: quotes, escapes and continued lines", "[llamacpp]") {
+  CHECK(shell_words("llama-server -m 'my model.gguf' -c 32768") ==
+        std::vector<std::string>{"llama-server", "-m", "my model.gguf", "-c", "32768"});
+  CHECK(shell_words("a \"b \\\" c\" d\\ e \\\n  -ngl 99") == std::vector<std::string>{"a", "b \" c", "d e", "-ngl", "99"});
+}
+
+TEST_CASE("a pasted llama.cpp command line becomes the request, flag by flag", "[llamacpp]") {
+  auto c = read_engine_command(
+      "./llama-server -m models/Qwen3-8B-Q4_K_M.gguf -c 32768 -ngl 99 -fa on -ctk q8_0 -ctv q8_0 -ts 3,1 "
+      "--n-cpu-moe 8 -np 4 --host 0.0.0.0 --port 8080 --jinja -ub 1024 --ctx-size=40960");
+  REQUIRE(c);
+  CHECK(c->model_file == "models/Qwen3-8B-Q4_K_M.gguf");
+  const json& l = c->request.at("llama.cpp");
+  CHECK(c->request.at("engine") == "llama.cpp");
+  CHECK(l.at("ctx-size") == 40960);  // the last one given, as llama.cpp reads them
+  CHECK(l.at("n-gpu-layers") == 99);
+  CHECK(l.at("flash-attn") == "on");
+  CHECK(l.at("cache-type-k") == "q8_0");
+  CHECK(l.at("tensor-split") == json::array({3.0, 1.0}));
+  CHECK(l.at("n-cpu-moe") == 8);
+  CHECK(l.at("parallel") == 4);
+  CHECK(l.at("ubatch-size") == 1024);
+  CHECK(c->ignored == std::vector<std::string>{"--host 0.0.0.0", "--port 8080", "--jinja"});
+  // Older builds: -fa alone is "on"; -ngl all.
+  auto old = read_engine_command("llama-cli -fa -ngl all -nkvo");
+  REQUIRE(old);
+  CHECK(old->request["llama.cpp"]["flash-attn"] == "on");
+  CHECK(old->request["llama.cpp"]["n-gpu-layers"] == -1);
+  CHECK(old->request["llama.cpp"]["no-kv-offload"] == true);
+}
+
+TEST_CASE("an unknown flag or tool is named, not skipped", "[llamacpp]") {
+  auto unknown = read_engine_command("llama-server -m x.gguf --frobnicate 3");
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().field == "command.--frobnicate");
+  auto tool = read_engine_command("vllm serve meta-llama/Llama-3.1-8B");
+  REQUIRE_FALSE(tool);
+  CHECK(tool.error().message.find("'vllm' is not a llama.cpp tool") != std::string::npos);
+  auto bad = read_engine_command("llama-server -ngl lots");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().field == "command.-ngl");
+}
+
+TEST_CASE("engine llama.cpp in a request: JSON both ways, errors naming the field", "[llamacpp]") {
+  const json request = {{"model", {{"preset", "llama-3.1-8b"}}},
+                        {"weights", {{"format", "gguf-q4_0"}}},
+                        {"engine", "llama.cpp"},
+                        {"llama.cpp", {{"ctx-size", 8192}, {"n-gpu-layers", 20}, {"cache-type-k", "q8_0"}, {"tensor-split", {1, 1}}}},
+                        {"gpus", {"rtx-4090", "rtx-3090"}}};
+  auto r = request_from_json(request);
+  REQUIRE(r);
+  CHECK(r->engine == Engine::llamacpp);
+  CHECK(r->llamacpp.n_gpu_layers == 20);
+  CHECK(r->gpu_ids.size() == 2);
+  auto again = request_from_json(request_to_json(*r));
+  REQUIRE(again);
+  CHECK(request_to_json(*again) == request_to_json(*r));
+  auto report = estimate(*r, builtin_catalog());
+  REQUIRE(report);
+  CHECK(report->llamacpp.gpus.size() == 2);
+  CHECK(report->devices[1].id == "rtx-3090");
+  const json out = report_to_json(*report);
+  CHECK(out.at("engine").at("gpus").size() == 2);
+  // -ngl 20: slots 13..32 on the GPUs, layers 0..12 and token_embd on the host.
+  CHECK(out.at("engine").at("host").at("layers") == 13);
+  CHECK(out.at("engine").at("gpus")[0].at("layers").get<int64_t>() + out.at("engine").at("gpus")[1].at("layers").get<int64_t>() == 19);
+  CHECK(out.at("engine").at("offloaded_layers") == 20);
+
+  auto field_of = [](json j) {
+    auto req = request_from_json(j);
+    if (!req) return req.error().field;
+    auto rep = estimate(*req, builtin_catalog());
+    return rep ? std::string("(none)") : rep.error().field;
+  };
+  json bad = request;
+  bad["llama.cpp"]["cache-type-v"] = "q3_k";
+  CHECK(field_of(bad) == "llama.cpp.cache-type-v");
+  bad = request;
+  bad["llama.cpp"]["flash-attn"] = "off";
+  bad["llama.cpp"]["cache-type-v"] = "q8_0";  // llama.cpp refuses a quantized V cache without flash attention
+  CHECK(field_of(bad) == "llama.cpp.cache-type-v");
+  bad = request;
+  bad["weights"]["format"] = "awq-int4";
+  CHECK(field_of(bad) == "weights.format");
+  bad = request;
+  bad["engine"] = "generic";
+  CHECK(field_of(bad) == "llama.cpp");
+  bad.erase("llama.cpp");
+  CHECK(field_of(bad) == "gpus");
+  bad = request;
+  bad["gpus"] = {"rtx-4090", "no-such-gpu"};
+  CHECK(field_of(bad) == "gpus[1]");
+  bad = request;
+  bad["llama.cpp"]["main-gpu"] = 2;
+  CHECK(field_of(bad) == "llama.cpp.main-gpu");
+}
+
+TEST_CASE("vramfit infer --engine llama.cpp takes llama.cpp's own flags and prints its lines", "[llamacpp][cli]") {
+  std::ostringstream out, err;
+  const int status = run_cli({"infer", "--engine", "llama.cpp", "-m", "llama-3.1-8b", "-w", "gguf-q4_0", "-c", "8192",
+                              "-ngl", "99", "-fa", "on"},
+                             out, err);
+  INFO(err.str());
+  CHECK(status == 0);
+  CHECK(out.str().find("load_tensors: CPU_Mapped model buffer size =   281.81 MiB") != std::string::npos);
+  CHECK(out.str().find("llama_kv_cache: CUDA0 KV buffer size =  1024.00 MiB") != std::string::npos);
+  std::ostringstream out2, err2;
+  const int pasted = run_cli({"infer", "-m", "llama-3.1-8b", "-w", "gguf-q4_0", "--cmd", "llama-server -c 8192 -ngl 99 --port 8080"},
+                             out2, err2);
+  CHECK(pasted == 0);
+  CHECK(out2.str() == out.str());
+  CHECK(err2.str().find("--port 8080 does not change memory") != std::string::npos);
 }

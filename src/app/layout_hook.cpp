@@ -30,6 +30,7 @@ struct Label {
 std::map<ImGuiID, Label> g_labels;
 std::vector<LayoutItem> g_drawn;  // the last finished frame
 ImGuiID g_focused = 0;            // its keyboard focus (Dear ImGui's nav item), 0 when not shown
+ImGuiID g_active = 0;             // the item being used (a text box being edited), 0 when none
 
 void add(ImGuiContext* ctx, ImGuiID id, std::string label, bool is_text, const ImRect& rect) {
   LayoutItem item;
@@ -48,6 +49,7 @@ void enable_layout_hook() { GImGui->TestEngineHookItems = true; }
 void layout_frame_begins() {
   g_drawn.clear();
   g_focused = GImGui->NavDisableHighlight ? 0 : GImGui->NavId;
+  g_active = GImGui->ActiveId;
   for (LayoutItem& item : g_adding) {
     if (!item.is_text) {
       const auto label = g_labels.find(item.id);
@@ -81,6 +83,7 @@ std::string layout_json() {
                      {"kind", item.is_text ? "text" : "widget"},
                      {"inputable", item.inputable},
                      {"focused", item.id != 0 && item.id == g_focused},
+                     {"active", item.id != 0 && item.id == g_active},
                      {"x", item.rect.Min.x},
                      {"y", item.rect.Min.y},
                      {"w", item.rect.GetWidth()},

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "report/estimate.hpp"
+#include "io/engine_command.hpp"
 #include "io/header_reads.hpp"
 #include "io/hf_config.hpp"
 #include "io/model_file.hpp"
@@ -31,7 +32,8 @@ bool read_file(const std::string& path, std::string& text) {
 struct InferOptions {
   std::string gguf_file, index_file;
   std::vector<std::string> safetensors_files;
-  std::string request_file, config_file, model, weights, kv, gpu, overhead, units;
+  std::string request_file, config_file, model, weights, kv, gpu, overhead, units, engine, command;
+  std::vector<std::string> gpus;
   int64_t group_size = 0, context = 0, sequences = 0, gpu_count = 0, runtime_mib = -1, prefill_chunk = 0;
   double margin = -1, capacity_gib = 0;
   bool no_flash_attention = false, compare = false, as_json = false;
@@ -68,6 +70,37 @@ void add_infer_options(CLI::App& app, InferOptions& o) {
   app.add_option("--units", o.units, "GB (10^9) or GiB (2^30)")->check(CLI::IsMember({"GB", "GiB", "gb", "gib"}));
   app.add_flag("--compare", o.compare, "Also answer for every catalog GPU");
   app.add_flag("--json", o.as_json, "Print the report as JSON");
+  app.add_option("--engine", o.engine, "generic (default) or llama.cpp: then llama.cpp's own flags follow, "
+                                       "e.g. -c 32768 -ngl 20 -fa on -ctk q8_0 -ts 3,1 --n-cpu-moe 8")
+      ->check(CLI::IsMember({"generic", "llama.cpp"}));
+  app.add_option("--cmd", o.command, "An engine's command line, e.g. 'llama-server -m x.gguf -c 32768 -ngl 99' "
+                                     "(its -m file is read like --gguf)");
+  app.add_option("--gpus", o.gpus, "GPUs in device order for an engine, e.g. --gpus rtx-4090 rtx-3090");
+}
+
+// llama.cpp's flags given to `vramfit infer --engine llama.cpp` (-ngl, -ctk, -c ...: names
+// CLI11 cannot take as options) move into one command line for read_engine_command.
+std::vector<std::string> take_engine_flags(std::vector<std::string>& args) {
+  const bool llamacpp =
+      std::find(args.begin(), args.end(), "--engine=llama.cpp") != args.end() ||
+      std::adjacent_find(args.begin(), args.end(), [](const std::string& a, const std::string& b) {
+        return a == "--engine" && b == "llama.cpp";
+      }) != args.end();
+  std::vector<std::string> taken;
+  if (!llamacpp || args.empty() || args[0] != "infer") return taken;
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const int values = llamacpp_flag_values(args[i]);
+    if (values < 0) {
+      kept.push_back(args[i]);
+      continue;
+    }
+    taken.push_back(args[i]);
+    const bool optional_given = values == 2 && i + 1 < args.size() && !args[i + 1].empty() && args[i + 1][0] != '-';
+    if ((values == 1 || optional_given) && i + 1 < args.size()) taken.push_back(args[++i]);
+  }
+  args = kept;
+  return taken;
 }
 
 // Reads the first bytes of a file, up to `limit`.
@@ -195,6 +228,15 @@ bool build_request(const InferOptions& o, json& request, std::ostream& err) {
   if (o.no_flash_attention) request["overhead"]["flash_attention"] = false;
   if (!o.units.empty()) request["units"] = (o.units == "GiB" || o.units == "gib") ? "GiB" : "GB";
   if (o.compare) request["compare_gpus"] = true;
+  if (!o.engine.empty()) request["engine"] = o.engine;
+  if (!o.gpus.empty()) request["gpus"] = o.gpus;
+  if (!o.command.empty()) {
+    auto command = read_engine_command(o.command);
+    if (!command) { err << "error: " << command.error().message << "\n"; return false; }
+    request["engine"] = command->request["engine"];
+    request["llama.cpp"].merge_patch(command->request["llama.cpp"]);
+    for (const std::string& flag : command->ignored) err << "note: " << flag << " does not change memory: not read\n";
+  }
   return true;
 }
 
@@ -349,8 +391,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     err << "Run 'vramfit --help' for usage.\n";
     return 2;
   }
+  std::vector<std::string> cli_args = args;
+  const std::vector<std::string> engine_flags = take_engine_flags(cli_args);
   // CLI11 parses a vector given in reverse order.
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  std::vector<std::string> reversed(cli_args.rbegin(), cli_args.rend());
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp& e) {
@@ -406,6 +450,14 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     else print_report(out, *report);
     return 0;
   }
+  for (const std::string& word : engine_flags) {
+    // Quoted so that read_engine_command sees each word as it was given.
+    std::string quoted = "'";
+    for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    infer.command += (infer.command.empty() ? "" : " ") + quoted + "'";
+  }
+  auto command_model = infer.command.empty() ? Result<EngineCommand>(make_error("", "", "")) : read_engine_command(infer.command);
+  if (command_model && !command_model->model_file.empty() && infer.gguf_file.empty()) infer.gguf_file = command_model->model_file;
   if (!build_request(infer, request_json, err)) return 2;
   auto request = request_from_json(request_json);
   if (!request) { err << "error: " << request.error().message << "\n"; return 2; }

@@ -83,8 +83,43 @@ void print_training_report(std::ostream& out, const Report& r) {
   }
 }
 
+// engine "llama.cpp": its buffers on each device, as llama.cpp prints them, and the fit.
+void print_llamacpp_report(std::ostream& out, const Report& r) {
+  const DisplayUnits u = r.request.units;
+  const LlamaCppMemory& m = r.llamacpp;
+  const LlamaCppFit& f = r.llamacpp_fit;
+  const LlamaCppSettings& l = r.request.llamacpp;
+  out << "vramfit: " << r.model_name << " on llama.cpp, " << r.request.weight_format << ", -c " << with_thousands(m.n_ctx)
+      << " cells (-np " << l.parallel << "), -ub " << m.ubatch_tokens << ", K " << l.cache_type_k << " / V "
+      << l.cache_type_v << ", flash attention " << (m.flash_attention ? "on" : "off") << "\n\n";
+  out << "  " << pad("device", 26) << pad_left("layers", 8) << pad_left("model", 12) << pad_left("KV", 12)
+      << pad_left("compute", 12) << pad_left("needed", 12) << pad_left("usable", 12) << "\n";
+  for (size_t g = 0; g < m.gpus.size(); ++g) {
+    const LlamaCppBuffers& b = m.gpus[g];
+    out << "  " << pad(b.device + " " + r.devices[g].name, 26)
+        << pad_left(std::to_string(b.layers) + (b.output_layer ? "+out" : ""), 8) << pad_left(format_bytes(b.model, u), 12)
+        << pad_left(format_bytes(b.kv, u), 12) << pad_left(format_bytes(b.compute, u), 12)
+        << pad_left(format_bytes(f.gpu_need[g], u), 12) << pad_left(format_bytes(f.gpu_capacity[g], u), 12)
+        << (f.gpu_need[g] <= f.gpu_capacity[g] ? "  fits" : "  DOES NOT FIT") << "\n";
+  }
+  out << "  " << pad("host (CPU)", 26) << pad_left(std::to_string(m.host.layers) + (m.host.output_layer ? "+out" : ""), 8)
+      << pad_left(format_bytes(m.host.model, u), 12) << pad_left(format_bytes(m.host.kv, u), 12)
+      << pad_left(format_bytes(m.host.compute + m.host.output, u), 12) << pad_left(format_bytes(f.host_need, u), 12) << "\n\n";
+  out << "  needed per GPU = buffers + " << format_bytes(r.request.settings.runtime_bytes, u)
+      << " runtime (CUDA context, cuBLAS; assumed) + " << static_cast<int>(r.request.settings.margin_fraction * 100 + 0.5)
+      << "% margin\n\n";
+  out << "  what llama.cpp will print:\n";
+  for (const std::string& line : llamacpp_log_lines(m)) out << "    " << line << "\n";
+  out << "\n" << (f.fits ? "FITS" : "DOES NOT FIT") << " on " << m.gpus.size() << (m.gpus.size() == 1 ? " GPU" : " GPUs") << "\n";
+  out << "  most GPU layers that fit (-ngl): " << f.max_gpu_layers << " of " << m.layer_slots << "\n";
+  out << "  longest context that fits (-c): "
+      << (f.max_ctx_size > 0 ? with_thousands(f.max_ctx_size) + " cells" : std::string("none")) << "\n";
+  for (const std::string& a : r.breakdown.assumptions) out << "assumed: " << a << "\n";
+}
+
 void print_report(std::ostream& out, const Report& r) {
   if (r.request.mode == Mode::training) { print_training_report(out, r); return; }
+  if (r.request.engine == Engine::llamacpp) { print_llamacpp_report(out, r); return; }
   const DisplayUnits u = r.request.units;
   const InferenceSettings& s = r.request.settings;
   out << "vramfit: " << r.model_name << " (" << with_thousands(r.prepared.weights.parameters) << " parameters), "

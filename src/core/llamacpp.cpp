@@ -1,6 +1,7 @@
 #include "llamacpp.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "units.hpp"
@@ -90,7 +91,38 @@ std::string mib(int64_t bytes) {
 
 }  // namespace
 
-LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, const WeightFormat& format,
+bool is_llamacpp_cache_type(const std::string& type) {
+  for (const char* known : {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"}) {
+    if (type == known) return true;
+  }
+  return false;
+}
+
+LlamaCppWeights llamacpp_weights(const FormatTables& tables, const ModelSpec& m, const WeightFormat& format) {
+  LlamaCppWeights w;
+  w.layer.assign(static_cast<size_t>(m.layers), 0);
+  w.layer_experts.assign(static_cast<size_t>(m.layers), 0);
+  w.layer_vectors.assign(static_cast<size_t>(m.layers), 0);
+  w.output_is_token_embd = m.tied_embeddings;
+  for (const TensorShape& t : enumerate_tensors(m)) {
+    const StorageType& type = tables.storage_types[static_cast<size_t>(storage_type_for_tensor(tables, format, m, t))];
+    const int64_t bytes = storage_bytes(type, t.row_length, t.rows, t.copies);
+    if (t.role == TensorRole::token_embd) {
+      w.input += bytes;
+    } else if (t.layer < 0) {
+      w.output += bytes;  // output_norm, output
+    } else if (is_expert_role(t.role)) {
+      w.layer_experts[static_cast<size_t>(t.layer)] += bytes;
+    } else {
+      w.layer[static_cast<size_t>(t.layer)] += bytes;
+      if (t.role == TensorRole::vector) w.layer_vectors[static_cast<size_t>(t.layer)] += bytes;
+    }
+  }
+  if (w.output_is_token_embd) w.output += w.input;
+  return w;
+}
+
+LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, const LlamaCppWeights& w,
                                const LlamaCppSettings& s, const std::vector<int64_t>& gpu_free_bytes) {
   LlamaCppMemory r;
   const int64_t gpus = static_cast<int64_t>(gpu_free_bytes.size());
@@ -127,40 +159,45 @@ LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, c
 
   // Weights (llama_model::load_tensors): token_embd always on the CPU ("there is very little
   // benefit to offloading the input layer"); the output layer's tensors where slot n_layer
-  // goes; each block's tensors with its layer, but experts of the layers --cpu-moe /
-  // --n-cpu-moe name stay on the CPU (common/arg.cpp: -ot blk.N.ffn_*_exps=CPU).
-  auto type_of = [&](const TensorShape& t) {
-    return tables.storage_types[static_cast<size_t>(storage_type_for_tensor(tables, format, m, t))];
-  };
-  int64_t token_embd_bytes = 0;
-  for (const TensorShape& t : enumerate_tensors(m)) {
-    const int64_t bytes = storage_bytes(type_of(t), t.row_length, t.rows, t.copies);
-    if (t.role == TensorRole::token_embd) {
-      token_embd_bytes = bytes;
-      r.host.model += bytes;
-      continue;
+  // goes (with tied embeddings a copy of token_embd, TENSOR_DUPLICATED; on the CPU it is the
+  // same mapped file range); each block's tensors with its layer, but the experts of the
+  // layers --cpu-moe / --n-cpu-moe name stay on the CPU (common/arg.cpp: -ot
+  // blk.N.ffn_(up|down|gate)_exps=CPU); -sm row splits a GPU layer's matrices by rows over
+  // the GPUs in -ts proportions (ggml_backend_split_buffer_type).
+  r.host.model += w.input;
+  if (output_device == kHost) r.host.model += w.output - (w.output_is_token_embd ? w.input : 0);
+  else buffers(output_device).model += w.output;
+  const bool rows_split = s.split_mode == LlamaSplitMode::row && gpus > 1;
+  std::vector<double> row_shares;
+  if (rows_split) {
+    LlamaCppSettings by_ts;
+    by_ts.tensor_split = s.tensor_split;
+    const Placement proportions = place_layers(m, by_ts, gpu_free_bytes);
+    double previous = 0.0;
+    for (double split : proportions.splits) {
+      row_shares.push_back(split - previous);
+      previous = split;
     }
-    int64_t device = t.layer < 0 ? output_device : place.device(t.layer);
-    if (is_expert_role(t.role) && t.layer >= 0 && (s.cpu_moe || t.layer < s.n_cpu_moe)) device = kHost;
-    if (device != kHost && s.split_mode == LlamaSplitMode::row && gpus > 1 && t.role != TensorRole::vector) {
-      // -sm row: a matrix is split by rows over the GPUs in -ts proportions (ggml_backend_split_buffer_type).
-      const Placement even = place_layers(m, LlamaCppSettings{.tensor_split = s.tensor_split}, gpu_free_bytes);
-      double previous = 0.0;
-      int64_t given = 0;
-      for (int64_t g = 0; g < gpus; ++g) {
-        const double share = even.splits[static_cast<size_t>(g)] - previous;
-        previous = even.splits[static_cast<size_t>(g)];
-        const int64_t part = g + 1 == gpus ? bytes - given : static_cast<int64_t>(static_cast<double>(bytes) * share);
-        r.gpus[static_cast<size_t>(g)].model += part;
-        given += part;
-      }
-      continue;
-    }
-    buffers(device).model += bytes;
   }
-  // Tied embeddings: the output layer gets its own copy of token_embd (TENSOR_DUPLICATED in
-  // load_tensors) wherever slot n_layer is; on the CPU it is the same mapped file range.
-  if (m.tied_embeddings && output_device != kHost) buffers(output_device).model += token_embd_bytes;
+  for (int64_t il = 0; il < m.layers; ++il) {
+    const size_t i = static_cast<size_t>(il);
+    const int64_t device = place.device(il);
+    const bool experts_on_host = s.cpu_moe || il < s.n_cpu_moe;
+    buffers(experts_on_host ? kHost : device).model += w.layer_experts[i];
+    if (device == kHost || !rows_split) {
+      buffers(device).model += w.layer[i];
+      continue;
+    }
+    const int64_t matrices = w.layer[i] - w.layer_vectors[i];
+    buffers(device).model += w.layer_vectors[i];
+    int64_t given = 0;
+    for (int64_t g = 0; g < gpus; ++g) {
+      const int64_t part = g + 1 == gpus ? matrices - given
+                                         : static_cast<int64_t>(static_cast<double>(matrices) * row_shares[static_cast<size_t>(g)]);
+      r.gpus[static_cast<size_t>(g)].model += part;
+      given += part;
+    }
+  }
 
   // KV cache (llama_kv_cache::llama_kv_cache): per layer, cells x (K row + V row) in the
   // cache types, on the layer's device, or the CPU with -nkvo.
@@ -193,6 +230,50 @@ LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, c
   // Output buffer (llama_context::output_reserve): logits for n_seq_max outputs, f32, on the host.
   r.host.output = sat_mul(std::max<int64_t>(s.parallel, 1), m.vocab_size, 4);
   return r;
+}
+
+LlamaCppFit llamacpp_fit(const FormatTables& tables, const ModelSpec& m, const LlamaCppWeights& w, const LlamaCppSettings& s,
+                         const std::vector<int64_t>& capacity, int64_t host_capacity, int64_t runtime_bytes, double margin) {
+  auto with_margin = [margin](int64_t bytes) { return sat_add(bytes, std::llround(static_cast<double>(bytes) * margin)); };
+  auto fits = [&](const LlamaCppMemory& r, LlamaCppFit* out) {
+    bool all = host_capacity <= 0 || r.host.total() <= host_capacity;
+    for (size_t g = 0; g < r.gpus.size(); ++g) {
+      const int64_t need = with_margin(sat_add(r.gpus[g].total(), runtime_bytes));
+      all = all && need <= capacity[g];
+      if (out) out->gpu_need.push_back(need);
+    }
+    return all;
+  };
+  LlamaCppFit f;
+  f.gpu_capacity = capacity;
+  const LlamaCppMemory now = llamacpp_memory(tables, m, w, s, capacity);
+  f.host_need = now.host.total();
+  f.fits = fits(now, &f);
+  // -ngl: more GPU layers only add to the GPUs, so the most that fit is the first from the top.
+  for (int64_t ngl = m.layers + 1; ngl >= 0; --ngl) {
+    LlamaCppSettings t = s;
+    t.n_gpu_layers = ngl;
+    if (fits(llamacpp_memory(tables, m, w, t, capacity), nullptr) || ngl == 0) {
+      f.max_gpu_layers = ngl;
+      break;
+    }
+  }
+  // -c: the KV cache and the no-flash-attention scores grow with it; binary search over 256s.
+  auto fits_ctx = [&](int64_t ctx) {
+    LlamaCppSettings t = s;
+    t.ctx_size = ctx;
+    return fits(llamacpp_memory(tables, m, w, t, capacity), nullptr);
+  };
+  const int64_t limit = m.max_context_tokens > 0 ? m.max_context_tokens : int64_t(1) << 20;
+  int64_t lo = 0, hi = ceil_div(limit, 256);  // in units of 256 cells
+  if (!fits_ctx(256)) hi = 0;
+  while (lo < hi) {
+    const int64_t mid = (lo + hi + 1) / 2;
+    if (fits_ctx(mid * 256)) lo = mid;
+    else hi = mid - 1;
+  }
+  f.max_ctx_size = std::min(lo * 256, limit);
+  return f;
 }
 
 std::vector<std::string> llamacpp_log_lines(const LlamaCppMemory& r) {

@@ -35,6 +35,9 @@ struct LlamaCppSettings {
   bool swa_full = false;       // --swa-full: sliding-window layers keep the whole context
 };
 
+// The KV cache types llama.cpp accepts (common/arg.cpp, kv_cache_types).
+bool is_llamacpp_cache_type(const std::string& type);
+
 // One device's buffers, as llama.cpp prints them.
 struct LlamaCppBuffers {
   std::string device;          // "CUDA0", "CUDA1", ... or "CPU" for the host
@@ -58,10 +61,39 @@ struct LlamaCppMemory {
   bool flash_attention = true;         // after -fa auto is resolved
 };
 
+// A model's weight bytes the way llama.cpp places them: by layer, with the experts apart
+// (they can stay on the CPU), and the input and output layers.
+struct LlamaCppWeights {
+  int64_t input = 0;                   // token_embd: always in host memory
+  int64_t output = 0;                  // output_norm and output (lm_head): the output layer
+  bool output_is_token_embd = false;   // tied embeddings: the output layer copies token_embd
+  std::vector<int64_t> layer;          // blk.N.*, experts excluded
+  std::vector<int64_t> layer_experts;  // blk.N.ffn_{gate,up,down}_exps
+  std::vector<int64_t> layer_vectors;  // of `layer`, the 1-D tensors (not split by -sm row)
+};
+
+// From a weight format's per-tensor types (the same rules as the breakdown's weights).
+LlamaCppWeights llamacpp_weights(const FormatTables& tables, const ModelSpec& model, const WeightFormat& format);
+
 // gpu_free_bytes: the memory free on each GPU before loading (llama.cpp's default
 // --tensor-split divides the layers in proportion to it). Its size is the GPU count.
-LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& model, const WeightFormat& format,
+LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& model, const LlamaCppWeights& weights,
                                const LlamaCppSettings& settings, const std::vector<int64_t>& gpu_free_bytes);
+
+// Whether it fits: each GPU needs its buffers plus the runtime llama.cpp does not print (CUDA
+// context, cuBLAS workspace: runtime_bytes, an assumption) and the safety margin; the host
+// needs its buffers (mapped model pages are counted: they are read on every token).
+struct LlamaCppFit {
+  std::vector<int64_t> gpu_need;     // per GPU
+  std::vector<int64_t> gpu_capacity; // per GPU, usable
+  int64_t host_need = 0;
+  bool fits = false;                 // every GPU (and the host, when host_capacity > 0)
+  int64_t max_gpu_layers = 0;        // the most -ngl (0 .. layers + 1) that fits every GPU
+  int64_t max_ctx_size = 0;          // the longest -c (a multiple of 256) that fits; 0: not even 256
+};
+LlamaCppFit llamacpp_fit(const FormatTables& tables, const ModelSpec& model, const LlamaCppWeights& weights,
+                         const LlamaCppSettings& settings, const std::vector<int64_t>& gpu_capacity,
+                         int64_t host_capacity, int64_t runtime_bytes, double margin_fraction);
 
 // The lines llama.cpp prints for these buffers, to compare with a log ("   4403.49 MiB").
 std::vector<std::string> llamacpp_log_lines(const LlamaCppMemory& memory);

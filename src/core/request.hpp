@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "inference.hpp"
+#include "llamacpp.hpp"
 #include "model_spec.hpp"
 #include "network.hpp"
 #include "training.hpp"
@@ -34,6 +35,11 @@ struct StoredWeights {
   std::vector<std::string> warnings;                // e.g. a file shorter than its tensors
 };
 
+// Which engine serves the model (mode "inference"): "generic" is vramfit's engine-neutral
+// model (runtime + compute buffer + margin, tensor parallel over gpu_count GPUs);
+// "llama.cpp" follows llama.cpp's own allocation, device by device (core/llamacpp).
+enum class Engine { generic, llamacpp };
+
 // What is estimated: serving a model, or training one (a transformer, or a network given
 // layer by layer: Request::has_network). In JSON: "inference" / "training".
 enum class Mode { inference, training };
@@ -56,6 +62,11 @@ struct Request {
   std::string kv_cache_dtype = "f16";  // f32, f16, bf16, fp8, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl
 
   InferenceSettings settings;          // context, sequences, overhead, margin, GPU count
+
+  Engine engine = Engine::generic;
+  LlamaCppSettings llamacpp;           // engine "llama.cpp": its flags, under its own names
+  std::vector<std::string> gpu_ids;    // engine "llama.cpp": the GPUs in device order (CUDA0, CUDA1, ...);
+                                       // empty: gpu_count x the GPU above
 
   // mode "training": a transformer (the model above) with these settings, or a network
   // given layer by layer (has_network; the model is then unused).

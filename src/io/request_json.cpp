@@ -327,12 +327,75 @@ json network_json(const Network& net) {
 
 }  // namespace
 
+namespace {
+// engine "llama.cpp": its flags under their long names (llama.cpp's common/arg.cpp).
+std::optional<Error> llamacpp_settings_from_json(const json& j, LlamaCppSettings& l) {
+  if (!j.is_object()) return make_error("request.wrong_type", "llama.cpp", "llama.cpp: must be an object");
+  Fields f{j, "llama.cpp.", std::nullopt};
+  f.only({"ctx-size", "batch-size", "ubatch-size", "parallel", "cache-type-k", "cache-type-v", "flash-attn", "n-gpu-layers",
+          "split-mode", "tensor-split", "main-gpu", "cpu-moe", "n-cpu-moe", "no-kv-offload", "swa-full"});
+  l.ctx_size = f.integer("ctx-size", l.ctx_size, 0, kMaxContextTokens);
+  l.batch_size = f.integer("batch-size", l.batch_size, 1, int64_t(1) << 20);
+  l.ubatch_size = f.integer("ubatch-size", l.ubatch_size, 1, int64_t(1) << 20);
+  l.parallel = f.integer("parallel", l.parallel, 1, kMaxSequences);
+  l.n_gpu_layers = f.integer("n-gpu-layers", l.n_gpu_layers, -1, 100000);
+  l.main_gpu = f.integer("main-gpu", l.main_gpu, 0, kMaxGpuCount - 1);
+  l.n_cpu_moe = f.integer("n-cpu-moe", l.n_cpu_moe, 0, 100000);
+  l.cpu_moe = f.boolean("cpu-moe", l.cpu_moe);
+  l.no_kv_offload = f.boolean("no-kv-offload", l.no_kv_offload);
+  l.swa_full = f.boolean("swa-full", l.swa_full);
+  for (auto [key, type] : {std::pair<const char*, std::string*>{"cache-type-k", &l.cache_type_k}, {"cache-type-v", &l.cache_type_v}}) {
+    *type = f.text(key, *type);
+    if (!f.error && !is_llamacpp_cache_type(*type)) {
+      f.fail("request.bad_value", f.name(key), "'" + *type + "' is not one of llama.cpp's cache types (f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1)");
+    }
+  }
+  const std::string fa = f.text("flash-attn", "auto");
+  if (fa == "on") l.flash_attn = LlamaFlashAttn::on;
+  else if (fa == "off") l.flash_attn = LlamaFlashAttn::off;
+  else if (fa == "auto") l.flash_attn = LlamaFlashAttn::automatic;
+  else f.fail("request.bad_value", "llama.cpp.flash-attn", "must be on, off or auto (got '" + fa + "')");
+  const std::string split = f.text("split-mode", "layer");
+  if (split == "layer") l.split_mode = LlamaSplitMode::layer;
+  else if (split == "row") l.split_mode = LlamaSplitMode::row;
+  else if (split == "none") l.split_mode = LlamaSplitMode::none;
+  else f.fail("request.bad_value", "llama.cpp.split-mode", "must be none, layer or row (got '" + split + "')");
+  if (f.has("tensor-split")) {
+    const json& ts = j.at("tensor-split");
+    if (!ts.is_array() || ts.size() > static_cast<size_t>(kMaxGpuCount)) {
+      f.fail("request.bad_value", "llama.cpp.tensor-split", "must be a list of proportions, one per GPU");
+    } else {
+      for (const json& x : ts) {
+        if (!x.is_number() || !(x.get<double>() >= 0.0) || x.get<double>() > 1e9) {
+          f.fail("request.bad_value", "llama.cpp.tensor-split", "proportions must be numbers >= 0 (got " + x.dump() + ")");
+          break;
+        }
+        l.tensor_split.push_back(x.get<double>());
+      }
+    }
+  }
+  return f.error;
+}
+
+json llamacpp_settings_to_json(const LlamaCppSettings& l) {
+  static const char* fa[] = {"off", "on", "auto"};
+  static const char* split[] = {"none", "layer", "row"};
+  json j = {{"ctx-size", l.ctx_size}, {"batch-size", l.batch_size}, {"ubatch-size", l.ubatch_size}, {"parallel", l.parallel},
+            {"cache-type-k", l.cache_type_k}, {"cache-type-v", l.cache_type_v},
+            {"flash-attn", fa[static_cast<int>(l.flash_attn)]}, {"n-gpu-layers", l.n_gpu_layers},
+            {"split-mode", split[static_cast<int>(l.split_mode)]}, {"main-gpu", l.main_gpu}, {"cpu-moe", l.cpu_moe},
+            {"n-cpu-moe", l.n_cpu_moe}, {"no-kv-offload", l.no_kv_offload}, {"swa-full", l.swa_full}};
+  if (!l.tensor_split.empty()) j["tensor-split"] = l.tensor_split;
+  return j;
+}
+}  // namespace
+
 Result<Request> request_from_json(const json& root) {
   if (!root.is_object()) return make_error("request.not_object", "", "request: expected a JSON object");
   Request r;
   Fields top{root, "", std::nullopt};
   top.only({"v", "mode", "model", "network", "training", "weights", "kv_cache", "context_tokens", "concurrent_sequences", "overhead",
-            "gpu", "gpu_count", "compare_gpus", "units"});
+            "engine", "llama.cpp", "gpu", "gpus", "gpu_count", "compare_gpus", "units"});
   r.version = static_cast<int>(top.integer("v", kRequestVersion, 1, 1000));
   if (!top.error && r.version != kRequestVersion) {
     top.fail("request.unsupported_version", "v", "version " + std::to_string(r.version) + " is not supported (this build reads 1)");
@@ -433,6 +496,33 @@ Result<Request> request_from_json(const json& root) {
     r.gpu_capacity_bytes = f.integer("capacity_bytes", 0, 1, int64_t(1) << 50);
     if (f.error) return *f.error;
   }
+  const std::string engine = top.text("engine", "generic");
+  if (engine == "llama.cpp") r.engine = Engine::llamacpp;
+  else if (engine != "generic") top.fail("request.bad_value", "engine", "must be generic or llama.cpp (got '" + engine + "')");
+  if (!top.error && r.engine != Engine::llamacpp && top.has("llama.cpp")) {
+    top.fail("request.bad_value", "llama.cpp", "is only for engine \"llama.cpp\"");
+  }
+  if (!top.error && r.engine != Engine::generic && r.mode == Mode::training) {
+    top.fail("request.bad_value", "engine", "engines serve models: only for mode \"inference\"");
+  }
+  if (top.error) return *top.error;
+  if (const json* llama = top.sub("llama.cpp")) {
+    if (auto e = llamacpp_settings_from_json(*llama, r.llamacpp)) return *e;
+  }
+  if (top.has("gpus")) {
+    const json& gpus = root.at("gpus");
+    if (!gpus.is_array() || gpus.empty() || gpus.size() > static_cast<size_t>(kMaxGpuCount)) {
+      top.fail("request.bad_value", "gpus", "must be a list of 1 to " + std::to_string(kMaxGpuCount) + " GPU ids");
+    } else if (r.engine == Engine::generic) {
+      top.fail("request.bad_value", "gpus", "a list of GPUs is for an engine (llama.cpp); the generic engine takes gpu and gpu_count");
+    } else {
+      for (size_t i = 0; i < gpus.size() && !top.error; ++i) {
+        if (!gpus[i].is_string()) top.fail("request.wrong_type", "gpus[" + std::to_string(i) + "]", "must be a GPU id");
+        else r.gpu_ids.push_back(gpus[i].get<std::string>());
+      }
+    }
+    if (top.error) return *top.error;
+  }
   s.gpu_count = top.integer("gpu_count", 1, 1, kMaxGpuCount);
   r.training.gpu_count = s.gpu_count;
   r.compare_gpus = top.boolean("compare_gpus", false);
@@ -452,6 +542,7 @@ void add_gpu_fields(json& j, const Request& r) {
   if (r.gpu_capacity_bytes > 0) j["gpu"] = {{"capacity_bytes", r.gpu_capacity_bytes}};
   else j["gpu"] = {{"id", r.gpu_id}};
   j["gpu_count"] = r.settings.gpu_count;
+  if (!r.gpu_ids.empty()) j["gpus"] = r.gpu_ids;
   j["compare_gpus"] = r.compare_gpus;
   j["units"] = units_name(r.units);
 }
@@ -493,6 +584,10 @@ json request_to_json(const Request& r) {
     j["weights"]["stored"] = {{"source", w.source}, {"file", w.file}, {"by_type", rows}, {"parameters", w.parameters},
                               {"replicated_bytes", w.replicated_bytes}, {"read", w.read}, {"derived", w.derived},
                               {"assumed", w.assumed}, {"warnings", w.warnings}};
+  }
+  if (r.engine == Engine::llamacpp) {
+    j["engine"] = "llama.cpp";
+    j["llama.cpp"] = llamacpp_settings_to_json(r.llamacpp);
   }
   if (r.mode == Mode::training) {
     const TrainingSettings& t = r.training;

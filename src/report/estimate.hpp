@@ -47,6 +47,11 @@ struct Report {
   FitResult fit;
   std::vector<GpuVerdict> gpus;  // every catalog GPU, when request.compare_gpus
 
+  // engine "llama.cpp": its buffers per device, the GPUs in device order, and the fit
+  std::vector<Gpu> devices;
+  LlamaCppMemory llamacpp;
+  LlamaCppFit llamacpp_fit;
+
   // mode "training" (request.has_network: network, else training)
   TrainingMemory training;
   NetworkMemory network;

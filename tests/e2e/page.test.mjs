@@ -1,13 +1,15 @@
 // The page in headless Chromium: it loads and draws, the canvas is the window's size x DPR,
 // the JS API matches the native CLI, the URL hash round-trips (and back/forward work), a
 // malformed hash falls back to defaults, embed mode and the single file load, the page asks
-// for no animation frames when idle, no request leaves the origin, no console errors.
+// for no animation frames when idle, what it loads fits its budget, no request leaves the
+// origin, no console errors.
 //   node --test tests/e2e/     (after scripts/build_dist.sh and the native build)
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import zlib from "node:zlib";
 import { root, dist, serveDist, launch, open, decodePng, distinctColours, widget, clickWidget, focusTextBox, textFieldHasKeyboard, frames, settled } from "./support.mjs";
 
 let site, browser;
@@ -22,6 +24,18 @@ const decodeHash = hash => JSON.parse(Buffer.from(hash.replace(/^#?r=/, ""), "ba
 function assertSameOrigin(urls, origin) {
   for (const url of urls) assert.ok(url.startsWith(origin + "/") || url.startsWith("data:"), `request left the origin: ${url}`);
 }
+
+test("what index.html loads stays within the page budget: 240,000 B gzipped", async () => {
+  // Every file the page requests until it has settled, gzipped (-9) as a server would send it.
+  const { context, urls } = await open(browser, site.origin + "/");
+  await context.close();
+  const files = [...new Set(urls.filter(url => url.startsWith(site.origin + "/")).map(url => new URL(url).pathname.slice(1) || "index.html"))];
+  for (const file of ["index.html", "shell.js", "vramfit_app.js", "vramfit_app.wasm"]) assert.ok(files.includes(file), `${file} not loaded`);
+  let total = 0;
+  for (const file of files) total += zlib.gzipSync(fs.readFileSync(path.join(dist, file)), { level: 9 }).length;
+  console.log(`page transfer size: ${total} B gzip (${files.join(", ")})`);
+  assert.ok(total <= 240000, `the page loads ${total} B gzipped, over the 240,000 B budget`);
+});
 
 test("the page loads, draws, and sizes its canvas to the window x devicePixelRatio", async () => {
   for (const deviceScaleFactor of [1, 2]) {

@@ -123,6 +123,9 @@ export async function widget(page, label, { visible = true } = {}) {
 // typed goes there (src/platform/web/web_input.cpp places it over the active text box).
 export async function focusTextBox(page, label, { tap = false } = {}) {
   const w = tap ? await tapWidget(page, label) : await clickWidget(page, label);
+  // This text box is the one being edited (the page's text field may still hold the keyboard
+  // from another box, e.g. a list's search a moment ago).
+  await page.waitForFunction(name => window.vramfitLayout().some(i => i.label === name && i.active), label, { timeout: 10000 });
   await textFieldHasKeyboard(page);
   return w;
 }

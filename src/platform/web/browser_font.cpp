@@ -106,6 +106,7 @@ struct RasterisedFont {
 };
 
 bool build_atlas(ImFontAtlas* atlas) {
+  atlas->Flags |= ImFontAtlasFlags_NoMouseCursors;  // the browser draws the cursor (CSS)
   ImFontAtlasBuildInit(atlas);
   atlas->TexID = nullptr;
   atlas->TexUvWhitePixel = ImVec2(0.0f, 0.0f);

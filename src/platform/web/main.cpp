@@ -300,11 +300,11 @@ int main() {
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   io.ConfigFlags |= ImGuiConfigFlags_NoMouseCursorChange;  // set as CSS in frame() instead
   io.ConfigInputTextCursorBlink = false;  // a blinking cursor would keep an idle page drawing
-  // Keys through the GLFW port; pointer, wheel and text from the page's own events (web_input).
+  // Keys through the GLFW port; pointer, wheel, text and clipboard from the page's own events
+  // (web_input); the page's copy of the backend polls no cursor (cmake/imgui.cmake).
   ImGui_ImplGlfw_InitForOpenGL(g_window, false);
   glfwSetKeyCallback(g_window, ImGui_ImplGlfw_KeyCallback);
   glfwSetWindowFocusCallback(g_window, ImGui_ImplGlfw_WindowFocusCallback);
-  ImGui_ImplGlfw_CursorEnterCallback(g_window, GLFW_TRUE);  // the backend stops polling the port's cursor
   io.AddMousePosEvent(-FLT_MAX, -FLT_MAX);
   install_web_input();
   ImGui_ImplOpenGL3_Init(kGlslVersionLine);

@@ -59,8 +59,8 @@ ImGuiWindow* scrollable(ImGuiWindow* window, int axis) {
 }  // namespace
 
 void install_web_input() {
-  // The GLFW backend registers a wheel handler on the document; the page's own replaces it.
-  emscripten_set_wheel_callback(EMSCRIPTEN_EVENT_TARGET_DOCUMENT, nullptr, false, nullptr);
+  // The wheel comes from the page's own handler (site/shell.js -> vramfit_wheel); the page's
+  // copy of the GLFW backend registers none (cmake/imgui.cmake).
   ImGuiIO& io = ImGui::GetIO();
   // Copy goes to the browser's clipboard (and is kept here); the browser's paste event hands
   // its text over before Dear ImGui sees the Ctrl+V or Shift+Insert that caused it, so ImGui's
