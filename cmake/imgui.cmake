@@ -17,8 +17,8 @@
 #   ImFontAtlasFlags_NoMouseCursors (the browser draws the cursor).
 # - imgui.cpp, the page's copy only: the page keeps no imgui.ini (its state is the URL hash),
 #   so the .ini readers and writers of windows and tables are not registered
-#   (IMGUI_DISABLE_INI_HANDLERS, ours); they were the only users of sscanf, and the page is
-#   ~3 KB (gzip) smaller without them. Windows and tables keep their settings in memory as before.
+#   (IMGUI_DISABLE_INI_HANDLERS, ours): 2.1 KB (gzip) less. Windows and tables keep their
+#   settings in memory as before.
 # - backends/imgui_impl_glfw.cpp, the page's copy only: the page reads the wheel itself
 #   (site/shell.js, src/platform/web/web_input.cpp), so the backend registers no Emscripten
 #   wheel handler on the document, and it reads no gamepads (ImGuiConfigFlags_NavEnableGamepad
@@ -26,6 +26,8 @@
 #   give the position, CSS the cursor: src/platform/web/), and keeps no clipboard functions
 #   (the page's own replace them): none of that, nor the GLFW port's JavaScript behind it,
 #   goes into the page.
+# - backends/imgui_impl_opengl3.cpp, the page's copy only: the GLSL version is read without
+#   sscanf (the C library's scanf goes out of the page with it, ~2 KB gzip).
 
 # vramfit_patched_imgui_source(<file> <out_var> <find> <replace> [<find> <replace>...]):
 # <out_var> = the path of the patched copy.
@@ -71,7 +73,15 @@ function(vramfit_add_imgui)
   set(draw_source ${IMGUI_DIR}/imgui_draw.cpp)
   set(imgui_source ${IMGUI_DIR}/imgui.cpp)
   set(glfw_backend_source ${IMGUI_DIR}/backends/imgui_impl_glfw.cpp)
+  set(opengl3_backend_source ${IMGUI_DIR}/backends/imgui_impl_opengl3.cpp)
   if(EMSCRIPTEN)
+    # The GLSL version is read from "#version 300 es" without sscanf; WebGL 2 answers
+    # GL_MAJOR_VERSION, so the desktop GL 2.x fallback that parses GL_VERSION is not needed.
+    set(glsl_scan "    sscanf(bd->GlslVersionString, \"#version %d\", &glsl_version);\n")
+    set(glsl_read "    glsl_version = 0;\n    for (const char* c = bd->GlslVersionString + 9; *c >= '0' && *c <= '9'; ++c) glsl_version = glsl_version * 10 + (*c - '0');\n")
+    set(gl_scan "        sscanf(gl_version, \"%d.%d\", &major, &minor);\n")
+    vramfit_patched_imgui_source(backends/imgui_impl_opengl3.cpp opengl3_backend_source
+      "${glsl_scan}" "${glsl_read}" "${gl_scan}" "        IM_UNUSED(gl_version);  // WebGL 2 answers GL_MAJOR_VERSION\n")
     set(wheel_on "    emscripten_set_wheel_callback(EMSCRIPTEN_EVENT_TARGET_DOCUMENT, nullptr, false, ImGui_ImplEmscripten_WheelCallback);\n")
     set(wheel_off "    emscripten_set_wheel_callback(EMSCRIPTEN_EVENT_TARGET_DOCUMENT, nullptr, false, nullptr);\n")
     set(wheel_handler "static EM_BOOL ImGui_ImplEmscripten_WheelCallback(")
@@ -106,7 +116,7 @@ function(vramfit_add_imgui)
   add_library(imgui STATIC
     ${imgui_source} ${draw_source} ${tables_source} ${widgets_source}
     ${IMGUI_DIR}/misc/cpp/imgui_stdlib.cpp
-    ${glfw_backend_source} ${IMGUI_DIR}/backends/imgui_impl_opengl3.cpp)
+    ${glfw_backend_source} ${opengl3_backend_source})
   target_include_directories(imgui PUBLIC ${IMGUI_DIR})
   # The patched copy of a backend includes its own header as "imgui_impl_glfw.h".
   target_include_directories(imgui PRIVATE ${IMGUI_DIR}/backends)

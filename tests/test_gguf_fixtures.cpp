@@ -136,3 +136,40 @@ TEST_CASE("the Llama 3.2 1B preset in GGUF Q4_K_M types every tensor as llama.cp
   const Report r = estimate_ok({{"model", {{"preset", "llama-3.2-1b"}}}, {"weights", {{"format", "gguf-q4_k_m"}}}});
   CHECK(r.memory.weights == 467140608 + 332451840 + 2048 * 33 * 4);
 }
+
+TEST_CASE("engine llama.cpp places a GGUF file's own tensors by their names", "[gguf][llamacpp]") {
+  const auto bytes = llama_3_2_1b_q4_k_m();
+  auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), "Llama-3.2-1B-Instruct-Q4_K_M.gguf");
+  REQUIRE(gguf);
+  auto read = model_from_gguf(builtin_catalog().formats, *gguf, "Llama-3.2-1B-Instruct-Q4_K_M.gguf");
+  REQUIRE(read);
+  const LlamaCppWeights& b = read->weights.by_layer;
+  REQUIRE(read->weights.has_layers);
+  CHECK(b.layer.size() == 16);
+  // token_embd (tied: Q6_K) is the input; the output layer is output_norm, rope_freqs and, as
+  // llama.cpp duplicates a tied token_embd for it, token_embd again.
+  const int64_t token_embd = 128256LL * 2048 / 256 * 210;
+  CHECK(b.input == token_embd);
+  CHECK(b.output_is_token_embd);
+  CHECK(b.output == token_embd + 2048 * 4 + 32 * 4);
+  // Layer 0 uses more bits (attn_v, ffn_down Q6_K); layer 2 does not.
+  CHECK(b.layer[2] == (2048LL * 2048 * 2 + 2048LL * 512 * 2 + 2048LL * 8192 * 3) / 256 * 144 + 2 * 2048 * 4);
+  CHECK(b.layer_vectors[2] == 2 * 2048 * 4);
+
+  Request request;
+  REQUIRE_FALSE(apply_model_file(request, *read));
+  request.engine = Engine::llamacpp;
+  request.llamacpp.ctx_size = 4096;
+  request.gpu_id = "rtx-4060";
+  auto report = estimate(request, builtin_catalog());
+  REQUIRE(report);
+  // -ngl all: everything on the GPU (the tied output layer with its own token_embd), the
+  // input token_embd on the host.
+  CHECK(report->llamacpp.host.model == token_embd);
+  CHECK(report->llamacpp.gpus[0].model == 467140608 + 332451840 + (32 + 2048 * 33) * 4);
+  CHECK(report->llamacpp.gpus[0].kv == 4096LL * 16 * 2 * 512 * 2);
+  // The request with the file's layers goes through JSON and back unchanged.
+  auto again = request_from_json(request_to_json(request));
+  REQUIRE(again);
+  CHECK(again->stored_weights.by_layer.layer == b.layer);
+}

@@ -52,6 +52,11 @@ void App::apply_file_fragment(const json& fragment) {
   }
   if (!fragment.contains("weights") && full.contains("weights")) full["weights"].erase("stored");
   if (full["weights"].value("format", "") == "as_stored" && !fragment.contains("weights")) full["weights"]["format"] = "bf16";
+  // A GGUF file's weights by layer are for the engines (llama.cpp's placement); a build
+  // without them (the page's module) takes the file's totals only.
+  if (!engine_json().read_layers && full.contains("weights") && full["weights"].contains("stored")) {
+    full["weights"]["stored"].erase("by_layer");
+  }
   auto parsed = request_from_json(full);
   if (!parsed) {
     notice_ = "The file gave an unusable model: " + parsed.error().message;

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "report/engines.hpp"
 #include "report/estimate.hpp"
 #include "io/engine_command.hpp"
 #include "io/header_reads.hpp"
@@ -360,6 +361,7 @@ bool build_train_request(const TrainOptions& o, bool network, json& request, std
 }  // namespace
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  enable_engines();
   CLI::App app{"vramfit: will this model fit on this GPU, and why? Every figure with its formula.", "vramfit"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");

@@ -33,6 +33,10 @@ struct StoredWeights {
   int64_t replicated_bytes = 0;  // 1-D tensors (norms, biases): on every tensor-parallel GPU
   std::vector<std::string> read, derived, assumed;  // what the reader took, computed, assumed
   std::vector<std::string> warnings;                // e.g. a file shorter than its tensors
+  // GGUF files: the bytes by where llama.cpp places them (tensor names blk.N.*, token_embd,
+  // the rest with the output layer), for engine "llama.cpp". Empty for other files.
+  LlamaCppWeights by_layer;
+  bool has_layers = false;
 };
 
 // Which engine serves the model (mode "inference"): "generic" is vramfit's engine-neutral

@@ -20,6 +20,37 @@ std::string hf_model_type_for_gguf(const std::string& arch) {
   return it == names.end() ? arch : it->second;
 }
 
+// One GGUF tensor into llama.cpp's placement units (llama_model::load_tensors): token_embd
+// (the input layer, always on the CPU), blk.N.* (layer N; its ffn_*_exps experts apart), and
+// everything else with the output layer (output_norm, output, rope factors).
+void add_to_layer(LlamaCppWeights& w, const std::string& name, int64_t bytes, bool is_vector) {
+  if (name == "token_embd.weight") {
+    w.input = sat_add(w.input, bytes);
+    return;
+  }
+  int64_t layer = -1;
+  if (name.rfind("blk.", 0) == 0) {
+    layer = 0;
+    size_t i = 4;
+    while (i < name.size() && name[i] >= '0' && name[i] <= '9' && layer < (1 << 20)) layer = layer * 10 + (name[i++] - '0');
+    if (i == 4 || i >= name.size() || name[i] != '.') layer = -1;
+  }
+  if (layer < 0) {
+    w.output = sat_add(w.output, bytes);
+    return;
+  }
+  const size_t index = static_cast<size_t>(layer);
+  if (w.layer.size() <= index) {
+    w.layer.resize(index + 1, 0);
+    w.layer_experts.resize(index + 1, 0);
+    w.layer_vectors.resize(index + 1, 0);
+  }
+  const bool expert = name.find("_exps.") != std::string::npos;
+  if (expert) w.layer_experts[index] = sat_add(w.layer_experts[index], bytes);
+  else w.layer[index] = sat_add(w.layer[index], bytes);
+  if (is_vector && !expert) w.layer_vectors[index] = sat_add(w.layer_vectors[index], bytes);
+}
+
 // One tensor into its type's row; a 1-D tensor is replicated on every tensor-parallel GPU.
 void add_row(StoredWeights& w, const std::string& type, int64_t elements, int64_t bytes, bool replicated) {
   auto it = std::find_if(w.by_type.begin(), w.by_type.end(), [&](const StoredWeights::Row& r) { return r.type == type; });
@@ -127,6 +158,7 @@ Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile
     const int64_t rows = t.elements() / t.dims[0];
     const int64_t bytes = storage_bytes(st, t.dims[0], rows, 1);
     add_row(w, st.id, t.elements(), bytes, t.dims.size() == 1);
+    add_to_layer(w.by_layer, t.name, bytes, t.dims.size() == 1);
     w.parameters = sat_add(w.parameters, t.elements());
     data_end = std::max(data_end, sat_add(sat_add(gguf.header_bytes, static_cast<int64_t>(std::min<uint64_t>(t.offset, uint64_t(1) << 62))), bytes));
     if (t.name == "output.weight") has_output = true;
@@ -142,6 +174,9 @@ Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile
     }
   }
   c["tie_word_embeddings"] = !has_output;
+  w.by_layer.output_is_token_embd = !has_output;
+  if (!has_output) w.by_layer.output = sat_add(w.by_layer.output, w.by_layer.input);
+  w.has_layers = true;
   out.derived.push_back(std::to_string(gguf.tensors.size()) + " tensors, " + std::to_string(w.parameters) +
                         " parameters, at their ggml types' block sizes");
   if (gguf.file_size > 0 && data_end > gguf.file_size) {

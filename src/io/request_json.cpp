@@ -1,100 +1,18 @@
 #include "request_json.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 
 #include "core/fit.hpp"
 #include "hf_config.hpp"
+#include "request_json_fields.hpp"
 
 namespace vramfit {
 
 namespace {
 
-struct Fields {
-  const json& object;
-  std::string path;  // "" at the top, "overhead." inside an object
-  std::optional<Error> error;
+using request_fields::Fields;
 
-  std::string name(const char* key) const { return path + key; }
-  bool has(const char* key) const { return object.contains(key); }
-
-  void fail(const std::string& id, const std::string& field, const std::string& what) {
-    if (!error) error = make_error(id, field, field + ": " + what);
-  }
-
-  void only(std::initializer_list<const char*> keys) {
-    for (auto it = object.begin(); it != object.end(); ++it) {
-      // Keys starting with "_" are annotations ("_about", "_expect"), ignored.
-      if (!it.key().empty() && it.key()[0] == '_') continue;
-      if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
-        fail("request.unknown_field", path + it.key(), "unknown field");
-      }
-    }
-  }
-
-  int64_t integer(const char* key, int64_t fallback, int64_t min, int64_t max) {
-    if (!has(key)) return fallback;
-    const json& v = object.at(key);
-    int64_t x = 0;
-    if (v.is_number_unsigned()) {
-      x = v.get<uint64_t>() > uint64_t(max) ? max + 1 : static_cast<int64_t>(v.get<uint64_t>());
-    } else if (v.is_number_integer()) {
-      x = v.get<int64_t>();
-    } else if (v.is_number_float() && std::isfinite(v.get<double>()) && v.get<double>() == std::floor(v.get<double>()) &&
-               std::fabs(v.get<double>()) < 9.0e15) {
-      x = static_cast<int64_t>(v.get<double>());
-    } else {
-      fail("request.wrong_type", name(key), std::string("must be an integer (got ") + v.dump() + ")");
-      return fallback;
-    }
-    if (x < min || x > max) {
-      fail("request.out_of_range", name(key),
-           "must be between " + std::to_string(min) + " and " + std::to_string(max) + " (got " + v.dump() + ")");
-      return fallback;
-    }
-    return x;
-  }
-
-  double number(const char* key, double fallback, double min, double max) {
-    if (!has(key)) return fallback;
-    const json& v = object.at(key);
-    if (!v.is_number() || !std::isfinite(v.get<double>())) {
-      fail("request.wrong_type", name(key), std::string("must be a number (got ") + v.dump() + ")");
-      return fallback;
-    }
-    const double x = v.get<double>();
-    if (x < min || x > max) {
-      fail("request.out_of_range", name(key), "must be between " + json(min).dump() + " and " + json(max).dump() +
-                                                  " (got " + v.dump() + ")");
-      return fallback;
-    }
-    return x;
-  }
-
-  bool boolean(const char* key, bool fallback) {
-    if (!has(key)) return fallback;
-    const json& v = object.at(key);
-    if (!v.is_boolean()) { fail("request.wrong_type", name(key), "must be true or false (got " + v.dump() + ")"); return fallback; }
-    return v.get<bool>();
-  }
-
-  std::string text(const char* key, const std::string& fallback) {
-    if (!has(key)) return fallback;
-    const json& v = object.at(key);
-    if (!v.is_string()) { fail("request.wrong_type", name(key), "must be a string (got " + v.dump() + ")"); return fallback; }
-    return v.get<std::string>();
-  }
-
-  // A nested object; null when absent. Reports a type error when present but not an object.
-  const json* sub(const char* key) {
-    if (!has(key)) return nullptr;
-    if (!object.at(key).is_object()) {
-      fail("request.wrong_type", name(key), "must be an object (got " + object.at(key).dump() + ")");
-      return nullptr;
-    }
-    return &object.at(key);
-  }
-};
 
 std::vector<std::string> string_list(const json& j) {
   std::vector<std::string> out;
@@ -104,7 +22,7 @@ std::vector<std::string> string_list(const json& j) {
 
 std::optional<Error> stored_weights_from_json(const json& j, StoredWeights& w) {
   Fields f{j, "weights.stored.", std::nullopt};
-  f.only({"source", "file", "by_type", "parameters", "replicated_bytes", "read", "derived", "assumed", "warnings"});
+  f.only({"source", "file", "by_type", "parameters", "replicated_bytes", "read", "derived", "assumed", "warnings", "by_layer"});
   w.source = f.text("source", "");
   w.file = f.text("file", "");
   w.parameters = f.integer("parameters", 0, 0, int64_t(1) << 50);
@@ -145,6 +63,15 @@ std::optional<Error> stored_weights_from_json(const json& j, StoredWeights& w) {
   }
   if (!f.error && w.replicated_bytes > total) {
     f.fail("request.out_of_range", "weights.stored.replicated_bytes", "exceeds the stored bytes");
+  }
+  if (const json* layers = f.sub("by_layer")) {
+    if (!engine_json().read_layers) {
+      f.fail("request.engine_not_included", "weights.stored.by_layer",
+             "is read by vramfit's CLI and JavaScript API (engines); this page does not include them yet");
+      return f.error;
+    }
+    if (auto e = engine_json().read_layers(*layers, w.by_layer)) return e;
+    w.has_layers = true;
   }
   return f.error;
 }
@@ -327,68 +254,13 @@ json network_json(const Network& net) {
 
 }  // namespace
 
-namespace {
-// engine "llama.cpp": its flags under their long names (llama.cpp's common/arg.cpp).
-std::optional<Error> llamacpp_settings_from_json(const json& j, LlamaCppSettings& l) {
-  if (!j.is_object()) return make_error("request.wrong_type", "llama.cpp", "llama.cpp: must be an object");
-  Fields f{j, "llama.cpp.", std::nullopt};
-  f.only({"ctx-size", "batch-size", "ubatch-size", "parallel", "cache-type-k", "cache-type-v", "flash-attn", "n-gpu-layers",
-          "split-mode", "tensor-split", "main-gpu", "cpu-moe", "n-cpu-moe", "no-kv-offload", "swa-full"});
-  l.ctx_size = f.integer("ctx-size", l.ctx_size, 0, kMaxContextTokens);
-  l.batch_size = f.integer("batch-size", l.batch_size, 1, int64_t(1) << 20);
-  l.ubatch_size = f.integer("ubatch-size", l.ubatch_size, 1, int64_t(1) << 20);
-  l.parallel = f.integer("parallel", l.parallel, 1, kMaxSequences);
-  l.n_gpu_layers = f.integer("n-gpu-layers", l.n_gpu_layers, -1, 100000);
-  l.main_gpu = f.integer("main-gpu", l.main_gpu, 0, kMaxGpuCount - 1);
-  l.n_cpu_moe = f.integer("n-cpu-moe", l.n_cpu_moe, 0, 100000);
-  l.cpu_moe = f.boolean("cpu-moe", l.cpu_moe);
-  l.no_kv_offload = f.boolean("no-kv-offload", l.no_kv_offload);
-  l.swa_full = f.boolean("swa-full", l.swa_full);
-  for (auto [key, type] : {std::pair<const char*, std::string*>{"cache-type-k", &l.cache_type_k}, {"cache-type-v", &l.cache_type_v}}) {
-    *type = f.text(key, *type);
-    if (!f.error && !is_llamacpp_cache_type(*type)) {
-      f.fail("request.bad_value", f.name(key), "'" + *type + "' is not one of llama.cpp's cache types (f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1)");
-    }
-  }
-  const std::string fa = f.text("flash-attn", "auto");
-  if (fa == "on") l.flash_attn = LlamaFlashAttn::on;
-  else if (fa == "off") l.flash_attn = LlamaFlashAttn::off;
-  else if (fa == "auto") l.flash_attn = LlamaFlashAttn::automatic;
-  else f.fail("request.bad_value", "llama.cpp.flash-attn", "must be on, off or auto (got '" + fa + "')");
-  const std::string split = f.text("split-mode", "layer");
-  if (split == "layer") l.split_mode = LlamaSplitMode::layer;
-  else if (split == "row") l.split_mode = LlamaSplitMode::row;
-  else if (split == "none") l.split_mode = LlamaSplitMode::none;
-  else f.fail("request.bad_value", "llama.cpp.split-mode", "must be none, layer or row (got '" + split + "')");
-  if (f.has("tensor-split")) {
-    const json& ts = j.at("tensor-split");
-    if (!ts.is_array() || ts.size() > static_cast<size_t>(kMaxGpuCount)) {
-      f.fail("request.bad_value", "llama.cpp.tensor-split", "must be a list of proportions, one per GPU");
-    } else {
-      for (const json& x : ts) {
-        if (!x.is_number() || !(x.get<double>() >= 0.0) || x.get<double>() > 1e9) {
-          f.fail("request.bad_value", "llama.cpp.tensor-split", "proportions must be numbers >= 0 (got " + x.dump() + ")");
-          break;
-        }
-        l.tensor_split.push_back(x.get<double>());
-      }
-    }
-  }
-  return f.error;
-}
 
-json llamacpp_settings_to_json(const LlamaCppSettings& l) {
-  static const char* fa[] = {"off", "on", "auto"};
-  static const char* split[] = {"none", "layer", "row"};
-  json j = {{"ctx-size", l.ctx_size}, {"batch-size", l.batch_size}, {"ubatch-size", l.ubatch_size}, {"parallel", l.parallel},
-            {"cache-type-k", l.cache_type_k}, {"cache-type-v", l.cache_type_v},
-            {"flash-attn", fa[static_cast<int>(l.flash_attn)]}, {"n-gpu-layers", l.n_gpu_layers},
-            {"split-mode", split[static_cast<int>(l.split_mode)]}, {"main-gpu", l.main_gpu}, {"cpu-moe", l.cpu_moe},
-            {"n-cpu-moe", l.n_cpu_moe}, {"no-kv-offload", l.no_kv_offload}, {"swa-full", l.swa_full}};
-  if (!l.tensor_split.empty()) j["tensor-split"] = l.tensor_split;
-  return j;
-}
+namespace {
+EngineJson g_engine_json;
 }  // namespace
+
+const EngineJson& engine_json() { return g_engine_json; }
+void set_engine_json(const EngineJson& parts) { g_engine_json = parts; }
 
 Result<Request> request_from_json(const json& root) {
   if (!root.is_object()) return make_error("request.not_object", "", "request: expected a JSON object");
@@ -507,7 +379,11 @@ Result<Request> request_from_json(const json& root) {
   }
   if (top.error) return *top.error;
   if (const json* llama = top.sub("llama.cpp")) {
-    if (auto e = llamacpp_settings_from_json(*llama, r.llamacpp)) return *e;
+    if (!engine_json().read_llamacpp) {
+      return make_error("request.engine_not_included", "llama.cpp",
+                        "llama.cpp: engines are read by vramfit's CLI and JavaScript API; this page does not include them yet");
+    }
+    if (auto e = engine_json().read_llamacpp(*llama, r.llamacpp)) return *e;
   }
   if (top.has("gpus")) {
     const json& gpus = root.at("gpus");
@@ -584,10 +460,11 @@ json request_to_json(const Request& r) {
     j["weights"]["stored"] = {{"source", w.source}, {"file", w.file}, {"by_type", rows}, {"parameters", w.parameters},
                               {"replicated_bytes", w.replicated_bytes}, {"read", w.read}, {"derived", w.derived},
                               {"assumed", w.assumed}, {"warnings", w.warnings}};
+    if (w.has_layers && engine_json().write_layers) j["weights"]["stored"]["by_layer"] = engine_json().write_layers(w.by_layer);
   }
   if (r.engine == Engine::llamacpp) {
     j["engine"] = "llama.cpp";
-    j["llama.cpp"] = llamacpp_settings_to_json(r.llamacpp);
+    if (engine_json().write_llamacpp) j["llama.cpp"] = engine_json().write_llamacpp(r.llamacpp);
   }
   if (r.mode == Mode::training) {
     const TrainingSettings& t = r.training;

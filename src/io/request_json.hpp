@@ -1,6 +1,7 @@
 // The request as JSON (schema v1, documented in README.md). Strict: unknown fields, wrong
 // types and out-of-range values are errors that name the field; nothing is clamped.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "io/json.hpp"
@@ -18,5 +19,15 @@ json request_to_json(const Request& request);
 // path names the object in error messages ("network").
 Result<Network> network_from_json(const json& json, const std::string& path);
 json network_to_json(const Network& network);
+
+// The engines' JSON, set by enable_engine_json() (io/engine_json.hpp); empty until then.
+struct EngineJson {
+  std::optional<Error> (*read_llamacpp)(const json&, LlamaCppSettings&) = nullptr;
+  json (*write_llamacpp)(const LlamaCppSettings&) = nullptr;
+  std::optional<Error> (*read_layers)(const json&, LlamaCppWeights&) = nullptr;
+  json (*write_layers)(const LlamaCppWeights&) = nullptr;
+};
+const EngineJson& engine_json();
+void set_engine_json(const EngineJson& parts);
 
 }  // namespace vramfit

@@ -7,6 +7,7 @@
 #include "io/header_reads.hpp"
 #include "io/model_file.hpp"
 #include "io/request_json.hpp"
+#include "report/engines.hpp"
 
 namespace vramfit {
 
@@ -180,86 +181,6 @@ Result<Report> estimate_training(Report report, const Catalog& catalog) {
 
 }  // namespace
 
-namespace {
-// engine "llama.cpp": the GPUs in device order, llama.cpp's buffers on each and the host, and
-// what fits (core/llamacpp).
-std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& catalog, const WeightFormat* format,
-                                       Report& report) {
-  if (request.has_stored_weights) {
-    return make_error("request.bad_value", "engine",
-                      "engine: llama.cpp with weights read from a model file is not modelled yet (its layers' bytes are "
-                      "not kept); use the file's quantization as a weights.format (e.g. gguf-q4_k_m)");
-  }
-  if (!format || format->id.rfind("gguf-", 0) != 0) {
-    return make_error("request.bad_value", "weights.format",
-                      "weights.format: llama.cpp loads GGUF files: choose a gguf-* format (got '" + request.weight_format + "')");
-  }
-  const LlamaCppSettings& l = request.llamacpp;
-  if (l.flash_attn == LlamaFlashAttn::off && l.cache_type_v != "f16" && l.cache_type_v != "bf16" && l.cache_type_v != "f32") {
-    // llama_context::llama_context: "quantized V cache was requested, but this requires Flash Attention"
-    return make_error("request.bad_value", "llama.cpp.cache-type-v",
-                      "llama.cpp.cache-type-v: a quantized V cache needs flash attention (llama.cpp refuses -fa off with -ctv " +
-                          l.cache_type_v + ")");
-  }
-  if (request.gpu_ids.empty()) {
-    report.devices.assign(static_cast<size_t>(request.settings.gpu_count), report.gpu);
-  } else {
-    for (size_t i = 0; i < request.gpu_ids.size(); ++i) {
-      const Gpu* gpu = catalog.find_gpu(request.gpu_ids[i]);
-      if (!gpu) {
-        return make_error("request.unknown_gpu", "gpus[" + std::to_string(i) + "]",
-                          "gpus[" + std::to_string(i) + "]: no GPU '" + request.gpu_ids[i] + "' (vramfit gpus lists them)");
-      }
-      report.devices.push_back(*gpu);
-    }
-  }
-  if (l.main_gpu >= static_cast<int64_t>(report.devices.size())) {
-    return make_error("request.out_of_range", "llama.cpp.main-gpu",
-                      "llama.cpp.main-gpu: " + std::to_string(l.main_gpu) + " is not one of the " +
-                          std::to_string(report.devices.size()) + " GPUs");
-  }
-  std::vector<int64_t> capacity;
-  for (const Gpu& gpu : report.devices) capacity.push_back(gpu.usable_bytes());
-  const LlamaCppWeights weights = llamacpp_weights(catalog.formats, report.prepared.model, *format);
-  report.llamacpp = llamacpp_memory(catalog.formats, report.prepared.model, weights, l, capacity);
-  report.llamacpp_fit = llamacpp_fit(catalog.formats, report.prepared.model, weights, l, capacity, 0,
-                                     request.settings.runtime_bytes, request.settings.margin_fraction);
-  return std::nullopt;
-}
-
-json llamacpp_to_json(const Report& r) {
-  auto buffers = [](const LlamaCppBuffers& b) {
-    return json{{"device", b.device}, {"model_bytes", b.model}, {"kv_bytes", b.kv}, {"compute_bytes", b.compute},
-                {"output_bytes", b.output}, {"total_bytes", b.total()}, {"layers", b.layers}, {"output_layer", b.output_layer}};
-  };
-  const LlamaCppMemory& m = r.llamacpp;
-  const LlamaCppFit& f = r.llamacpp_fit;
-  json devices = json::array();
-  for (size_t g = 0; g < m.gpus.size(); ++g) {
-    json d = buffers(m.gpus[g]);
-    d["gpu"] = {{"id", r.devices[g].id}, {"name", r.devices[g].name}};
-    d["runtime_bytes"] = r.request.settings.runtime_bytes;
-    d["need_bytes"] = f.gpu_need[g];
-    d["capacity_bytes"] = f.gpu_capacity[g];
-    d["fits"] = f.gpu_need[g] <= f.gpu_capacity[g];
-    devices.push_back(d);
-  }
-  return {{"name", "llama.cpp"},
-          {"n_ctx", m.n_ctx},
-          {"swa_cells", m.swa_cells},
-          {"ubatch_tokens", m.ubatch_tokens},
-          {"offloaded_layers", m.offloaded_layers},
-          {"layer_slots", m.layer_slots},
-          {"flash_attention", m.flash_attention},
-          {"gpus", devices},
-          {"host", buffers(m.host)},
-          {"fits", f.fits},
-          {"max_gpu_layers", f.max_gpu_layers},
-          {"max_ctx_size", f.max_ctx_size},
-          {"log_lines", llamacpp_log_lines(m)}};
-}
-}  // namespace
-
 Result<Report> estimate(const Request& request, const Catalog& catalog) {
   Report report;
   report.request = request;
@@ -327,7 +248,12 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
   }
   report.fit = fit_inference(report.prepared, settings, report.gpu.usable_bytes());
   if (request.engine == Engine::llamacpp) {
-    if (auto e = estimate_llamacpp(request, catalog, format, report)) return *e;
+    if (!engine_llamacpp().estimate) {
+      return make_error("request.engine_not_included", "engine",
+                        "engine: llama.cpp is computed by vramfit's CLI, JavaScript API and desktop app; this page does "
+                        "not include it yet");
+    }
+    if (auto e = engine_llamacpp().estimate(request, catalog, format, report)) return *e;
   }
   if (request.compare_gpus) {
     for (const Gpu& gpu : catalog.gpus) {
@@ -442,7 +368,7 @@ json report_to_json(const Report& r) {
                 {"kv_bytes_per_token", r.memory.kv_bytes_per_token_per_layer *
                                            (r.prepared.full_attention_layers + r.prepared.sliding_layers)}};
   add_breakdown_and_fit(j, r, fit_to_json(r.fit), [](const GpuVerdict& v) { return fit_to_json(v.fit); });
-  if (r.request.engine == Engine::llamacpp) j["engine"] = llamacpp_to_json(r);
+  if (r.request.engine == Engine::llamacpp && engine_llamacpp().to_json) j["engine"] = engine_llamacpp().to_json(r);
   return j;
 }
 

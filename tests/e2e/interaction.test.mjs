@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { root, dist, serveDist, launch, open, widget, clickWidget, focusTextBox, textFieldHasKeyboard, frames, settled, layout, tapWidget, swipe, layoutProblems,
-         SIZES } from "./support.mjs";
+         SIZES, typeText } from "./support.mjs";
 import { ggufBytes } from "../support/gguf_bytes.mjs";
 
 let site, browser;
@@ -106,7 +106,7 @@ test("#2 #16 #17 tablet: the GPU is chosen by touch, every time; the list shows 
   // Type into the search and press Enter: the only match is taken.
   await tapWidget(page, "GPU");
   await textFieldHasKeyboard(page);  // the list opens with its search field active
-  await page.keyboard.type("A100 80");
+  await typeText(page, "A100 80");
   await frames(page);
   await page.keyboard.press("Enter");
   await waitForState(page, s => s.gpu && s.gpu.id === "a100-80", "A100 80 GB by Enter");
@@ -135,20 +135,20 @@ test("#6 #13 numbers: click and type 32k; bad text keeps the value and says why;
   const { context, page, errors } = await open(browser, site.origin + "/", SIZES.desktop);
   const entries = await page.evaluate(() => history.length);
   await focusTextBox(page, "##Context");
-  await page.keyboard.type("32k");
+  await typeText(page, "32k");
   await page.keyboard.press("Enter");
   await waitForState(page, s => s.context_tokens === 32768, "context 32k");
   assert.equal(await page.evaluate(() => history.length), entries + 1, "one entry for the whole typed number");
   for (const [typed, tokens] of [["128K", 131072], ["32,768", 32768], ["1M", 1048576]]) {
     await focusTextBox(page, "##Context");
     await page.keyboard.press("Control+A");
-    await page.keyboard.type(typed);
+    await typeText(page, typed);
     await page.keyboard.press("Enter");
     await waitForState(page, s => s.context_tokens === tokens, `context ${typed}`);
   }
   await focusTextBox(page, "##Context");
   await page.keyboard.press("Control+A");
-  await page.keyboard.type("32q");
+  await typeText(page, "32q");
   await page.keyboard.press("Enter");
   await frames(page, 3);
   assert.equal((await state(page)).context_tokens, 1048576, "kept");

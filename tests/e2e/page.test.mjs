@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
-import { root, dist, serveDist, launch, open, decodePng, distinctColours, widget, clickWidget, focusTextBox, textFieldHasKeyboard, frames, settled } from "./support.mjs";
+import { root, dist, serveDist, launch, open, decodePng, distinctColours, widget, clickWidget, focusTextBox, textFieldHasKeyboard, frames, settled, typeText } from "./support.mjs";
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -233,7 +233,7 @@ test("typed numbers reach the request through Dear ImGui's text fields", async (
   // A custom GPU: chosen from the GPU list, then its memory typed ("48.5": a fraction of a GiB).
   await clickWidget(page, "GPU");
   await textFieldHasKeyboard(page);  // the list opens with its search field active
-  await page.keyboard.type("custom");  // the list's search; Enter takes the only match
+  await typeText(page, "custom");  // the list's search; Enter takes the only match
   await settled(page);
   await page.keyboard.press("Enter");
   await settled(page);
@@ -242,14 +242,14 @@ test("typed numbers reach the request through Dear ImGui's text fields", async (
   await settled(page);
   await focusTextBox(page, "##Memory (GiB)");
   await page.keyboard.press("Control+A");
-  await page.keyboard.type("48.5");
+  await typeText(page, "48.5");
   await page.keyboard.press("Enter");
   let state = await waitForState(page, s => s.gpu && s.gpu.capacity_bytes === 48.5 * 2 ** 30);
   assert.equal(state.gpu.capacity_bytes, 48.5 * 2 ** 30);
   // The Context field takes a click and typing.
   await focusTextBox(page, "##Context");
   await page.keyboard.press("Control+A");
-  await page.keyboard.type("32768");
+  await typeText(page, "32768");
   await page.keyboard.press("Enter");
   state = await waitForState(page, s => s.context_tokens === 32768);
   assert.equal(state.context_tokens, 32768);
@@ -265,7 +265,7 @@ test("Which GPUs fit: a click on a row chooses that GPU; the filter box narrows 
   assert.equal(state.gpu.id, "rtx-3090");
   // The filter box narrows the list to what matches.
   await focusTextBox(page, "##gpu_filter");
-  await page.keyboard.type("H100");
+  await typeText(page, "H100");
   await page.waitForFunction(() => !window.vramfitLayout().some(w => w.label === "GeForce RTX 3090"));
   const labels = (await page.evaluate(() => window.vramfitLayout())).map(w => w.label);
   assert.ok(labels.some(label => /H100/.test(label)), JSON.stringify(labels));

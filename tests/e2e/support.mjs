@@ -130,6 +130,11 @@ export async function focusTextBox(page, label, { tap = false } = {}) {
   return w;
 }
 
+// Types as a person does, a key at a time (40 ms apart), not as one burst between frames.
+export async function typeText(page, text) {
+  await page.keyboard.type(text, { delay: 40 });
+}
+
 // Waits until the page's text field has the keyboard (a text box, or a list's search, is active).
 export async function textFieldHasKeyboard(page) {
   await page.waitForFunction(() => document.activeElement && document.activeElement.id === "text-input", null, { timeout: 10000 });

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "report/engines.hpp"
 #include "app/app.hpp"
 #include "app/draw_signature.hpp"
 #include "app/glyphs.hpp"
@@ -153,6 +154,7 @@ void on_drop(GLFWwindow* window, int count, const char** paths) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  vramfit::enable_engines();
   std::string screenshot, hash, panel, dialog_folder, size = "1280x800";
   bool light_forced = false;
   std::vector<std::string> files;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "report/engines.hpp"
 #include "report/estimate.hpp"
 #include "catalog/catalog.hpp"
 #include "io/header_reads.hpp"
@@ -21,6 +22,7 @@ char* copy_out(const std::string& text) {
 extern "C" {
 
 char* vramfit_estimate(const char* request_json) {
+  vramfit::enable_engines();  // the JavaScript API answers for the engines too
   return copy_out(vramfit::estimate_json(request_json ? request_json : ""));
 }
 

@@ -1,0 +1,117 @@
+#include "engine_json.hpp"
+
+#include "request_json.hpp"
+
+#include "core/fit.hpp"
+#include "core/llamacpp.hpp"
+#include "request_json_fields.hpp"
+
+namespace vramfit {
+
+namespace {
+
+using request_fields::Fields;
+
+// engine "llama.cpp": its flags under their long names (llama.cpp's common/arg.cpp).
+std::optional<Error> llamacpp_settings_from_json(const json& j, LlamaCppSettings& l) {
+  if (!j.is_object()) return make_error("request.wrong_type", "llama.cpp", "llama.cpp: must be an object");
+  Fields f{j, "llama.cpp.", std::nullopt};
+  f.only({"ctx-size", "batch-size", "ubatch-size", "parallel", "cache-type-k", "cache-type-v", "flash-attn", "n-gpu-layers",
+          "split-mode", "tensor-split", "main-gpu", "cpu-moe", "n-cpu-moe", "no-kv-offload", "swa-full"});
+  l.ctx_size = f.integer("ctx-size", l.ctx_size, 0, kMaxContextTokens);
+  l.batch_size = f.integer("batch-size", l.batch_size, 1, int64_t(1) << 20);
+  l.ubatch_size = f.integer("ubatch-size", l.ubatch_size, 1, int64_t(1) << 20);
+  l.parallel = f.integer("parallel", l.parallel, 1, kMaxSequences);
+  l.n_gpu_layers = f.integer("n-gpu-layers", l.n_gpu_layers, -1, 100000);
+  l.main_gpu = f.integer("main-gpu", l.main_gpu, 0, kMaxGpuCount - 1);
+  l.n_cpu_moe = f.integer("n-cpu-moe", l.n_cpu_moe, 0, 100000);
+  l.cpu_moe = f.boolean("cpu-moe", l.cpu_moe);
+  l.no_kv_offload = f.boolean("no-kv-offload", l.no_kv_offload);
+  l.swa_full = f.boolean("swa-full", l.swa_full);
+  for (auto [key, type] : {std::pair<const char*, std::string*>{"cache-type-k", &l.cache_type_k}, {"cache-type-v", &l.cache_type_v}}) {
+    *type = f.text(key, *type);
+    if (!f.error && !is_llamacpp_cache_type(*type)) {
+      f.fail("request.bad_value", f.name(key), "'" + *type + "' is not one of llama.cpp's cache types (f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1)");
+    }
+  }
+  const std::string fa = f.text("flash-attn", "auto");
+  if (fa == "on") l.flash_attn = LlamaFlashAttn::on;
+  else if (fa == "off") l.flash_attn = LlamaFlashAttn::off;
+  else if (fa == "auto") l.flash_attn = LlamaFlashAttn::automatic;
+  else f.fail("request.bad_value", "llama.cpp.flash-attn", "must be on, off or auto (got '" + fa + "')");
+  const std::string split = f.text("split-mode", "layer");
+  if (split == "layer") l.split_mode = LlamaSplitMode::layer;
+  else if (split == "row") l.split_mode = LlamaSplitMode::row;
+  else if (split == "none") l.split_mode = LlamaSplitMode::none;
+  else f.fail("request.bad_value", "llama.cpp.split-mode", "must be none, layer or row (got '" + split + "')");
+  if (f.has("tensor-split")) {
+    const json& ts = j.at("tensor-split");
+    if (!ts.is_array() || ts.size() > static_cast<size_t>(kMaxGpuCount)) {
+      f.fail("request.bad_value", "llama.cpp.tensor-split", "must be a list of proportions, one per GPU");
+    } else {
+      for (const json& x : ts) {
+        if (!x.is_number() || !(x.get<double>() >= 0.0) || x.get<double>() > 1e9) {
+          f.fail("request.bad_value", "llama.cpp.tensor-split", "proportions must be numbers >= 0 (got " + x.dump() + ")");
+          break;
+        }
+        l.tensor_split.push_back(x.get<double>());
+      }
+    }
+  }
+  return f.error;
+}
+
+json llamacpp_settings_to_json(const LlamaCppSettings& l) {
+  static const char* fa[] = {"off", "on", "auto"};
+  static const char* split[] = {"none", "layer", "row"};
+  json j = {{"ctx-size", l.ctx_size}, {"batch-size", l.batch_size}, {"ubatch-size", l.ubatch_size}, {"parallel", l.parallel},
+            {"cache-type-k", l.cache_type_k}, {"cache-type-v", l.cache_type_v},
+            {"flash-attn", fa[static_cast<int>(l.flash_attn)]}, {"n-gpu-layers", l.n_gpu_layers},
+            {"split-mode", split[static_cast<int>(l.split_mode)]}, {"main-gpu", l.main_gpu}, {"cpu-moe", l.cpu_moe},
+            {"n-cpu-moe", l.n_cpu_moe}, {"no-kv-offload", l.no_kv_offload}, {"swa-full", l.swa_full}};
+  if (!l.tensor_split.empty()) j["tensor-split"] = l.tensor_split;
+  return j;
+}
+
+// A GGUF file's bytes by llama.cpp's placement units (weights.stored.by_layer).
+std::optional<Error> llamacpp_weights_from_json(const json& j, LlamaCppWeights& b) {
+  if (!j.is_object()) return make_error("request.wrong_type", "weights.stored.by_layer", "weights.stored.by_layer: must be an object");
+  Fields lf{j, "weights.stored.by_layer.", std::nullopt};
+  lf.only({"input", "output", "output_is_token_embd", "layers", "experts", "vectors"});
+  b.input = lf.integer("input", 0, 0, int64_t(1) << 52);
+  b.output = lf.integer("output", 0, 0, int64_t(1) << 52);
+  b.output_is_token_embd = lf.boolean("output_is_token_embd", false);
+  for (auto [key, list] : {std::pair<const char*, std::vector<int64_t>*>{"layers", &b.layer}, {"experts", &b.layer_experts},
+                           {"vectors", &b.layer_vectors}}) {
+    if (lf.error) break;
+    const json* values = lf.has(key) ? &j.at(key) : nullptr;
+    if (!values || !values->is_array() || values->size() > 100000) {
+      lf.fail("request.bad_value", lf.name(key), "must be a list of byte counts, one per layer");
+      break;
+    }
+    for (const json& v : *values) {
+      if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > (int64_t(1) << 52)) {
+        lf.fail("request.bad_value", lf.name(key), "must hold byte counts >= 0 (got " + v.dump() + ")");
+        break;
+      }
+      list->push_back(v.get<int64_t>());
+    }
+  }
+  if (!lf.error && (b.layer_experts.size() != b.layer.size() || b.layer_vectors.size() != b.layer.size())) {
+    lf.fail("request.bad_value", "weights.stored.by_layer", "layers, experts and vectors must have one entry per layer each");
+  }
+  return lf.error;
+}
+
+json llamacpp_weights_to_json(const LlamaCppWeights& b) {
+  return {{"input", b.input}, {"output", b.output}, {"output_is_token_embd", b.output_is_token_embd},
+          {"layers", b.layer}, {"experts", b.layer_experts}, {"vectors", b.layer_vectors}};
+}
+
+}  // namespace
+
+void enable_engine_json() {
+  set_engine_json({llamacpp_settings_from_json, llamacpp_settings_to_json, llamacpp_weights_from_json, llamacpp_weights_to_json});
+}
+
+}  // namespace vramfit

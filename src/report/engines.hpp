@@ -1,0 +1,21 @@
+// The engines' parts of the estimate (engine "llama.cpp": core/llamacpp), linked into a program
+// only when it enables them: the CLI, the JavaScript API and the desktop app do; the page's
+// module does not yet (its size budget), and answers engine requests with an error that says so.
+#pragma once
+#include <optional>
+
+#include "report/estimate.hpp"
+
+namespace vramfit {
+
+struct EngineParts {
+  // Fills report.devices, report.llamacpp and report.llamacpp_fit; an error names the field.
+  std::optional<Error> (*estimate)(const Request&, const Catalog&, const WeightFormat*, Report&) = nullptr;
+  json (*to_json)(const Report&) = nullptr;  // the report's "engine" object
+};
+
+// Empty until enable_engines() has run.
+const EngineParts& engine_llamacpp();
+void enable_engines();
+
+}  // namespace vramfit
