@@ -306,3 +306,33 @@ TEST_CASE("vramfit infer --engine llama.cpp takes llama.cpp's own flags and prin
   CHECK(out2.str() == out.str());
   CHECK(err2.str().find("--port 8080 does not change memory") != std::string::npos);
 }
+
+TEST_CASE("the decode speed bound reads each device's weights at its bandwidth", "[llamacpp]") {
+  const FormatTables& tables = builtin_catalog().formats;
+  // Dense, one GPU: every weight on the GPU once per token (token_embd: one row on the host).
+  const ModelSpec& llama = preset("llama-3.1-8b").spec;
+  const LlamaCppWeights w = llamacpp_weights(tables, llama, format("gguf-q4_k_m"));
+  LlamaCppSettings s;
+  s.ctx_size = 8192;
+  const LlamaCppMemory m = llamacpp_memory(tables, llama, w, s, {24 * kGiB});
+  const LlamaCppDecodeBound b = llamacpp_decode_bound(llama, w, m, {1008.0}, 76.8);
+  CHECK(b.gpu_bytes_per_token[0] == m.gpus[0].model);
+  CHECK(b.host_bytes_per_token == 0);
+  CHECK(b.tokens_per_second_empty == Approx(1008e9 / static_cast<double>(m.gpus[0].model)));
+  CHECK(b.tokens_per_second_full == Approx(1008e9 / static_cast<double>(m.gpus[0].model + m.gpus[0].kv)));
+  // Half the layers on the host: its share is read at the host's bandwidth.
+  s.n_gpu_layers = 17;
+  const LlamaCppMemory half = llamacpp_memory(tables, llama, w, s, {24 * kGiB});
+  const LlamaCppDecodeBound slow = llamacpp_decode_bound(llama, w, half, {1008.0}, 76.8);
+  CHECK(slow.host_bytes_per_token == half.host.model - w.input);
+  CHECK(slow.tokens_per_second_empty ==
+        Approx(1.0 / (static_cast<double>(half.gpus[0].model) / 1008e9 + static_cast<double>(half.host.model - w.input) / 76.8e9)));
+  // MoE: a token reads 8 of 128 experts per layer.
+  const ModelSpec& moe = preset("qwen3-30b-a3b").spec;
+  const LlamaCppWeights mw = llamacpp_weights(tables, moe, format("gguf-q4_k_m"));
+  const LlamaCppMemory mm = llamacpp_memory(tables, moe, mw, LlamaCppSettings{}, {80 * kGiB});
+  const LlamaCppDecodeBound mb = llamacpp_decode_bound(moe, mw, mm, {3350.0}, 76.8);
+  CHECK(mm.gpus[0].experts > 0);
+  CHECK(mb.gpu_bytes_per_token[0] == static_cast<int64_t>(static_cast<double>(mm.gpus[0].model - mm.gpus[0].experts) +
+                                                          static_cast<double>(mm.gpus[0].experts) * 8.0 / 128.0));
+}

@@ -1,5 +1,6 @@
 #include "text_report.hpp"
 
+#include <cstdio>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -114,6 +115,14 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
   out << "  most GPU layers that fit (-ngl): " << f.max_gpu_layers << " of " << m.layer_slots << "\n";
   out << "  longest context that fits (-c): "
       << (f.max_ctx_size > 0 ? with_thousands(f.max_ctx_size) + " cells" : std::string("none")) << "\n";
+  const LlamaCppDecodeBound& speed = r.llamacpp_decode;
+  if (speed.tokens_per_second_empty > 0) {
+    char line[160];
+    std::snprintf(line, sizeof line, "  decode speed, an upper bound: %.1f tokens/s (empty cache) .. %.1f (full cache)",
+                  speed.tokens_per_second_empty, speed.tokens_per_second_full);
+    out << line << "\n    = 1 / sum over devices of bytes read per token / bandwidth (host: "
+        << r.request.host_bandwidth_gbs << " GB/s); real runs are slower (kernels, launches, sampling: not modelled)\n";
+  }
   for (const std::string& a : r.breakdown.assumptions) out << "assumed: " << a << "\n";
 }
 

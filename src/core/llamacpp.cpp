@@ -184,6 +184,7 @@ LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, c
     const int64_t device = place.device(il);
     const bool experts_on_host = s.cpu_moe || il < s.n_cpu_moe;
     buffers(experts_on_host ? kHost : device).model += w.layer_experts[i];
+    buffers(experts_on_host ? kHost : device).experts += w.layer_experts[i];
     if (device == kHost || !rows_split) {
       buffers(device).model += w.layer[i];
       continue;
@@ -274,6 +275,34 @@ LlamaCppFit llamacpp_fit(const FormatTables& tables, const ModelSpec& m, const L
   }
   f.max_ctx_size = std::min(lo * 256, limit);
   return f;
+}
+
+LlamaCppDecodeBound llamacpp_decode_bound(const ModelSpec& m, const LlamaCppWeights& w, const LlamaCppMemory& r,
+                                          const std::vector<double>& gpu_bandwidth_gbs, double host_bandwidth_gbs) {
+  LlamaCppDecodeBound b;
+  const double used = m.is_moe() && m.experts > 0 ? static_cast<double>(m.experts_per_token) / static_cast<double>(m.experts) : 1.0;
+  auto read = [used](const LlamaCppBuffers& d, int64_t not_read) {
+    return static_cast<int64_t>(static_cast<double>(d.model - d.experts - not_read) + static_cast<double>(d.experts) * used);
+  };
+  double empty = 0.0, full = 0.0;  // seconds per token
+  for (size_t g = 0; g < r.gpus.size(); ++g) {
+    const int64_t bytes = read(r.gpus[g], 0);
+    b.gpu_bytes_per_token.push_back(bytes);
+    const double per_second = (g < gpu_bandwidth_gbs.size() ? gpu_bandwidth_gbs[g] : 0.0) * 1e9;
+    if (per_second <= 0.0) return LlamaCppDecodeBound{};
+    empty += static_cast<double>(bytes) / per_second;
+    full += static_cast<double>(bytes + r.gpus[g].kv) / per_second;
+  }
+  // The host reads one row of token_embd, not all of it (get_rows).
+  b.host_bytes_per_token = read(r.host, w.input);
+  if (b.host_bytes_per_token > 0 || r.host.kv > 0) {
+    if (host_bandwidth_gbs <= 0.0) return LlamaCppDecodeBound{};
+    empty += static_cast<double>(b.host_bytes_per_token) / (host_bandwidth_gbs * 1e9);
+    full += static_cast<double>(b.host_bytes_per_token + r.host.kv) / (host_bandwidth_gbs * 1e9);
+  }
+  b.tokens_per_second_empty = empty > 0.0 ? 1.0 / empty : 0.0;
+  b.tokens_per_second_full = full > 0.0 ? 1.0 / full : 0.0;
+  return b;
 }
 
 std::vector<std::string> llamacpp_log_lines(const LlamaCppMemory& r) {

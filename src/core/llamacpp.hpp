@@ -45,6 +45,7 @@ struct LlamaCppBuffers {
   int64_t kv = 0;              // llama_kv_cache: <dev> KV buffer size
   int64_t compute = 0;         // llama_context: <dev> compute buffer size
   int64_t output = 0;          // llama_context: <dev> output buffer size (host only)
+  int64_t experts = 0;         // of `model`, the MoE expert tensors (a token reads experts_per_token of them)
   int64_t layers = 0;          // repeating layers held (the output layer not counted)
   bool output_layer = false;   // holds the output layer (final norm + lm_head)
   int64_t total() const { return model + kv + compute + output; }
@@ -94,6 +95,20 @@ struct LlamaCppFit {
 LlamaCppFit llamacpp_fit(const FormatTables& tables, const ModelSpec& model, const LlamaCppWeights& weights,
                          const LlamaCppSettings& settings, const std::vector<int64_t>& gpu_capacity,
                          int64_t host_capacity, int64_t runtime_bytes, double margin_fraction);
+
+// An upper bound on decode speed for one sequence: a token reads every weight it uses once
+// (MoE: experts_per_token of each layer's experts; the input embedding: one row) and the KV
+// cache up to its position, each device at its memory bandwidth, one device after another (a
+// layer split is a pipeline: the devices take turns). No run decodes faster; how much slower
+// a real run is (kernel efficiency, launch overhead, the sampler) is not modelled.
+struct LlamaCppDecodeBound {
+  double tokens_per_second_empty = 0;  // at the start of a sequence (weights only)
+  double tokens_per_second_full = 0;   // with the whole KV cache to read
+  std::vector<int64_t> gpu_bytes_per_token;  // weights read per token on each GPU
+  int64_t host_bytes_per_token = 0;
+};
+LlamaCppDecodeBound llamacpp_decode_bound(const ModelSpec& model, const LlamaCppWeights& weights, const LlamaCppMemory& memory,
+                                          const std::vector<double>& gpu_bandwidth_gbs, double host_bandwidth_gbs);
 
 // The lines llama.cpp prints for these buffers, to compare with a log ("   4403.49 MiB").
 std::vector<std::string> llamacpp_log_lines(const LlamaCppMemory& memory);

@@ -71,6 +71,9 @@ struct Request {
   LlamaCppSettings llamacpp;           // engine "llama.cpp": its flags, under its own names
   std::vector<std::string> gpu_ids;    // engine "llama.cpp": the GPUs in device order (CUDA0, CUDA1, ...);
                                        // empty: gpu_count x the GPU above
+  // The host as a device: its memory bandwidth for the layers and experts it keeps (engines'
+  // decode speed bound). Default: dual-channel DDR5-4800, 2 x 8 B x 4.8 GT/s = 76.8 GB/s.
+  double host_bandwidth_gbs = 76.8;
 
   // mode "training": a transformer (the model above) with these settings, or a network
   // given layer by layer (has_network; the model is then unused).

@@ -267,7 +267,7 @@ Result<Request> request_from_json(const json& root) {
   Request r;
   Fields top{root, "", std::nullopt};
   top.only({"v", "mode", "model", "network", "training", "weights", "kv_cache", "context_tokens", "concurrent_sequences", "overhead",
-            "engine", "llama.cpp", "gpu", "gpus", "gpu_count", "compare_gpus", "units"});
+            "engine", "llama.cpp", "host", "gpu", "gpus", "gpu_count", "compare_gpus", "units"});
   r.version = static_cast<int>(top.integer("v", kRequestVersion, 1, 1000));
   if (!top.error && r.version != kRequestVersion) {
     top.fail("request.unsupported_version", "v", "version " + std::to_string(r.version) + " is not supported (this build reads 1)");
@@ -385,6 +385,12 @@ Result<Request> request_from_json(const json& root) {
     }
     if (auto e = engine_json().read_llamacpp(*llama, r.llamacpp)) return *e;
   }
+  if (const json* host = top.sub("host")) {
+    Fields f{*host, "host.", std::nullopt};
+    f.only({"bandwidth_gbs"});
+    r.host_bandwidth_gbs = f.number("bandwidth_gbs", r.host_bandwidth_gbs, 1.0, 100000.0);
+    if (f.error) return *f.error;
+  }
   if (top.has("gpus")) {
     const json& gpus = root.at("gpus");
     if (!gpus.is_array() || gpus.empty() || gpus.size() > static_cast<size_t>(kMaxGpuCount)) {
@@ -464,6 +470,7 @@ json request_to_json(const Request& r) {
   }
   if (r.engine == Engine::llamacpp) {
     j["engine"] = "llama.cpp";
+    j["host"] = {{"bandwidth_gbs", r.host_bandwidth_gbs}};
     if (engine_json().write_llamacpp) j["llama.cpp"] = engine_json().write_llamacpp(r.llamacpp);
   }
   if (r.mode == Mode::training) {

@@ -57,6 +57,10 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
   const LlamaCppWeights weights = request.has_stored_weights ? stored.by_layer
                                                              : llamacpp_weights(catalog.formats, report.prepared.model, *format);
   report.llamacpp = llamacpp_memory(catalog.formats, report.prepared.model, weights, l, capacity);
+  std::vector<double> bandwidth;
+  for (const Gpu& gpu : report.devices) bandwidth.push_back(gpu.bandwidth_gbs);
+  report.llamacpp_decode = llamacpp_decode_bound(report.prepared.model, weights, report.llamacpp, bandwidth,
+                                                 request.host_bandwidth_gbs);
   report.llamacpp_fit = llamacpp_fit(catalog.formats, report.prepared.model, weights, l, capacity, 0,
                                      request.settings.runtime_bytes, request.settings.margin_fraction);
   return std::nullopt;
@@ -64,7 +68,7 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
 
 json llamacpp_to_json(const Report& r) {
   auto buffers = [](const LlamaCppBuffers& b) {
-    return json{{"device", b.device}, {"model_bytes", b.model}, {"kv_bytes", b.kv}, {"compute_bytes", b.compute},
+    return json{{"device", b.device}, {"model_bytes", b.model}, {"expert_bytes", b.experts}, {"kv_bytes", b.kv}, {"compute_bytes", b.compute},
                 {"output_bytes", b.output}, {"total_bytes", b.total()}, {"layers", b.layers}, {"output_layer", b.output_layer}};
   };
   const LlamaCppMemory& m = r.llamacpp;
@@ -91,7 +95,12 @@ json llamacpp_to_json(const Report& r) {
           {"fits", f.fits},
           {"max_gpu_layers", f.max_gpu_layers},
           {"max_ctx_size", f.max_ctx_size},
-          {"log_lines", llamacpp_log_lines(m)}};
+          {"log_lines", llamacpp_log_lines(m)},
+          {"decode_bound", {{"tokens_per_second_empty_cache", r.llamacpp_decode.tokens_per_second_empty},
+                            {"tokens_per_second_full_cache", r.llamacpp_decode.tokens_per_second_full},
+                            {"gpu_bytes_per_token", r.llamacpp_decode.gpu_bytes_per_token},
+                            {"host_bytes_per_token", r.llamacpp_decode.host_bytes_per_token},
+                            {"host_bandwidth_gbs", r.request.host_bandwidth_gbs}}}};
 }
 }  // namespace
 

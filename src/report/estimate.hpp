@@ -51,6 +51,7 @@ struct Report {
   std::vector<Gpu> devices;
   LlamaCppMemory llamacpp;
   LlamaCppFit llamacpp_fit;
+  LlamaCppDecodeBound llamacpp_decode;
 
   // mode "training" (request.has_network: network, else training)
   TrainingMemory training;
