@@ -67,10 +67,13 @@ bool number_field(const char* label, int64_t& value, int64_t min, int64_t max, S
   NumberFieldState& state = g_number_fields[ImGui::GetID("##state")];
   const ImGuiStyle& style = ImGui::GetStyle();
   const float button = ImGui::GetFrameHeight();
-  const int buttons = steps == Steps::doubling ? 3 : 2;
+  // The drag handle is as wide as its label needs ("<>" is wider than a square button on phones).
+  const float drag_button = std::max(button, ImGui::CalcTextSize("<>").x + 2.0f * style.FramePadding.x);
+  const float buttons = 2.0f * (button + style.ItemInnerSpacing.x) +
+                        (steps == Steps::doubling ? drag_button + style.ItemInnerSpacing.x : 0.0f);
   const float total = ImGui::CalcItemWidth();
   const int64_t before = value;
-  ImGui::SetNextItemWidth(std::max(total - buttons * (button + style.ItemInnerSpacing.x), em(3.0f)));
+  ImGui::SetNextItemWidth(std::max(total - buttons, em(3.0f)));
   const std::string field = std::string("##") + label;  // the layout hook's name for it: "##Context"
   if (ImGui::GetActiveID() != ImGui::GetID(field.c_str())) state.text = with_thousands(value);
   ImGui::InputText(field.c_str(), &state.text, ImGuiInputTextFlags_AutoSelectAll);
@@ -104,7 +107,7 @@ bool number_field(const char* label, int64_t& value, int64_t min, int64_t max, S
   ImGui::PopButtonRepeat();
   if (steps == Steps::doubling) {
     ImGui::SameLine(0, style.ItemInnerSpacing.x);
-    ImGui::Button("<>", ImVec2(button, button));
+    ImGui::Button("<>", ImVec2(drag_button, button));
     if (ImGui::IsItemActivated()) {
       state.drag_start = value;
       state.drag_dx = 0.0f;
