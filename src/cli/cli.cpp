@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "report/engines.hpp"
@@ -189,7 +190,8 @@ bool read_model_files(const InferOptions& o, const Catalog& catalog, Request& re
 }
 
 // Builds the request JSON: the --request file, then each option given.
-bool build_request(const InferOptions& o, json& request, std::ostream& err) {
+// command: the engine's flags (--cmd and llama.cpp's flags given directly), read once.
+bool build_request(const InferOptions& o, const EngineCommand* command, json& request, std::ostream& err) {
   request = json::object();
   if (!o.request_file.empty()) {
     std::string text;
@@ -231,9 +233,7 @@ bool build_request(const InferOptions& o, json& request, std::ostream& err) {
   if (o.compare) request["compare_gpus"] = true;
   if (!o.engine.empty()) request["engine"] = o.engine;
   if (!o.gpus.empty()) request["gpus"] = o.gpus;
-  if (!o.command.empty()) {
-    auto command = read_engine_command(o.command);
-    if (!command) { err << "error: " << command.error().message << "\n"; return false; }
+  if (command) {
     request["engine"] = command->request["engine"];
     request["llama.cpp"].merge_patch(command->request["llama.cpp"]);
     for (const std::string& flag : command->ignored) err << "note: " << flag << " does not change memory: not read\n";
@@ -452,15 +452,17 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     else print_report(out, *report);
     return 0;
   }
-  for (const std::string& word : engine_flags) {
-    // Quoted so that read_engine_command sees each word as it was given.
-    std::string quoted = "'";
-    for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    infer.command += (infer.command.empty() ? "" : " ") + quoted + "'";
+  // The engine's flags: --cmd's words, then llama.cpp's flags given to vramfit directly.
+  std::optional<EngineCommand> command;
+  if (!infer.command.empty() || !engine_flags.empty()) {
+    std::vector<std::string> words = shell_words(infer.command);
+    words.insert(words.end(), engine_flags.begin(), engine_flags.end());
+    auto read = read_engine_words(words);
+    if (!read) { err << "error: " << read.error().message << "\n"; return 2; }
+    command = std::move(read).value();
+    if (!command->model_file.empty() && infer.gguf_file.empty()) infer.gguf_file = command->model_file;  // -m: read like --gguf
   }
-  auto command_model = infer.command.empty() ? Result<EngineCommand>(make_error("", "", "")) : read_engine_command(infer.command);
-  if (command_model && !command_model->model_file.empty() && infer.gguf_file.empty()) infer.gguf_file = command_model->model_file;
-  if (!build_request(infer, request_json, err)) return 2;
+  if (!build_request(infer, command ? &*command : nullptr, request_json, err)) return 2;
   auto request = request_from_json(request_json);
   if (!request) { err << "error: " << request.error().message << "\n"; return 2; }
   if (!read_model_files(infer, catalog, request.value(), err)) return 2;

@@ -123,8 +123,9 @@ int llamacpp_flag_values(const std::string& word) {
   return -1;
 }
 
-Result<EngineCommand> read_engine_command(const std::string& line) {
-  const std::vector<std::string> words = shell_words(line);
+Result<EngineCommand> read_engine_command(const std::string& line) { return read_engine_words(shell_words(line)); }
+
+Result<EngineCommand> read_engine_words(const std::vector<std::string>& words) {
   if (words.empty()) return make_error("command.empty", "command", "command: empty");
   EngineCommand command;
   json settings = json::object();

@@ -20,6 +20,8 @@ struct EngineCommand {
 };
 
 Result<EngineCommand> read_engine_command(const std::string& line);
+// The same, from words already split (a command line's arguments).
+Result<EngineCommand> read_engine_words(const std::vector<std::string>& words);
 
 // How many values a llama.cpp memory flag takes: 0 (a switch), 1, or 2 for "one, optional"
 // (-fa on|off|auto, or -fa alone); -1 when `word` is not one of them.
