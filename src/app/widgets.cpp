@@ -60,6 +60,43 @@ struct NumberFieldState {
   float drag_dx = 0.0f;
 };
 std::map<ImGuiID, NumberFieldState> g_number_fields;
+
+// The text box of a typed field: it shows the value (`shown`) while not being edited; when an
+// edit settles, the text is read (`parse`) and taken if within [min, max], else the old value
+// stays and state.error says why. `field` is its ImGui label ("##Context").
+using ShowValue = std::string (*)(int64_t);
+using ParseValue = bool (*)(const std::string&, int64_t&, std::string&);
+void typed_text_box(const std::string& field, NumberFieldState& state, int64_t& value, int64_t min, int64_t max,
+                    ShowValue shown, ParseValue parse, const char* tooltip) {
+  if (ImGui::GetActiveID() != ImGui::GetID(field.c_str())) state.text = shown(value);
+  ImGui::InputText(field.c_str(), &state.text, ImGuiInputTextFlags_AutoSelectAll);
+  if (ImGui::IsItemDeactivatedAfterEdit()) {
+    int64_t typed = 0;
+    std::string why;
+    if (!parse(state.text, typed, why)) {
+      state.error = "\"" + state.text + "\": " + why + "; kept " + shown(value) + ".";
+    } else if (typed < min || typed > max) {
+      state.error = "\"" + state.text + "\": outside " + shown(min) + " .. " + shown(max) + "; kept " + shown(value) + ".";
+    } else {
+      state.error.clear();
+      value = typed;
+    }
+  }
+  if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) ImGui::SetTooltip("%s", tooltip);
+}
+
+// A typed field's label after its controls, and what was wrong with the last text under it.
+void field_label_and_error(const char* label, const NumberFieldState& state) {
+  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+  ImGui::TextUnformatted(label, ImGui::FindRenderedTextEnd(label));
+  if (!state.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 170, 60, 255));
+    ImGui::TextWrapped("%s", state.error.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+std::string in_gib(int64_t bytes) { return format_bytes(bytes, DisplayUnits::gib, 2); }
 }  // namespace
 
 bool number_field(const char* label, int64_t& value, int64_t min, int64_t max, Steps steps) {
@@ -74,25 +111,9 @@ bool number_field(const char* label, int64_t& value, int64_t min, int64_t max, S
   const float total = ImGui::CalcItemWidth();
   const int64_t before = value;
   ImGui::SetNextItemWidth(std::max(total - buttons, em(3.0f)));
-  const std::string field = std::string("##") + label;  // the layout hook's name for it: "##Context"
-  if (ImGui::GetActiveID() != ImGui::GetID(field.c_str())) state.text = with_thousands(value);
-  ImGui::InputText(field.c_str(), &state.text, ImGuiInputTextFlags_AutoSelectAll);
-  if (ImGui::IsItemDeactivatedAfterEdit()) {
-    int64_t typed = 0;
-    std::string why;
-    if (!parse_count(state.text, typed, why)) {
-      state.error = "\"" + state.text + "\": " + why + "; kept " + with_thousands(value) + ".";
-    } else if (typed < min || typed > max) {
-      state.error = "\"" + state.text + "\": outside " + with_thousands(min) + " .. " + with_thousands(max) + "; kept " +
-                    with_thousands(value) + ".";
-    } else {
-      state.error.clear();
-      value = typed;
-    }
-  }
-  if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) {
-    ImGui::SetTooltip("Type a number: 32768, 32,768, 32k, 128K or 1M (k = 1,024)");
-  }
+  // The layout hook's name for the text box: "##Context".
+  typed_text_box(std::string("##") + label, state, value, min, max, with_thousands, parse_count,
+                 "Type a number: 32768, 32,768, 32k, 128K or 1M (k = 1,024)");
   ImGui::PushButtonRepeat(true);
   ImGui::SameLine(0, style.ItemInnerSpacing.x);
   if (ImGui::Button("-", ImVec2(button, button))) {
@@ -121,13 +142,7 @@ bool number_field(const char* label, int64_t& value, int64_t min, int64_t max, S
       ImGui::SetTooltip("Drag sideways: x2 every %.0f pixels", em(3.0f));
     }
   }
-  ImGui::SameLine(0, style.ItemInnerSpacing.x);
-  ImGui::TextUnformatted(label, ImGui::FindRenderedTextEnd(label));
-  if (!state.error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 170, 60, 255));
-    ImGui::TextWrapped("%s", state.error.c_str());
-    ImGui::PopStyleColor();
-  }
+  field_label_and_error(label, state);
   ImGui::PopID();
   return value != before;
 }
@@ -136,32 +151,9 @@ bool memory_field(const char* label, int64_t& bytes, int64_t min, int64_t max) {
   ImGui::PushID(label);
   NumberFieldState& state = g_number_fields[ImGui::GetID("##state")];
   const int64_t before = bytes;
-  auto shown = [](int64_t value) { return format_bytes(value, DisplayUnits::gib, 2); };
-  const std::string field = std::string("##") + label;
-  if (ImGui::GetActiveID() != ImGui::GetID(field.c_str())) state.text = shown(bytes);
-  ImGui::InputText(field.c_str(), &state.text, ImGuiInputTextFlags_AutoSelectAll);
-  if (ImGui::IsItemDeactivatedAfterEdit()) {
-    int64_t typed = 0;
-    std::string why;
-    if (!parse_memory_size(state.text, typed, why)) {
-      state.error = "\"" + state.text + "\": " + why + "; kept " + shown(bytes) + ".";
-    } else if (typed < min || typed > max) {
-      state.error = "\"" + state.text + "\": outside " + shown(min) + " .. " + shown(max) + "; kept " + shown(bytes) + ".";
-    } else {
-      state.error.clear();
-      bytes = typed;
-    }
-  }
-  if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) {
-    ImGui::SetTooltip("Type a size: 48, 48.5 or 23.65 GiB; 24 GB; 81,920 MiB (no unit = GiB)");
-  }
-  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
-  ImGui::TextUnformatted(label, ImGui::FindRenderedTextEnd(label));
-  if (!state.error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 170, 60, 255));
-    ImGui::TextWrapped("%s", state.error.c_str());
-    ImGui::PopStyleColor();
-  }
+  typed_text_box(std::string("##") + label, state, bytes, min, max, in_gib, parse_memory_size,
+                 "Type a size: 48, 48.5 or 23.65 GiB; 24 GB; 81,920 MiB (no unit = GiB)");
+  field_label_and_error(label, state);
   ImGui::PopID();
   return bytes != before;
 }
