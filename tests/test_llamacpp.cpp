@@ -228,9 +228,9 @@ TEST_CASE("an unknown flag or tool is named, not skipped", "[llamacpp]") {
   auto unknown = read_engine_command("llama-server -m x.gguf --frobnicate 3");
   REQUIRE_FALSE(unknown);
   CHECK(unknown.error().field == "command.--frobnicate");
-  auto tool = read_engine_command("vllm serve meta-llama/Llama-3.1-8B");
+  auto tool = read_engine_command("ollama run llama3.1");
   REQUIRE_FALSE(tool);
-  CHECK(tool.error().message.find("'vllm' is not a llama.cpp tool") != std::string::npos);
+  CHECK(tool.error().message.find("'ollama' is not an engine vramfit reads") != std::string::npos);
   auto bad = read_engine_command("llama-server -ngl lots");
   REQUIRE_FALSE(bad);
   CHECK(bad.error().field == "command.-ngl");

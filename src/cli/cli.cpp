@@ -72,27 +72,32 @@ void add_infer_options(CLI::App& app, InferOptions& o) {
   app.add_option("--units", o.units, "GB (10^9) or GiB (2^30)")->check(CLI::IsMember({"GB", "GiB", "gb", "gib"}));
   app.add_flag("--compare", o.compare, "Also answer for every catalog GPU");
   app.add_flag("--json", o.as_json, "Print the report as JSON");
-  app.add_option("--engine", o.engine, "generic (default) or llama.cpp: then llama.cpp's own flags follow, "
-                                       "e.g. -c 32768 -ngl 20 -fa on -ctk q8_0 -ts 3,1 --n-cpu-moe 8")
-      ->check(CLI::IsMember({"generic", "llama.cpp"}));
+  app.add_option("--engine", o.engine, "generic (default), llama.cpp or vllm: then the engine's own flags follow, "
+                                       "e.g. -c 32768 -ngl 20 -fa on -ctk q8_0 -ts 3,1 --n-cpu-moe 8 (llama.cpp) or "
+                                       "--max-model-len 32768 -tp 2 --gpu-memory-utilization 0.85 (vllm)")
+      ->check(CLI::IsMember({"generic", "llama.cpp", "vllm"}));
   app.add_option("--cmd", o.command, "An engine's command line, e.g. 'llama-server -m x.gguf -c 32768 -ngl 99' "
-                                     "(its -m file is read like --gguf)");
+                                     "(its -m file is read like --gguf) or 'vllm serve Qwen/Qwen2.5-7B-Instruct -tp 2'");
   app.add_option("--gpus", o.gpus, "GPUs in device order for an engine, e.g. --gpus rtx-4090 rtx-3090");
 }
 
-// llama.cpp's flags given to `vramfit infer --engine llama.cpp` (-ngl, -ctk, -c ...: names
-// CLI11 cannot take as options) move into one command line for read_engine_command.
+// The engine's flags given to `vramfit infer --engine llama.cpp|vllm` (-ngl, -ctk, -tp ...:
+// names CLI11 cannot take as options) move into one command line for read_engine_words.
+std::string engine_named(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].rfind("--engine=", 0) == 0) return args[i].substr(9);
+    if (args[i] == "--engine" && i + 1 < args.size()) return args[i + 1];
+  }
+  return "";
+}
+
 std::vector<std::string> take_engine_flags(std::vector<std::string>& args) {
-  const bool llamacpp =
-      std::find(args.begin(), args.end(), "--engine=llama.cpp") != args.end() ||
-      std::adjacent_find(args.begin(), args.end(), [](const std::string& a, const std::string& b) {
-        return a == "--engine" && b == "llama.cpp";
-      }) != args.end();
+  const std::string engine = engine_named(args);
   std::vector<std::string> taken;
-  if (!llamacpp || args.empty() || args[0] != "infer") return taken;
+  if ((engine != "llama.cpp" && engine != "vllm") || args.empty() || args[0] != "infer") return taken;
   std::vector<std::string> kept;
   for (size_t i = 0; i < args.size(); ++i) {
-    const int values = llamacpp_flag_values(args[i]);
+    const int values = engine_flag_values(engine, args[i]);
     if (values < 0) {
       kept.push_back(args[i]);
       continue;
@@ -189,6 +194,45 @@ bool read_model_files(const InferOptions& o, const Catalog& catalog, Request& re
   return true;
 }
 
+bool model_given(const InferOptions& o) {
+  return !o.model.empty() || !o.config_file.empty() || !o.gguf_file.empty() || !o.safetensors_files.empty() || !o.index_file.empty();
+}
+
+// vLLM's model argument: a GGUF file, a folder with a config.json, or a Hugging Face repository
+// id, read as the preset of that repository (an -Instruct or other suffix of it has the same
+// shapes). vramfit downloads nothing: any other id is an error that says what to give instead.
+bool resolve_vllm_model(const std::string& model, const Catalog& catalog, InferOptions& o, std::ostream& err) {
+  auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+  };
+  const std::string wanted = lower(model);
+  if (wanted.size() > 5 && wanted.compare(wanted.size() - 5, 5, ".gguf") == 0) {
+    o.gguf_file = model;
+    return true;
+  }
+  std::string text;
+  if (read_file(model + "/config.json", text)) {
+    o.config_file = model + "/config.json";
+    return true;
+  }
+  const ModelPreset* best = nullptr;
+  for (const ModelPreset& p : catalog.models) {
+    const std::string repo = lower(p.hf_repo);
+    if (repo.empty()) continue;
+    if (wanted == repo) { best = &p; break; }
+    if (wanted.rfind(repo + "-", 0) == 0 && (!best || best->hf_repo.size() < p.hf_repo.size())) best = &p;
+  }
+  if (!best) {
+    err << "error: " << model << ": no preset has this model and vramfit downloads nothing: give its config.json with "
+        << "--config, a preset with -m (vramfit models), or the local folder vLLM reads\n";
+    return false;
+  }
+  if (lower(best->hf_repo) != wanted) err << "note: " << model << " is read as the preset " << best->id << " (" << best->hf_repo << "): the same shapes\n";
+  o.model = best->id;
+  return true;
+}
+
 // Builds the request JSON: the --request file, then each option given.
 // command: the engine's flags (--cmd and llama.cpp's flags given directly), read once.
 bool build_request(const InferOptions& o, const EngineCommand* command, json& request, std::ostream& err) {
@@ -234,8 +278,10 @@ bool build_request(const InferOptions& o, const EngineCommand* command, json& re
   if (!o.engine.empty()) request["engine"] = o.engine;
   if (!o.gpus.empty()) request["gpus"] = o.gpus;
   if (command) {
-    request["engine"] = command->request["engine"];
-    request["llama.cpp"].merge_patch(command->request["llama.cpp"]);
+    const std::string engine = command->request["engine"].get<std::string>();
+    request["engine"] = engine;
+    request[engine].merge_patch(command->request[engine]);
+    if (!command->weights_format.empty() && o.weights.empty()) request["weights"]["format"] = command->weights_format;
     for (const std::string& flag : command->ignored) err << "note: " << flag << " does not change memory: not read\n";
   }
   return true;
@@ -457,10 +503,13 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (!infer.command.empty() || !engine_flags.empty()) {
     std::vector<std::string> words = shell_words(infer.command);
     words.insert(words.end(), engine_flags.begin(), engine_flags.end());
-    auto read = read_engine_words(words);
+    auto read = read_engine_words(words, infer.engine);
     if (!read) { err << "error: " << read.error().message << "\n"; return 2; }
     command = std::move(read).value();
     if (!command->model_file.empty() && infer.gguf_file.empty()) infer.gguf_file = command->model_file;  // -m: read like --gguf
+    if (!command->model.empty() && !model_given(infer)) {
+      if (!resolve_vllm_model(command->model, catalog, infer, err)) return 2;
+    }
   }
   if (!build_request(infer, command ? &*command : nullptr, request_json, err)) return 2;
   auto request = request_from_json(request_json);

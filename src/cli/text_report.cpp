@@ -126,9 +126,56 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
   for (const std::string& a : r.breakdown.assumptions) out << "assumed: " << a << "\n";
 }
 
+// engine "vllm": each rank's budget as vLLM logs it, the KV pool, and whether vLLM starts.
+void print_vllm_report(std::ostream& out, const Report& r) {
+  const DisplayUnits u = r.request.units;
+  const VllmMemory& m = r.vllm;
+  const VllmSettings& v = r.request.vllm;
+  char text[200];
+  std::snprintf(text, sizeof text, "%.2f", v.gpu_memory_utilization);
+  out << "vramfit: " << r.model_name << " on vLLM, " << (r.request.has_stored_weights ? "stored" : r.request.weight_format)
+      << " weights, --max-model-len " << with_thousands(m.max_model_len) << ", --max-num-seqs " << m.max_num_seqs
+      << ", --max-num-batched-tokens " << with_thousands(m.max_num_batched_tokens) << ", -tp " << v.tensor_parallel_size
+      << " -pp " << v.pipeline_parallel_size << ", --gpu-memory-utilization " << text << ", --kv-cache-dtype "
+      << v.kv_cache_dtype << "\n\n";
+  out << "  " << pad("rank / GPU", 26) << pad_left("budget", 11) << pad_left("weights", 11) << pad_left("activ.", 11)
+      << pad_left("non-torch", 11) << pad_left("KV", 11) << pad_left("outside", 11) << pad_left("GPU total", 11) << "\n";
+  for (size_t i = 0; i < m.ranks.size(); ++i) {
+    const VllmRank& k = m.ranks[i];
+    out << "  " << pad(std::to_string(i) + " " + r.devices[i].name, 26) << pad_left(format_bytes(k.requested, u), 11)
+        << pad_left(format_bytes(k.weights, u), 11) << pad_left(format_bytes(k.activation_peak, u), 11)
+        << pad_left(format_bytes(k.non_torch, u), 11) << pad_left(format_bytes(k.kv_available, u), 11)
+        << pad_left(format_bytes(k.outside_budget, u), 11) << pad_left(format_bytes(k.total, u), 11) << "\n";
+  }
+  const VllmRank& k0 = m.ranks.front();
+  out << "\n  budget = GPU total (as CUDA reports it) x --gpu-memory-utilization; KV = budget - weights - activation peak - non-torch\n";
+  out << "  activation peak = max(forward pass over " << with_thousands(m.max_num_batched_tokens) << " tokens: "
+      << format_bytes(k0.forward_peak, u) << ", sampler over " << m.sampler_rows << " rows of logits: "
+      << format_bytes(m.ranks.back().sampler_peak, u) << ")\n";
+  out << "  outside the budget: CUDA context" << (v.enforce_eager ? "" : " and CUDA graphs") << " (assumed)\n\n";
+  out << "  what vLLM will print:\n";
+  for (const std::string& line : vllm_log_lines(m, v)) out << "    " << line << "\n";
+  out << "\n" << (m.fits ? "STARTS" : "DOES NOT START") << " on " << m.ranks.size() << (m.ranks.size() == 1 ? " GPU" : " GPUs") << "\n";
+  if (!m.fits) out << "  vLLM: " << m.refusal << "\n";
+  out << "  KV cache: " << with_thousands(m.kv_tokens) << " tokens (" << with_thousands(m.num_gpu_blocks) << " blocks of "
+      << v.block_size << ")\n";
+  std::snprintf(text, sizeof text, "%.2f", m.max_concurrency);
+  out << "  requests of " << with_thousands(m.max_model_len) << " tokens at once: " << text << "\n";
+  out << "  longest --max-model-len this pool holds: " << with_thousands(m.longest_model_len) << "\n";
+  std::snprintf(text, sizeof text, "%.3f", m.min_utilization);
+  out << "  smallest --gpu-memory-utilization for one such request: " << text << "\n";
+  if (r.vllm_decode.tokens_per_second_empty > 0) {
+    std::snprintf(text, sizeof text, "  decode speed, an upper bound: %.1f tokens/s (empty cache) .. %.1f (full max_model_len cache)",
+                  r.vllm_decode.tokens_per_second_empty, r.vllm_decode.tokens_per_second_full);
+    out << text << "\n    = 1 / sum over pipeline stages of (slowest rank's bytes read per token / its bandwidth); real runs are slower\n";
+  }
+  for (const std::string& a : r.engine_assumptions) out << "assumed: " << a << "\n";
+}
+
 void print_report(std::ostream& out, const Report& r) {
   if (r.request.mode == Mode::training) { print_training_report(out, r); return; }
   if (r.request.engine == Engine::llamacpp) { print_llamacpp_report(out, r); return; }
+  if (r.request.engine == Engine::vllm) { print_vllm_report(out, r); return; }
   const DisplayUnits u = r.request.units;
   const InferenceSettings& s = r.request.settings;
   out << "vramfit: " << r.model_name << " (" << with_thousands(r.prepared.weights.parameters) << " parameters), "

@@ -7,6 +7,7 @@
 
 #include "inference.hpp"
 #include "llamacpp.hpp"
+#include "vllm.hpp"
 #include "model_spec.hpp"
 #include "network.hpp"
 #include "training.hpp"
@@ -41,8 +42,9 @@ struct StoredWeights {
 
 // Which engine serves the model (mode "inference"): "generic" is vramfit's engine-neutral
 // model (runtime + compute buffer + margin, tensor parallel over gpu_count GPUs);
-// "llama.cpp" follows llama.cpp's own allocation, device by device (core/llamacpp).
-enum class Engine { generic, llamacpp };
+// "llama.cpp" follows llama.cpp's own allocation, device by device (core/llamacpp); "vllm"
+// follows vLLM's profiling and KV budget, rank by rank (core/vllm).
+enum class Engine { generic, llamacpp, vllm };
 
 // What is estimated: serving a model, or training one (a transformer, or a network given
 // layer by layer: Request::has_network). In JSON: "inference" / "training".
@@ -69,7 +71,8 @@ struct Request {
 
   Engine engine = Engine::generic;
   LlamaCppSettings llamacpp;           // engine "llama.cpp": its flags, under its own names
-  std::vector<std::string> gpu_ids;    // engine "llama.cpp": the GPUs in device order (CUDA0, CUDA1, ...);
+  VllmSettings vllm;                   // engine "vllm": its flags, under its own names
+  std::vector<std::string> gpu_ids;    // engines: the GPUs in device order (CUDA0, CUDA1, ...);
                                        // empty: gpu_count x the GPU above
   // The host as a device: its memory bandwidth for the layers and experts it keeps (engines'
   // decode speed bound). Default: dual-channel DDR5-4800, 2 x 8 B x 4.8 GT/s = 76.8 GB/s.

@@ -41,58 +41,96 @@ std::vector<std::string> shell_words(const std::string& line) {
 
 namespace {
 
-enum class Value { none, integer, text, on_off, list };
+enum class Value { none, integer, number, text, on_off, list };
 
-// llama.cpp's flags that change memory, with every name common/arg.cpp gives them, and the
-// key they have under "llama.cpp" in a request.
+// An engine's flags that change memory, with every name the engine gives them, and the key
+// they have under the engine's object in a request.
 struct Flag {
   std::vector<const char*> names;
   const char* key;
   Value value;
 };
-const std::vector<Flag>& memory_flags() {
-  static const std::vector<Flag> flags = {
-      {{"-c", "--ctx-size"}, "ctx-size", Value::integer},
-      {{"-b", "--batch-size"}, "batch-size", Value::integer},
-      {{"-ub", "--ubatch-size"}, "ubatch-size", Value::integer},
-      {{"-np", "--parallel"}, "parallel", Value::integer},
-      {{"-ctk", "--cache-type-k"}, "cache-type-k", Value::text},
-      {{"-ctv", "--cache-type-v"}, "cache-type-v", Value::text},
-      {{"-fa", "--flash-attn"}, "flash-attn", Value::on_off},
-      {{"-ngl", "--gpu-layers", "--n-gpu-layers"}, "n-gpu-layers", Value::integer},
-      {{"-sm", "--split-mode"}, "split-mode", Value::text},
-      {{"-ts", "--tensor-split"}, "tensor-split", Value::list},
-      {{"-mg", "--main-gpu"}, "main-gpu", Value::integer},
-      {{"-cmoe", "--cpu-moe"}, "cpu-moe", Value::none},
-      {{"-ncmoe", "--n-cpu-moe"}, "n-cpu-moe", Value::integer},
-      {{"-nkvo", "--no-kv-offload"}, "no-kv-offload", Value::none},
-      {{"--swa-full"}, "swa-full", Value::none},
+
+struct EngineFlags {
+  const char* engine;                          // "llama.cpp", "vllm": the request's engine and its object
+  std::vector<Flag> memory;
+  std::vector<const char*> ignored_with_value;  // flags that take a value and do not change memory
+  std::vector<const char*> ignored_switches;
+};
+
+// llama.cpp: common/arg.cpp.
+const EngineFlags& llamacpp_flags() {
+  static const EngineFlags flags = {
+      "llama.cpp",
+      {
+          {{"-c", "--ctx-size"}, "ctx-size", Value::integer},
+          {{"-b", "--batch-size"}, "batch-size", Value::integer},
+          {{"-ub", "--ubatch-size"}, "ubatch-size", Value::integer},
+          {{"-np", "--parallel"}, "parallel", Value::integer},
+          {{"-ctk", "--cache-type-k"}, "cache-type-k", Value::text},
+          {{"-ctv", "--cache-type-v"}, "cache-type-v", Value::text},
+          {{"-fa", "--flash-attn"}, "flash-attn", Value::on_off},
+          {{"-ngl", "--gpu-layers", "--n-gpu-layers"}, "n-gpu-layers", Value::integer},
+          {{"-sm", "--split-mode"}, "split-mode", Value::text},
+          {{"-ts", "--tensor-split"}, "tensor-split", Value::list},
+          {{"-mg", "--main-gpu"}, "main-gpu", Value::integer},
+          {{"-cmoe", "--cpu-moe"}, "cpu-moe", Value::none},
+          {{"-ncmoe", "--n-cpu-moe"}, "n-cpu-moe", Value::integer},
+          {{"-nkvo", "--no-kv-offload"}, "no-kv-offload", Value::none},
+          {{"--swa-full"}, "swa-full", Value::none},
+      },
+      {"--host", "--port", "-t", "--threads", "-tb", "--threads-batch", "--temp", "--top-k", "--top-p", "--min-p",
+       "--repeat-penalty", "--repeat-last-n", "-n", "--n-predict", "-s", "--seed", "--log-file", "-a", "--alias",
+       "--api-key", "--chat-template", "--chat-template-file", "-p", "--prompt", "-f", "--file", "-sys", "--system-prompt",
+       "--timeout", "--numa", "-r", "--reverse-prompt", "--keep", "--reasoning-format", "--reasoning-budget",
+       "-hf", "--hf-repo", "-hff", "--hf-file", "--path", "--slot-save-path", "--grammar", "--grammar-file", "-C",
+       "--cpu-mask", "--prio", "--poll", "--media-path", "--lora-scaled", "--threads-http", "--cache-reuse",
+       "--rope-scaling", "--rope-scale", "--rope-freq-base", "--rope-freq-scale", "--yarn-orig-ctx", "--device", "-dev"},
+      {"--jinja", "--no-jinja", "--verbose", "-v", "--metrics", "--no-webui", "--mlock", "--no-mmap", "--cont-batching", "-cb",
+       "--no-cont-batching", "-nocb", "--props", "--slots", "--no-slots", "-i", "--interactive", "-cnv", "--conversation",
+       "-no-cnv", "--no-conversation", "--color", "--no-warmup", "--embedding", "--embeddings", "--log-disable", "--simple-io",
+       "-st", "--single-turn", "--no-display-prompt", "--log-colors", "-lv", "--check-tensors", "--kv-unified", "-kvu"},
   };
   return flags;
 }
 
-// Flags that take a value and do not change memory (sampling, server, threads, logging...).
-const std::vector<const char*>& ignored_with_value() {
-  static const std::vector<const char*> names = {
-      "--host", "--port", "-t", "--threads", "-tb", "--threads-batch", "--temp", "--top-k", "--top-p", "--min-p",
-      "--repeat-penalty", "--repeat-last-n", "-n", "--n-predict", "-s", "--seed", "--log-file", "-a", "--alias",
-      "--api-key", "--chat-template", "--chat-template-file", "-p", "--prompt", "-f", "--file", "-sys", "--system-prompt",
-      "--timeout", "--numa", "-r", "--reverse-prompt", "--keep", "--reasoning-format", "--reasoning-budget",
-      "-hf", "--hf-repo", "-hff", "--hf-file", "--path", "--slot-save-path", "--grammar", "--grammar-file", "-C",
-      "--cpu-mask", "--prio", "--poll", "--media-path", "--lora-scaled", "--threads-http", "--cache-reuse",
-      "--rope-scaling", "--rope-scale", "--rope-freq-base", "--rope-freq-scale", "--yarn-orig-ctx", "--device", "-dev"};
-  return names;
-}
-const std::vector<const char*>& ignored_switches() {
-  static const std::vector<const char*> names = {
-      "--jinja", "--no-jinja", "--verbose", "-v", "--metrics", "--no-webui", "--mlock", "--no-mmap", "--cont-batching", "-cb",
-      "--no-cont-batching", "-nocb", "--props", "--slots", "--no-slots", "-i", "--interactive", "-cnv", "--conversation",
-      "-no-cnv", "--no-conversation", "--color", "--no-warmup", "--embedding", "--embeddings", "--log-disable", "--simple-io",
-      "-st", "--single-turn", "--no-display-prompt", "--log-colors", "-lv", "--check-tensors", "--kv-unified", "-kvu"};
-  return names;
+// vLLM: vllm/engine/arg_utils.py EngineArgs.add_cli_args; --dtype and --quantization choose
+// the weight format and are read apart.
+const EngineFlags& vllm_flags() {
+  static const EngineFlags flags = {
+      "vllm",
+      {
+          {{"--gpu-memory-utilization"}, "gpu-memory-utilization", Value::number},
+          {{"--max-model-len"}, "max-model-len", Value::integer},
+          {{"--max-num-seqs"}, "max-num-seqs", Value::integer},
+          {{"--max-num-batched-tokens"}, "max-num-batched-tokens", Value::integer},
+          {{"-tp", "--tensor-parallel-size"}, "tensor-parallel-size", Value::integer},
+          {{"-pp", "--pipeline-parallel-size"}, "pipeline-parallel-size", Value::integer},
+          {{"--kv-cache-dtype"}, "kv-cache-dtype", Value::text},
+          {{"--enforce-eager"}, "enforce-eager", Value::none},
+          {{"--block-size"}, "block-size", Value::integer},
+      },
+      {"--host", "--port", "--served-model-name", "--api-key", "--chat-template", "--swap-space", "--download-dir",
+       "--tokenizer", "--tokenizer-mode", "--seed", "--max-logprobs", "--load-format", "--generation-config",
+       "--uvicorn-log-level", "--tool-call-parser", "--reasoning-parser", "--distributed-executor-backend", "--revision",
+       "--limit-mm-per-prompt", "--config-format", "--hf-overrides", "--override-generation-config", "--api-server-count",
+       "--root-path", "--response-role", "--ssl-keyfile", "--ssl-certfile", "--allowed-origins", "--lora-modules",
+       "--cpu-offload-gb", "--data-parallel-size", "-dp", "--compilation-config", "-O", "--speculative-config"},
+      {"--trust-remote-code", "--disable-log-requests", "--enable-prefix-caching", "--no-enable-prefix-caching",
+       "--enable-chunked-prefill", "--no-enable-chunked-prefill", "--enable-auto-tool-choice", "--disable-custom-all-reduce",
+       "--disable-log-stats", "--enable-log-requests", "--disable-frontend-multiprocessing", "--enable-expert-parallel",
+       "--async-scheduling", "--no-async-scheduling", "--enable-lora"},
+  };
+  return flags;
 }
 
-bool is_tool(const std::string& word) {
+const EngineFlags* flags_for(const std::string& engine) {
+  if (engine == "llama.cpp") return &llamacpp_flags();
+  if (engine == "vllm") return &vllm_flags();
+  return nullptr;
+}
+
+bool is_llamacpp_tool(const std::string& word) {
   const std::string name = word.substr(word.find_last_of('/') == std::string::npos ? 0 : word.find_last_of('/') + 1);
   return name.rfind("llama-", 0) == 0 || name == "main" || name == "server" || name == "llama-server.exe" ||
          name == "llama-cli.exe";
@@ -111,31 +149,91 @@ bool parse_integer(const std::string& text, int64_t& value) {
   return true;
 }
 
-}  // namespace
-
-int llamacpp_flag_values(const std::string& word) {
-  const std::string flag = word.rfind("--", 0) == 0 ? word.substr(0, word.find('=')) : word;
-  for (const Flag& f : memory_flags()) {
-    if (std::none_of(f.names.begin(), f.names.end(), [&](const char* name) { return flag == name; })) continue;
-    if (flag != word) return 0;  // --name=value carries its value
-    return f.value == Value::none ? 0 : f.value == Value::on_off ? 2 : 1;
-  }
-  return -1;
+// vLLM reads token counts in human units (vllm/utils: human_readable_int): 32k = 32,000,
+// 32K = 32,768, 1m = 1,000,000, 1M = 1,048,576.
+bool parse_token_count(const std::string& text, int64_t& value) {
+  if (text.empty()) return false;
+  const char unit = text.back();
+  const int64_t factor = unit == 'k' ? 1000 : unit == 'K' ? 1024 : unit == 'm' ? 1000000 : unit == 'M' ? 1048576 : 1;
+  const std::string digits = factor == 1 ? text : text.substr(0, text.size() - 1);
+  if (!parse_integer(digits, value) || value < 0) return false;
+  value *= factor;
+  return true;
 }
 
-Result<EngineCommand> read_engine_command(const std::string& line) { return read_engine_words(shell_words(line)); }
+// vLLM's --dtype and --quantization as a weight format (data/weight_formats.json).
+std::string vllm_weights_format(const std::string& dtype, const std::string& quantization, std::string& why_not) {
+  if (!quantization.empty()) {
+    if (quantization == "fp8") return "fp8";
+    if (quantization == "awq" || quantization == "awq_marlin") return "awq-int4";
+    if (quantization == "gptq" || quantization == "gptq_marlin") return "gptq-int4";
+    if (quantization == "bitsandbytes") return "bnb-nf4";
+    why_not = "--quantization " + quantization + " is not one vramfit sizes (fp8, awq, awq_marlin, gptq, gptq_marlin, bitsandbytes)";
+    return "";
+  }
+  if (dtype.empty() || dtype == "auto") return "";
+  if (dtype == "half" || dtype == "float16") return "fp16";
+  if (dtype == "bfloat16") return "bf16";
+  if (dtype == "float" || dtype == "float32") return "fp32";
+  why_not = "--dtype " + dtype + " is not one of auto, half, float16, bfloat16, float, float32";
+  return "";
+}
 
-Result<EngineCommand> read_engine_words(const std::vector<std::string>& words) {
+const Flag* find_flag(const EngineFlags& flags, const std::string& word) {
+  const std::string flag = word.rfind("--", 0) == 0 ? word.substr(0, word.find('=')) : word;
+  for (const Flag& f : flags.memory) {
+    if (std::any_of(f.names.begin(), f.names.end(), [&](const char* name) { return flag == name; })) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int engine_flag_values(const std::string& engine, const std::string& word) {
+  const EngineFlags* flags = flags_for(engine);
+  if (!flags) return -1;
+  const std::string flag = word.rfind("--", 0) == 0 ? word.substr(0, word.find('=')) : word;
+  if (engine == "vllm" && (flag == "--dtype" || flag == "--quantization" || flag == "-q")) return flag != word ? 0 : 1;
+  const Flag* f = find_flag(*flags, word);
+  if (!f) return -1;
+  if (flag != word) return 0;  // --name=value carries its value
+  return f->value == Value::none ? 0 : f->value == Value::on_off ? 2 : 1;
+}
+
+Result<EngineCommand> read_engine_command(const std::string& line, const std::string& engine) {
+  return read_engine_words(shell_words(line), engine);
+}
+
+Result<EngineCommand> read_engine_words(const std::vector<std::string>& words, const std::string& engine_given) {
   if (words.empty()) return make_error("command.empty", "command", "command: empty");
   EngineCommand command;
   json settings = json::object();
   size_t i = 0;
+  std::string engine = engine_given;
+  std::string dtype, quantization;
   if (words[0][0] != '-') {
-    if (!is_tool(words[0])) {
+    // The program: llama-server, llama-cli ...; `vllm serve MODEL`; `python -m vllm.entrypoints.openai.api_server`.
+    const std::string& w0 = words[0];
+    const std::string name = w0.substr(w0.find_last_of('/') == std::string::npos ? 0 : w0.find_last_of('/') + 1);
+    if (is_llamacpp_tool(w0)) {
+      engine = "llama.cpp";
+      i = 1;
+    } else if (name == "vllm" && words.size() > 1 && words[1] == "serve") {
+      engine = "vllm";
+      i = 2;
+      if (i < words.size() && words[i][0] != '-') command.model = words[i++];
+    } else if ((name.rfind("python", 0) == 0) && words.size() > 2 && words[1] == "-m" &&
+               words[2].rfind("vllm.entrypoints", 0) == 0) {
+      engine = "vllm";
+      i = 3;
+    } else {
       return make_error("command.unknown_tool", "command",
-                        "command: '" + words[0] + "' is not a llama.cpp tool (llama-server, llama-cli, ...)");
+                        "command: '" + w0 + "' is not an engine vramfit reads (llama-server, llama-cli, ...; vllm serve)");
     }
-    i = 1;
+  }
+  const EngineFlags* flags = flags_for(engine);
+  if (!flags) {
+    return make_error("command.unknown_tool", "command", "command: which engine? start with llama-server or vllm serve");
   }
   for (; i < words.size(); ++i) {
     std::string flag = words[i];
@@ -155,14 +253,23 @@ Result<EngineCommand> read_engine_words(const std::vector<std::string>& words) {
     auto fail = [&](const std::string& what) {
       return make_error("command.bad_value", "command." + flag, "command: " + flag + ": " + what);
     };
-    if (flag == "-m" || flag == "--model") {
+    if (engine == "llama.cpp" && (flag == "-m" || flag == "--model")) {
       if (!next_value(command.model_file)) return fail("needs a file");
       continue;
     }
-    const auto known = std::find_if(memory_flags().begin(), memory_flags().end(), [&](const Flag& f) {
-      return std::any_of(f.names.begin(), f.names.end(), [&](const char* name) { return flag == name; });
-    });
-    if (known != memory_flags().end()) {
+    if (engine == "vllm" && flag == "--model") {
+      if (!next_value(command.model)) return fail("needs a model");
+      continue;
+    }
+    if (engine == "vllm" && flag == "--dtype") {
+      if (!next_value(dtype)) return fail("needs a dtype");
+      continue;
+    }
+    if (engine == "vllm" && (flag == "--quantization" || flag == "-q")) {
+      if (!next_value(quantization)) return fail("needs a method");
+      continue;
+    }
+    if (const Flag* known = find_flag(*flags, flag)) {
       std::string value;
       switch (known->value) {
         case Value::none:
@@ -172,8 +279,18 @@ Result<EngineCommand> read_engine_words(const std::vector<std::string>& words) {
           if (!next_value(value)) return fail("needs a number");
           int64_t n = 0;
           if (std::string(known->key) == "n-gpu-layers" && (value == "auto" || value == "all")) n = -1;
-          else if (!parse_integer(value, n)) return fail("'" + value + "' is not a whole number");
+          else if (engine == "vllm" ? !parse_token_count(value, n) : !parse_integer(value, n)) {
+            return fail("'" + value + "' is not a whole number");
+          }
           settings[known->key] = n;
+          break;
+        }
+        case Value::number: {
+          if (!next_value(value)) return fail("needs a number");
+          char* stop = nullptr;
+          const double x = std::strtod(value.c_str(), &stop);
+          if (value.empty() || stop != value.c_str() + value.size()) return fail("'" + value + "' is not a number");
+          settings[known->key] = x;
           break;
         }
         case Value::text:
@@ -210,20 +327,26 @@ Result<EngineCommand> read_engine_words(const std::vector<std::string>& words) {
       }
       continue;
     }
-    if (std::any_of(ignored_with_value().begin(), ignored_with_value().end(), [&](const char* n) { return flag == n; })) {
+    if (std::any_of(flags->ignored_with_value.begin(), flags->ignored_with_value.end(), [&](const char* n) { return flag == n; })) {
       std::string value;
       if (!next_value(value)) return fail("needs a value");
       command.ignored.push_back(flag + " " + value);
       continue;
     }
-    if (std::any_of(ignored_switches().begin(), ignored_switches().end(), [&](const char* n) { return flag == n; })) {
+    if (std::any_of(flags->ignored_switches.begin(), flags->ignored_switches.end(), [&](const char* n) { return flag == n; })) {
       command.ignored.push_back(flag);
       continue;
     }
     return make_error("command.unknown_flag", "command." + flag,
-                      "command: " + flag + " is not a llama.cpp flag vramfit knows; remove it, or ask for it to be read");
+                      "command: " + flag + " is not a" + (engine == "vllm" ? " vLLM" : " llama.cpp") +
+                          " flag vramfit knows; remove it, or ask for it to be read");
   }
-  command.request = {{"engine", "llama.cpp"}, {"llama.cpp", settings}};
+  if (engine == "vllm") {
+    std::string why_not;
+    command.weights_format = vllm_weights_format(dtype, quantization, why_not);
+    if (!why_not.empty()) return make_error("command.bad_value", "command.--quantization", "command: " + why_not);
+  }
+  command.request = {{"engine", flags->engine}, {flags->engine, settings}};
   return command;
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/fit.hpp"
 #include "core/llamacpp.hpp"
+#include "core/vllm.hpp"
 #include "request_json_fields.hpp"
 
 namespace vramfit {
@@ -108,10 +109,53 @@ json llamacpp_weights_to_json(const LlamaCppWeights& b) {
           {"layers", b.layer}, {"experts", b.layer_experts}, {"vectors", b.layer_vectors}};
 }
 
+// engine "vllm": its flags under their long names (vllm/engine/arg_utils.py, EngineArgs).
+std::optional<Error> vllm_settings_from_json(const json& j, VllmSettings& v) {
+  if (!j.is_object()) return make_error("request.wrong_type", "vllm", "vllm: must be an object");
+  Fields f{j, "vllm.", std::nullopt};
+  f.only({"gpu-memory-utilization", "max-model-len", "max-num-seqs", "max-num-batched-tokens", "tensor-parallel-size",
+          "pipeline-parallel-size", "kv-cache-dtype", "enforce-eager", "block-size", "version"});
+  v.gpu_memory_utilization = f.number("gpu-memory-utilization", v.gpu_memory_utilization, 0.01, 1.0);
+  v.max_model_len = f.integer("max-model-len", v.max_model_len, 0, kMaxContextTokens);
+  v.max_num_seqs = f.integer("max-num-seqs", v.max_num_seqs, 0, kMaxSequences);
+  v.max_num_batched_tokens = f.integer("max-num-batched-tokens", v.max_num_batched_tokens, 0, kMaxContextTokens);
+  v.tensor_parallel_size = f.integer("tensor-parallel-size", v.tensor_parallel_size, 1, kMaxGpuCount);
+  v.pipeline_parallel_size = f.integer("pipeline-parallel-size", v.pipeline_parallel_size, 1, kMaxGpuCount);
+  v.enforce_eager = f.boolean("enforce-eager", v.enforce_eager);
+  v.block_size = f.integer("block-size", v.block_size, 1, 4096);
+  v.kv_cache_dtype = f.text("kv-cache-dtype", v.kv_cache_dtype);
+  v.version = f.text("version", v.version);
+  VllmGeneration generation;
+  if (!f.error && !vllm_generation(v.version, generation)) {
+    f.fail("request.bad_value", "vllm.version", "'" + v.version + "' is not a vLLM release such as 0.19.0 or 0.6.6.post1");
+  }
+  if (!f.error && !is_vllm_kv_cache_dtype(v.kv_cache_dtype)) {
+    f.fail("request.bad_value", "vllm.kv-cache-dtype",
+           "'" + v.kv_cache_dtype + "' is not one of vLLM's KV cache dtypes (auto, bfloat16, float16, fp8, fp8_e4m3, fp8_e5m2)");
+  }
+  if (!f.error && v.block_size != 1 && v.block_size % 16 != 0 && v.block_size != 8) {
+    f.fail("request.bad_value", "vllm.block-size", "vLLM's block sizes are 1, 8, 16, 32, 64, 128 (got " + std::to_string(v.block_size) + ")");
+  }
+  if (!f.error && v.tensor_parallel_size * v.pipeline_parallel_size > kMaxGpuCount) {
+    f.fail("request.out_of_range", "vllm.tensor-parallel-size",
+           "tensor-parallel-size x pipeline-parallel-size must be at most " + std::to_string(kMaxGpuCount) + " GPUs");
+  }
+  return f.error;
+}
+
+json vllm_settings_to_json(const VllmSettings& v) {
+  return {{"gpu-memory-utilization", v.gpu_memory_utilization}, {"max-model-len", v.max_model_len},
+          {"max-num-seqs", v.max_num_seqs}, {"max-num-batched-tokens", v.max_num_batched_tokens},
+          {"tensor-parallel-size", v.tensor_parallel_size}, {"pipeline-parallel-size", v.pipeline_parallel_size},
+          {"kv-cache-dtype", v.kv_cache_dtype}, {"enforce-eager", v.enforce_eager}, {"block-size", v.block_size},
+          {"version", v.version}};
+}
+
 }  // namespace
 
 void enable_engine_json() {
-  set_engine_json({llamacpp_settings_from_json, llamacpp_settings_to_json, llamacpp_weights_from_json, llamacpp_weights_to_json});
+  set_engine_json({llamacpp_settings_from_json, llamacpp_settings_to_json, llamacpp_weights_from_json, llamacpp_weights_to_json,
+                   vllm_settings_from_json, vllm_settings_to_json});
 }
 
 }  // namespace vramfit

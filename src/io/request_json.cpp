@@ -267,7 +267,7 @@ Result<Request> request_from_json(const json& root) {
   Request r;
   Fields top{root, "", std::nullopt};
   top.only({"v", "mode", "model", "network", "training", "weights", "kv_cache", "context_tokens", "concurrent_sequences", "overhead",
-            "engine", "llama.cpp", "host", "gpu", "gpus", "gpu_count", "compare_gpus", "units"});
+            "engine", "llama.cpp", "vllm", "host", "gpu", "gpus", "gpu_count", "compare_gpus", "units"});
   r.version = static_cast<int>(top.integer("v", kRequestVersion, 1, 1000));
   if (!top.error && r.version != kRequestVersion) {
     top.fail("request.unsupported_version", "v", "version " + std::to_string(r.version) + " is not supported (this build reads 1)");
@@ -370,9 +370,13 @@ Result<Request> request_from_json(const json& root) {
   }
   const std::string engine = top.text("engine", "generic");
   if (engine == "llama.cpp") r.engine = Engine::llamacpp;
-  else if (engine != "generic") top.fail("request.bad_value", "engine", "must be generic or llama.cpp (got '" + engine + "')");
+  else if (engine == "vllm") r.engine = Engine::vllm;
+  else if (engine != "generic") top.fail("request.bad_value", "engine", "must be generic, llama.cpp or vllm (got '" + engine + "')");
   if (!top.error && r.engine != Engine::llamacpp && top.has("llama.cpp")) {
     top.fail("request.bad_value", "llama.cpp", "is only for engine \"llama.cpp\"");
+  }
+  if (!top.error && r.engine != Engine::vllm && top.has("vllm")) {
+    top.fail("request.bad_value", "vllm", "is only for engine \"vllm\"");
   }
   if (!top.error && r.engine != Engine::generic && r.mode == Mode::training) {
     top.fail("request.bad_value", "engine", "engines serve models: only for mode \"inference\"");
@@ -385,6 +389,13 @@ Result<Request> request_from_json(const json& root) {
     }
     if (auto e = engine_json().read_llamacpp(*llama, r.llamacpp)) return *e;
   }
+  if (const json* vllm = top.sub("vllm")) {
+    if (!engine_json().read_vllm) {
+      return make_error("request.engine_not_included", "vllm",
+                        "vllm: engines are read by vramfit's CLI and JavaScript API; this page does not include them yet");
+    }
+    if (auto e = engine_json().read_vllm(*vllm, r.vllm)) return *e;
+  }
   if (const json* host = top.sub("host")) {
     Fields f{*host, "host.", std::nullopt};
     f.only({"bandwidth_gbs"});
@@ -396,7 +407,7 @@ Result<Request> request_from_json(const json& root) {
     if (!gpus.is_array() || gpus.empty() || gpus.size() > static_cast<size_t>(kMaxGpuCount)) {
       top.fail("request.bad_value", "gpus", "must be a list of 1 to " + std::to_string(kMaxGpuCount) + " GPU ids");
     } else if (r.engine == Engine::generic) {
-      top.fail("request.bad_value", "gpus", "a list of GPUs is for an engine (llama.cpp); the generic engine takes gpu and gpu_count");
+      top.fail("request.bad_value", "gpus", "a list of GPUs is for an engine (llama.cpp, vllm); the generic engine takes gpu and gpu_count");
     } else {
       for (size_t i = 0; i < gpus.size() && !top.error; ++i) {
         if (!gpus[i].is_string()) top.fail("request.wrong_type", "gpus[" + std::to_string(i) + "]", "must be a GPU id");
@@ -472,6 +483,10 @@ json request_to_json(const Request& r) {
     j["engine"] = "llama.cpp";
     j["host"] = {{"bandwidth_gbs", r.host_bandwidth_gbs}};
     if (engine_json().write_llamacpp) j["llama.cpp"] = engine_json().write_llamacpp(r.llamacpp);
+  }
+  if (r.engine == Engine::vllm) {
+    j["engine"] = "vllm";
+    if (engine_json().write_vllm) j["vllm"] = engine_json().write_vllm(r.vllm);
   }
   if (r.mode == Mode::training) {
     const TrainingSettings& t = r.training;

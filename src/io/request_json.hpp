@@ -26,6 +26,8 @@ struct EngineJson {
   json (*write_llamacpp)(const LlamaCppSettings&) = nullptr;
   std::optional<Error> (*read_layers)(const json&, LlamaCppWeights&) = nullptr;
   json (*write_layers)(const LlamaCppWeights&) = nullptr;
+  std::optional<Error> (*read_vllm)(const json&, VllmSettings&) = nullptr;
+  json (*write_vllm)(const VllmSettings&) = nullptr;
 };
 const EngineJson& engine_json();
 void set_engine_json(const EngineJson& parts);

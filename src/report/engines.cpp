@@ -1,6 +1,12 @@
 #include "report/engines.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 #include "core/llamacpp.hpp"
+#include "core/vllm.hpp"
+#include "core/units.hpp"
 #include "io/engine_json.hpp"
 
 namespace vramfit {
@@ -8,6 +14,24 @@ namespace vramfit {
 namespace {
 
 EngineParts g_llamacpp;
+EngineParts g_vllm;
+
+// The GPUs in device order: the request's list, else `count` x the request's GPU.
+std::optional<Error> resolve_devices(const Request& request, const Catalog& catalog, int64_t count, Report& report) {
+  if (request.gpu_ids.empty()) {
+    report.devices.assign(static_cast<size_t>(count), report.gpu);
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < request.gpu_ids.size(); ++i) {
+    const Gpu* gpu = catalog.find_gpu(request.gpu_ids[i]);
+    if (!gpu) {
+      return make_error("request.unknown_gpu", "gpus[" + std::to_string(i) + "]",
+                        "gpus[" + std::to_string(i) + "]: no GPU '" + request.gpu_ids[i] + "' (vramfit gpus lists them)");
+    }
+    report.devices.push_back(*gpu);
+  }
+  return std::nullopt;
+}
 
 // engine "llama.cpp": the GPUs in device order, llama.cpp's buffers on each and the host, and
 // what fits (core/llamacpp).
@@ -35,18 +59,7 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
                       "llama.cpp.cache-type-v: a quantized V cache needs flash attention (llama.cpp refuses -fa off with -ctv " +
                           l.cache_type_v + ")");
   }
-  if (request.gpu_ids.empty()) {
-    report.devices.assign(static_cast<size_t>(request.settings.gpu_count), report.gpu);
-  } else {
-    for (size_t i = 0; i < request.gpu_ids.size(); ++i) {
-      const Gpu* gpu = catalog.find_gpu(request.gpu_ids[i]);
-      if (!gpu) {
-        return make_error("request.unknown_gpu", "gpus[" + std::to_string(i) + "]",
-                          "gpus[" + std::to_string(i) + "]: no GPU '" + request.gpu_ids[i] + "' (vramfit gpus lists them)");
-      }
-      report.devices.push_back(*gpu);
-    }
-  }
+  if (auto e = resolve_devices(request, catalog, request.settings.gpu_count, report)) return e;
   if (l.main_gpu >= static_cast<int64_t>(report.devices.size())) {
     return make_error("request.out_of_range", "llama.cpp.main-gpu",
                       "llama.cpp.main-gpu: " + std::to_string(l.main_gpu) + " is not one of the " +
@@ -102,14 +115,141 @@ json llamacpp_to_json(const Report& r) {
                             {"host_bytes_per_token", r.llamacpp_decode.host_bytes_per_token},
                             {"host_bandwidth_gbs", r.request.host_bandwidth_gbs}}}};
 }
+// engine "vllm": tensor-parallel x pipeline-parallel GPUs, vLLM's budget and KV pool on each
+// (core/vllm).
+std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalog, const WeightFormat* format, Report& report) {
+  const VllmSettings& v = request.vllm;
+  const ModelSpec& m = report.prepared.model;
+  const int64_t world = v.tensor_parallel_size * v.pipeline_parallel_size;
+  if (m.parameters_only > 0) {
+    return make_error("request.bad_value", "model", "model: vLLM's memory follows the model's shapes; give a preset or a config, not only a parameter count");
+  }
+  // vllm/config/model.py ModelConfig.verify_with_parallel_config.
+  if (m.attention_heads % v.tensor_parallel_size != 0) {
+    return make_error("request.bad_value", "vllm.tensor-parallel-size",
+                      "vllm.tensor-parallel-size: Total number of attention heads (" + std::to_string(m.attention_heads) +
+                          ") must be divisible by tensor parallel size (" + std::to_string(v.tensor_parallel_size) + ")");
+  }
+  if (v.pipeline_parallel_size > m.layers) {
+    return make_error("request.bad_value", "vllm.pipeline-parallel-size",
+                      "vllm.pipeline-parallel-size: more pipeline stages (" + std::to_string(v.pipeline_parallel_size) +
+                          ") than layers (" + std::to_string(m.layers) + ")");
+  }
+  if (!request.gpu_ids.empty() && static_cast<int64_t>(request.gpu_ids.size()) != world) {
+    return make_error("request.bad_value", "gpus",
+                      "gpus: vLLM runs one rank per GPU: tensor-parallel-size x pipeline-parallel-size = " + std::to_string(world) +
+                          " GPUs, but " + std::to_string(request.gpu_ids.size()) + " are listed");
+  }
+  if (auto e = resolve_devices(request, catalog, world, report)) return e;
+
+  // The weights: the format's per-tensor bytes, sharded as vLLM shards them. A checkpoint's
+  // own bytes scale them (its tensors are the format's, in its own types).
+  const WeightFormat* shapes = format ? format : catalog.formats.find_format("bf16");
+  double scale = 1.0;
+  if (!format) {
+    const int64_t as_bf16 = summarize_weights(catalog.formats, *shapes, m, 0).bytes;
+    scale = as_bf16 > 0 ? static_cast<double>(report.prepared.weights.bytes) / static_cast<double>(as_bf16) : 1.0;
+    report.engine_assumptions.push_back("weights per rank: the file's " + with_thousands(report.prepared.weights.bytes) +
+                                        " bytes, sharded in the proportions of the model's bf16 tensors");
+  }
+  std::vector<int64_t> totals;
+  std::vector<std::string> names;
+  for (const Gpu& gpu : report.devices) {
+    names.push_back(gpu.name);
+    if (gpu.cuda_total_bytes > 0) {
+      totals.push_back(gpu.cuda_total_bytes);
+      continue;
+    }
+    totals.push_back(gpu.total_bytes);
+    const std::string note = gpu.name + ": its CUDA-visible total (vLLM's total_gpu_memory) is not in the catalog; the driver's "
+                             "total is used, and vLLM sees a few hundred MiB less";
+    if (gpu.id != "custom" && std::find(report.engine_assumptions.begin(), report.engine_assumptions.end(), note) ==
+                                  report.engine_assumptions.end()) {
+      report.engine_assumptions.push_back(note);
+    }
+  }
+  report.vllm = vllm_memory(catalog.formats, m, *shapes, request.group_size, report.prepared.activation_bytes, v, totals, names,
+                            scale, request.settings.runtime_bytes);
+  const VllmGeneration& g = report.vllm.generation;
+  const VllmRank& rank0 = report.vllm.ranks.front();
+  report.engine_assumptions.push_back("vLLM " + v.version + ": non_torch_memory " + format_bytes(rank0.non_torch, DisplayUnits::gib) +
+                                      " per rank, the median of public logs of such releases (not derived)");
+  if (!v.enforce_eager) {
+    report.engine_assumptions.push_back("CUDA graphs: " + format_bytes(g.cuda_graphs, DisplayUnits::gib) +
+                                        " per rank outside vLLM's budget, the median of public logs (--enforce-eager: none)");
+  }
+  report.engine_assumptions.push_back(
+      "before vLLM's budget: the CUDA context, " + format_bytes(request.settings.runtime_bytes, DisplayUnits::gib) +
+      " per GPU (overhead.runtime_bytes)" +
+      (v.tensor_parallel_size > 1 || v.pipeline_parallel_size > 1 ? " + " + format_bytes(g.context_tp_extra, DisplayUnits::gib) +
+                                                                       " for NCCL (median of public logs)"
+                                                                 : std::string()));
+  report.engine_assumptions.push_back(g.sorting_sampler
+                                          ? "sampler: vLLM before 0.11 sorts the vocabulary when profiled (the boundary release is assumed)"
+                                          : "sampler: vLLM 0.11 and later samples without sorting the vocabulary (the boundary release is assumed)");
+  std::vector<double> bandwidth;
+  for (const Gpu& gpu : report.devices) bandwidth.push_back(gpu.bandwidth_gbs);
+  report.vllm_decode = vllm_decode_bound(m, report.vllm, v, bandwidth);
+  return std::nullopt;
+}
+
+json vllm_to_json(const Report& r) {
+  const VllmMemory& m = r.vllm;
+  json ranks = json::array();
+  for (size_t i = 0; i < m.ranks.size(); ++i) {
+    const VllmRank& k = m.ranks[i];
+    ranks.push_back({{"gpu", {{"id", r.devices[i].id}, {"name", r.devices[i].name}}},
+                     {"tp_rank", k.tp_rank}, {"pp_rank", k.pp_rank}, {"layers", k.layers},
+                     {"total_gpu_memory_bytes", k.total}, {"requested_bytes", k.requested},
+                     {"weights_bytes", k.weights}, {"forward_peak_bytes", k.forward_peak}, {"sampler_peak_bytes", k.sampler_peak},
+                     {"activation_peak_bytes", k.activation_peak}, {"non_torch_bytes", k.non_torch},
+                     {"non_kv_bytes", k.non_kv()}, {"kv_available_bytes", k.kv_available}, {"kv_page_bytes", k.kv_page_bytes},
+                     {"blocks", k.blocks}, {"cuda_graph_bytes", k.cuda_graphs}, {"outside_budget_bytes", k.outside_budget},
+                     {"used_bytes", k.requested + k.outside_budget}});
+  }
+  return {{"name", "vllm"},
+          {"max_model_len", m.max_model_len},
+          {"max_num_seqs", m.max_num_seqs},
+          {"max_num_batched_tokens", m.max_num_batched_tokens},
+          {"sampler_rows", m.sampler_rows},
+          {"ranks", ranks},
+          {"num_gpu_blocks", m.num_gpu_blocks},
+          {"kv_tokens", m.kv_tokens},
+          {"max_concurrency", m.max_concurrency},
+          {"longest_max_model_len", m.longest_model_len},
+          {"min_gpu_memory_utilization", m.min_utilization},
+          {"fits", m.fits},
+          {"refusal", m.refusal},
+          {"log_lines", vllm_log_lines(m, r.request.vllm)},
+          {"assumptions", r.engine_assumptions},
+          {"decode_bound", {{"tokens_per_second_empty_cache", r.vllm_decode.tokens_per_second_empty},
+                            {"tokens_per_second_full_cache", r.vllm_decode.tokens_per_second_full}}}};
+}
+
 }  // namespace
 
-const EngineParts& engine_llamacpp() { return g_llamacpp; }
+const EngineParts* engine_parts(Engine engine) {
+  switch (engine) {
+    case Engine::llamacpp: return &g_llamacpp;
+    case Engine::vllm: return &g_vllm;
+    default: return nullptr;
+  }
+}
+
+const char* engine_name(Engine engine) {
+  switch (engine) {
+    case Engine::llamacpp: return "llama.cpp";
+    case Engine::vllm: return "vllm";
+    default: return "generic";
+  }
+}
 
 void enable_engines() {
   enable_engine_json();
   g_llamacpp.estimate = estimate_llamacpp;
   g_llamacpp.to_json = llamacpp_to_json;
+  g_vllm.estimate = estimate_vllm;
+  g_vllm.to_json = vllm_to_json;
 }
 
 }  // namespace vramfit

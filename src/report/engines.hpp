@@ -1,4 +1,4 @@
-// The engines' parts of the estimate (engine "llama.cpp": core/llamacpp), linked into a program
+// The engines' parts of the estimate (engine "llama.cpp": core/llamacpp; "vllm": core/vllm), linked into a program
 // only when it enables them: the CLI, the JavaScript API and the desktop app do; the page's
 // module does not yet (its size budget), and answers engine requests with an error that says so.
 #pragma once
@@ -9,13 +9,15 @@
 namespace vramfit {
 
 struct EngineParts {
-  // Fills report.devices, report.llamacpp and report.llamacpp_fit; an error names the field.
+  // Fills report.devices and the engine's part of the report; an error names the field.
   std::optional<Error> (*estimate)(const Request&, const Catalog&, const WeightFormat*, Report&) = nullptr;
   json (*to_json)(const Report&) = nullptr;  // the report's "engine" object
 };
 
-// Empty until enable_engines() has run.
-const EngineParts& engine_llamacpp();
+// The parts of a request's engine (nullptr for the generic engine); their functions are empty
+// until enable_engines() has run.
+const EngineParts* engine_parts(Engine engine);
+const char* engine_name(Engine engine);  // "generic", "llama.cpp", "vllm"
 void enable_engines();
 
 }  // namespace vramfit

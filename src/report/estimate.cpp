@@ -247,13 +247,13 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
     for (const std::string& w : request.stored_weights.warnings) report.breakdown.warnings.push_back(w);
   }
   report.fit = fit_inference(report.prepared, settings, report.gpu.usable_bytes());
-  if (request.engine == Engine::llamacpp) {
-    if (!engine_llamacpp().estimate) {
+  if (const EngineParts* engine = engine_parts(request.engine)) {
+    if (!engine->estimate) {
       return make_error("request.engine_not_included", "engine",
-                        "engine: llama.cpp is computed by vramfit's CLI, JavaScript API and desktop app; this page does "
-                        "not include it yet");
+                        std::string("engine: ") + engine_name(request.engine) +
+                            " is computed by vramfit's CLI, JavaScript API and desktop app; this page does not include it yet");
     }
-    if (auto e = engine_llamacpp().estimate(request, catalog, format, report)) return *e;
+    if (auto e = engine->estimate(request, catalog, format, report)) return *e;
   }
   if (request.compare_gpus) {
     for (const Gpu& gpu : catalog.gpus) {
@@ -368,7 +368,7 @@ json report_to_json(const Report& r) {
                 {"kv_bytes_per_token", r.memory.kv_bytes_per_token_per_layer *
                                            (r.prepared.full_attention_layers + r.prepared.sliding_layers)}};
   add_breakdown_and_fit(j, r, fit_to_json(r.fit), [](const GpuVerdict& v) { return fit_to_json(v.fit); });
-  if (r.request.engine == Engine::llamacpp && engine_llamacpp().to_json) j["engine"] = engine_llamacpp().to_json(r);
+  if (const EngineParts* engine = engine_parts(r.request.engine); engine && engine->to_json) j["engine"] = engine->to_json(r);
   return j;
 }
 

@@ -52,6 +52,10 @@ struct Report {
   LlamaCppMemory llamacpp;
   LlamaCppFit llamacpp_fit;
   LlamaCppDecodeBound llamacpp_decode;
+  // engine "vllm": its ranks (the GPUs in rank order) and KV pool
+  VllmMemory vllm;
+  VllmDecodeBound vllm_decode;
+  std::vector<std::string> engine_assumptions;  // what the engine's estimate assumed
 
   // mode "training" (request.has_network: network, else training)
   TrainingMemory training;

@@ -1,0 +1,407 @@
+#include "vllm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "units.hpp"
+
+namespace vramfit {
+
+namespace {
+
+int64_t gib_hundredths(int64_t hundredths) { return hundredths * kGiB / 100; }
+// vllm/envs.py VLLM_FUSED_MOE_CHUNK_SIZE: fused_experts() works through the tokens in chunks.
+constexpr int64_t kFusedMoeChunkTokens = 32768;
+// vllm/model_executor/layers/vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE.
+constexpr int64_t kVocabPadding = 64;
+
+int64_t pad_to(int64_t value, int64_t multiple) { return ceil_div(value, multiple) * multiple; }
+
+// The KV heads one rank holds: QKVParallelLinear splits them over the ranks and replicates
+// them when there are fewer heads than ranks (vllm/model_executor/layers/linear.py,
+// QKVParallelLinear.__init__: num_kv_heads = max(1, total_num_kv_heads // tp_size)).
+int64_t kv_heads_per_rank(const ModelSpec& m, int64_t tp) { return std::max<int64_t>(1, m.kv_heads / tp); }
+
+// Which pipeline stage holds which layers: vllm/distributed/utils.py get_pp_indices, the
+// layers divided evenly and the remainder given to the stages before the last.
+std::vector<int64_t> stage_layers(int64_t layers, int64_t pp) {
+  std::vector<int64_t> count(static_cast<size_t>(pp), layers / pp);
+  const int64_t remaining = layers % pp;
+  for (int64_t i = 2; i < remaining + 2; ++i) count[static_cast<size_t>(pp - i)] += 1;
+  return count;
+}
+
+// One tensor's bytes on one tensor-parallel rank, following the layer type vLLM builds for it
+// (vllm/model_executor/layers/linear.py and vocab_parallel_embedding.py).
+int64_t rank_bytes(const StorageType& type, const ModelSpec& m, const TensorShape& t, int64_t tp) {
+  int64_t row_length = t.row_length, rows = t.rows;
+  switch (t.role) {
+    case TensorRole::token_embd:
+    case TensorRole::output:
+      // VocabParallelEmbedding / ParallelLMHead: the vocabulary padded to 64, split over the ranks.
+      rows = ceil_div(pad_to(t.rows, kVocabPadding), tp);
+      break;
+    case TensorRole::attn_k:
+    case TensorRole::attn_v:
+      rows = kv_heads_per_rank(m, tp) * (t.rows / std::max<int64_t>(1, m.kv_heads));
+      break;
+    case TensorRole::attn_qkv: {  // one fused tensor: q split, k and v split or replicated
+      const int64_t kv_rows = m.kv_heads * m.head_dim;
+      const int64_t q_rows = std::max<int64_t>(0, t.rows - 2 * kv_rows);
+      rows = ceil_div(q_rows, tp) + 2 * kv_heads_per_rank(m, tp) * m.head_dim;
+      break;
+    }
+    case TensorRole::attn_q:
+    case TensorRole::attn_q_b:
+    case TensorRole::attn_kv_b:
+    case TensorRole::ffn_gate:
+    case TensorRole::ffn_up:
+    case TensorRole::ffn_gate_exps:
+    case TensorRole::ffn_up_exps:
+    case TensorRole::ffn_gate_shexp:
+    case TensorRole::ffn_up_shexp:
+      rows = ceil_div(t.rows, tp);  // ColumnParallelLinear (FusedMoE: each expert's intermediate)
+      break;
+    case TensorRole::attn_output:
+    case TensorRole::ffn_down:
+    case TensorRole::ffn_down_exps:
+    case TensorRole::ffn_down_shexp:
+      row_length = ceil_div(t.row_length, tp);  // RowParallelLinear
+      break;
+    default:
+      break;  // ReplicatedLinear (MLA's q_a and kv_a, the router), norms and biases: whole on every rank
+  }
+  return storage_bytes(type, row_length, rows, t.copies);
+}
+
+// The widest moment of one decoder layer over `tokens` tokens on one rank, in elements of the
+// activation dtype. vLLM's layers (vllm/model_executor/models/llama.py LlamaDecoderLayer,
+// LlamaAttention, LlamaMLP; qwen2, mistral alike) keep the residual and the layer's input
+// while a sub-block runs, and the sub-block's intermediate tensors until it returns:
+//   attention: qkv (q + 2 kv wide), the attention output (q wide), o_proj's output;
+//   MLP: gate_up (2 ffn), act_fn's output (ffn), down_proj's output.
+int64_t layer_peak_elements(const ModelSpec& m, int64_t tp, int64_t tokens, int64_t activation_bytes) {
+  const int64_t h = m.hidden_size;
+  const int64_t heads = ceil_div(m.attention_heads, tp);
+  const int64_t q = heads * (m.uses_mla() ? m.qk_nope_head_dim + m.qk_rope_head_dim : m.head_dim);
+  const int64_t kv = m.uses_mla() ? m.kv_lora_rank + m.qk_rope_head_dim : 2 * kv_heads_per_rank(m, tp) * m.head_dim;
+  const int64_t attention = tokens * (3 * h + q + kv + q);
+  int64_t mlp = 0;
+  if (!m.is_moe() || m.first_dense_layers > 0) {
+    const int64_t f = ceil_div(m.intermediate_size, tp);
+    mlp = tokens * (3 * h + 3 * f);
+  }
+  if (m.is_moe()) {
+    // FusedMoE (vllm/model_executor/layers/fused_moe/fused_moe.py, fused_experts_impl): per
+    // chunk of VLLM_FUSED_MOE_CHUNK_SIZE tokens, intermediate_cache13 (top_k x max(2 ffn, h))
+    // and intermediate_cache2 (top_k x ffn); the router's logits (experts wide) and, with
+    // shared experts, their output beside the residual, the input and the output.
+    const int64_t f = ceil_div(m.moe_intermediate_size, tp);
+    const int64_t chunk = std::min(tokens, kFusedMoeChunkTokens);
+    const int64_t topk_ids_and_weights = ceil_div(tokens * m.experts_per_token * 8, activation_bytes);
+    int64_t moe = tokens * (3 * h + m.experts) + chunk * m.experts_per_token * (std::max(2 * f, h) + f) + topk_ids_and_weights;
+    if (m.shared_experts > 0) {
+      const int64_t sf = ceil_div(m.shared_experts * m.shared_expert_intermediate_size, tp);
+      moe = std::max(moe, tokens * (3 * h + 3 * sf));
+      moe += tokens * h;  // the shared experts' output, kept while the routed experts run
+    }
+    mlp = std::max(mlp, moe);
+  }
+  return std::max(attention, mlp);
+}
+
+}  // namespace
+
+bool vllm_generation(const std::string& version, VllmGeneration& g) {
+  int major = 0, minor = 0;
+  size_t i = 0;
+  auto number = [&](int& out) {
+    const size_t start = i;
+    while (i < version.size() && version[i] >= '0' && version[i] <= '9' && i - start < 4) out = out * 10 + (version[i++] - '0');
+    return i > start;
+  };
+  if (!number(major) || i >= version.size() || version[i] != '.') return false;
+  ++i;
+  if (!number(minor)) return false;
+  if (i < version.size()) {  // .patch, and a suffix such as .post1 or rc1
+    if (version[i] != '.' && version[i] != 'r' && version[i] != '+') return false;
+  }
+  const bool at_least_0_11 = major > 0 || minor >= 11;
+  g.v0 = major == 0 && minor < 8;
+  g.sorting_sampler = !at_least_0_11;
+  // Non-torch memory growing during profiling, CUDA graphs, and what TP adds before vLLM's
+  // first snapshot: not derivable from vLLM's code (CUDA modules, NCCL, cuBLAS, drivers), so
+  // the medians of the public logs. 0.11 and later: the 59 runs of vLLM 0.19.0 on H100 in
+  // llm-d-incubation/llm-d-planner (accuracy/results/v0.19.0/results_raw.csv): non-torch
+  // 0.25 GiB on one GPU (42 runs, 0.24-0.46), 2.09 GiB with TP (15 runs, 2.06-2.21: NCCL and
+  // the all-reduce buffers vLLM pre-allocates in the profiling run), 0.07 GiB with PP only
+  // (2 runs); CUDA graphs 0.91 GiB (0.51-1.85); the first snapshot 1.51 GiB with TP or PP
+  // against 0.51 GiB alone. Before 0.11: the V0-era logs in validation/engines/vllm.json,
+  // non-torch 0.05 GiB (0.01-0.12), CUDA graphs 0.15 GiB (0.13-0.17).
+  if (at_least_0_11) {
+    g.non_torch = gib_hundredths(25);
+    g.non_torch_tp = gib_hundredths(209);
+    g.non_torch_pp = gib_hundredths(7);
+    g.cuda_graphs = gib_hundredths(91);
+    g.context_tp_extra = gib_hundredths(100);
+  } else {
+    g.non_torch = g.non_torch_tp = g.non_torch_pp = gib_hundredths(5);
+    g.cuda_graphs = gib_hundredths(15);
+    g.context_tp_extra = 0;
+  }
+  return true;
+}
+
+bool is_vllm_kv_cache_dtype(const std::string& d) {
+  return d == "auto" || d == "fp8" || d == "fp8_e4m3" || d == "fp8_e5m2" || d == "bfloat16" || d == "float16";
+}
+
+namespace {
+bool large_gpu(int64_t gpu_total_bytes, const std::string& gpu_name) {
+  std::string lower = gpu_name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return gpu_total_bytes >= 70 * kGiB && lower.find("a100") == std::string::npos;
+}
+}  // namespace
+
+int64_t vllm_default_max_num_batched_tokens(const VllmGeneration& g, int64_t gpu_total_bytes, const std::string& gpu_name,
+                                            int64_t max_model_len) {
+  if (g.v0) return max_model_len > 32768 ? 2048 : std::max<int64_t>(max_model_len, 2048);
+  return large_gpu(gpu_total_bytes, gpu_name) ? 8192 : 2048;
+}
+
+int64_t vllm_default_max_num_seqs(const VllmGeneration& g, int64_t gpu_total_bytes, const std::string& gpu_name) {
+  if (g.v0) return 256;
+  return large_gpu(gpu_total_bytes, gpu_name) ? 1024 : 256;
+}
+
+VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const WeightFormat& format, int64_t group_size,
+                       int64_t activation_bytes, const VllmSettings& s, const std::vector<int64_t>& gpu_total_bytes,
+                       const std::vector<std::string>& gpu_names, double weights_scale, int64_t outside_bytes) {
+  VllmMemory r;
+  const int64_t tp = std::max<int64_t>(1, s.tensor_parallel_size);
+  const int64_t pp = std::max<int64_t>(1, s.pipeline_parallel_size);
+  const int64_t b = std::max<int64_t>(1, activation_bytes);
+  if (!vllm_generation(s.version, r.generation)) vllm_generation("0.19.0", r.generation);
+  const VllmGeneration& g = r.generation;
+  r.max_model_len = s.max_model_len > 0 ? s.max_model_len : (m.max_context_tokens > 0 ? m.max_context_tokens : 4096);
+  // EngineArgs' defaults come from the first GPU (current_platform.get_device_total_memory()).
+  const int64_t first_total = gpu_total_bytes.empty() ? 0 : gpu_total_bytes.front();
+  const std::string first_name = gpu_names.empty() ? std::string() : gpu_names.front();
+  r.max_num_seqs = s.max_num_seqs > 0 ? s.max_num_seqs : vllm_default_max_num_seqs(g, first_total, first_name);
+  r.max_num_batched_tokens = s.max_num_batched_tokens > 0
+                                 ? s.max_num_batched_tokens
+                                 : vllm_default_max_num_batched_tokens(g, first_total, first_name, r.max_model_len);
+  // GPUModelRunner.profile_run -> _dummy_sampler_run: one row of logits per request, at most
+  // one request per token (min(max_num_seqs, max_num_batched_tokens)).
+  r.sampler_rows = std::min(r.max_num_seqs, r.max_num_batched_tokens);
+
+  // The weights of each (tp rank, pp stage): every rank of a stage holds the same shapes.
+  const std::vector<int64_t> per_stage = stage_layers(m.layers, pp);
+  std::vector<int64_t> stage_first(static_cast<size_t>(pp), 0);
+  for (int64_t st = 1; st < pp; ++st) stage_first[static_cast<size_t>(st)] = stage_first[static_cast<size_t>(st - 1)] + per_stage[static_cast<size_t>(st - 1)];
+  std::vector<int64_t> stage_weights(static_cast<size_t>(pp), 0);
+  for (const TensorShape& t : enumerate_tensors(m)) {
+    StorageType type = tables.storage_types[static_cast<size_t>(storage_type_for_tensor(tables, format, m, t))];
+    if (group_size > 0) type = with_group_size(type, group_size);
+    const int64_t bytes = rank_bytes(type, m, t, tp);
+    int64_t stage = 0;
+    if (t.layer >= 0) {
+      while (stage + 1 < pp && t.layer >= stage_first[static_cast<size_t>(stage + 1)]) ++stage;
+    } else if (t.role != TensorRole::token_embd) {
+      stage = pp - 1;  // the final norm and lm_head: the last stage (PPMissingLayer elsewhere)
+    }
+    stage_weights[static_cast<size_t>(stage)] += bytes;
+    // Tied embeddings: the last stage builds its own lm_head from embed_tokens' weights when
+    // it is not also the first (LlamaForCausalLM.__init__, ParallelLMHead.tie_weights).
+    if (t.role == TensorRole::token_embd && m.tied_embeddings && pp > 1) stage_weights[static_cast<size_t>(pp - 1)] += bytes;
+  }
+
+  // Weights load with the rotary embedding's cos/sin cache, a buffer of max_position x
+  // rotary_dim in the model's dtype on every rank with layers (vllm/model_executor/layers/
+  // rotary_embedding.py, RotaryEmbedding._compute_cos_sin_cache; get_rope shares one per shape).
+  const int64_t rotary_dim = m.uses_mla() ? m.qk_rope_head_dim : m.head_dim;
+  const int64_t rope_cache = sat_mul(m.max_context_tokens > 0 ? m.max_context_tokens : 4096, rotary_dim, b);
+
+  // KV cache page: one block of one layer (vllm/v1/kv_cache_interface.py
+  // FullAttentionSpec.page_size_bytes = 2 x block_size x num_kv_heads x head_size x dtype;
+  // MLAAttentionSpec: one latent of kv_lora_rank + qk_rope_head_dim, no factor 2).
+  const int64_t kv_dtype = (s.kv_cache_dtype == "auto" || s.kv_cache_dtype == "bfloat16" || s.kv_cache_dtype == "float16") ? b : 1;
+  const int64_t page = m.uses_mla() ? s.block_size * (m.kv_lora_rank + m.qk_rope_head_dim) * kv_dtype
+                                    : 2 * s.block_size * kv_heads_per_rank(m, tp) * m.head_dim * kv_dtype;
+
+  const int64_t T = r.max_num_batched_tokens;
+  const int64_t h = m.hidden_size;
+  const int64_t vocab_padded = pad_to(m.vocab_size, kVocabPadding);
+  int64_t fewest_blocks = -1;
+  r.fits = true;
+  for (int64_t st = 0; st < pp; ++st) {
+    for (int64_t rank = 0; rank < tp; ++rank) {
+      VllmRank k;
+      k.tp_rank = rank;
+      k.pp_rank = st;
+      k.layers = per_stage[static_cast<size_t>(st)];
+      k.first_stage = st == 0;
+      k.last_stage = st == pp - 1;
+      const size_t device = static_cast<size_t>(st * tp + rank);
+      k.total = device < gpu_total_bytes.size() ? gpu_total_bytes[device] : 0;
+      // Worker.init_device: requested_memory = total_memory x gpu_memory_utilization.
+      k.requested = static_cast<int64_t>(static_cast<double>(k.total) * s.gpu_memory_utilization);
+      k.weights = static_cast<int64_t>(std::llround(static_cast<double>(stage_weights[static_cast<size_t>(st)]) * weights_scale)) +
+                  (k.layers > 0 ? rope_cache : 0);
+      // GPUModelRunner.profile_run: _dummy_run(max_num_batched_tokens) — one forward pass of
+      // that many tokens; the peak is the widest layer, with the embedding's output before it.
+      k.forward_peak = k.layers > 0 ? sat_mul(layer_peak_elements(m, tp, T, b), b) : 0;
+      // Then _dummy_sampler_run on the last stage: logits for sampler_rows requests and one
+      // sampler pass with top-k and top-p set (GPUModelRunner._dummy_sampler_run), while the
+      // forward pass's hidden states ([T, h]) are still held. compute_logits' output is in the
+      // model dtype over the padded vocabulary (b bytes per element); the sampler's own
+      // tensors (vllm/v1/sample/sampler.py Sampler.forward) are f32 over the vocabulary:
+      //   before 0.11, at its widest the sort of apply_top_k_top_p
+      //   (vllm/v1/sample/ops/topk_topp_sampler.py; V0: model_executor/layers/sampler.py
+      //   _apply_top_k_top_p): logits.to(float32) 4 B, the sorted values and int64 indices
+      //   12 B, and inside torch.sort on CUDA (aten/src/ATen/native/cuda/Sort.cu,
+      //   segmented_sort_pairs) the int64 iota it sorts as values and cub's alternate key and
+      //   value buffers (DeviceSegmentedRadixSort::SortPairs without a DoubleBuffer) 8 + 12 B:
+      //   36 B per element;
+      //   from 0.11, top-k/top-p without the sort (FlashInfer, or the Triton kernel in place):
+      //   logits.to(float32) 4 B, the probabilities of random_sample 4 B and its exponential
+      //   noise q = torch.empty_like(probs) 4 B: 12 B per element.
+      if (k.last_stage) {
+        const int64_t rows = r.sampler_rows;
+        const int64_t sampler_bytes = g.sorting_sampler ? 36 : 12;
+        k.sampler_peak = sat_add(sat_add(sat_mul(rows, vocab_padded, b), sat_mul(rows, m.vocab_size, sampler_bytes)),
+                                 sat_mul(T + rows, h, b));
+      }
+      k.activation_peak = std::max(k.forward_peak, k.sampler_peak);
+      k.non_torch = tp > 1 ? g.non_torch_tp : pp > 1 ? g.non_torch_pp : g.non_torch;
+      // Worker.determine_available_memory: requested_memory - non_kv_cache_memory
+      // (vllm/utils/mem_utils.py memory_profiling: weights + torch peak increase + non-torch increase).
+      k.kv_available = k.requested - k.non_kv();
+      k.kv_page_bytes = page;
+      // vllm/v1/core/kv_cache_utils.py get_num_blocks: available // page_size // num_layers.
+      k.blocks = k.kv_available > 0 && k.layers > 0 ? k.kv_available / page / k.layers : 0;
+      k.cuda_graphs = s.enforce_eager ? 0 : g.cuda_graphs;
+      k.outside_budget = outside_bytes + (tp > 1 || pp > 1 ? g.context_tp_extra : 0) + k.cuda_graphs;
+      fewest_blocks = fewest_blocks < 0 ? k.blocks : std::min(fewest_blocks, k.blocks);
+      r.ranks.push_back(k);
+    }
+  }
+  r.num_gpu_blocks = std::max<int64_t>(0, fewest_blocks);
+  r.kv_tokens = r.num_gpu_blocks * s.block_size;
+  // kv_cache_utils.get_max_concurrency_for_kv_cache_config: blocks over one request's blocks.
+  const int64_t blocks_per_request = ceil_div(r.max_model_len, s.block_size);
+  r.max_concurrency = static_cast<double>(r.num_gpu_blocks) / static_cast<double>(blocks_per_request);
+  // kv_cache_utils.estimate_max_model_len: the longest request whose blocks fit.
+  r.longest_model_len = m.max_context_tokens > 0 ? std::min(r.kv_tokens, m.max_context_tokens) : r.kv_tokens;
+
+  double min_util = 0;
+  for (const VllmRank& k : r.ranks) {
+    if (k.total <= 0) continue;
+    const int64_t need = sat_add(k.non_kv(), sat_mul(blocks_per_request, page, k.layers));
+    min_util = std::max(min_util, static_cast<double>(need) / static_cast<double>(k.total));
+  }
+  r.min_utilization = min_util;
+
+  char line[512];
+  for (size_t i = 0; i < r.ranks.size() && r.refusal.empty(); ++i) {
+    const VllmRank& k = r.ranks[i];
+    const double gib = static_cast<double>(kGiB);
+    const int64_t before_snapshot = outside_bytes + (tp > 1 || pp > 1 ? g.context_tp_extra : 0);
+    if (k.total - before_snapshot < k.requested) {
+      // Worker.init_device refuses to start.
+      std::snprintf(line, sizeof line,
+                    "GPU %zu: Free memory on device (%.2f/%.2f GiB) on startup is less than desired GPU memory utilization "
+                    "(%.2f, %.2f GiB) (the CUDA context takes %.2f GiB first)",
+                    i, static_cast<double>(k.total - before_snapshot) / gib, static_cast<double>(k.total) / gib,
+                    s.gpu_memory_utilization, static_cast<double>(k.requested) / gib, static_cast<double>(before_snapshot) / gib);
+      r.refusal = line;
+    } else if (k.kv_available <= 0) {
+      std::snprintf(line, sizeof line,
+                    "GPU %zu: No available memory for the cache blocks (Available KV cache memory: %.2f GiB). Try increasing "
+                    "`gpu_memory_utilization` when initializing the engine.",
+                    i, static_cast<double>(k.kv_available) / gib);
+      r.refusal = line;
+    } else if (k.blocks < blocks_per_request) {
+      // kv_cache_utils.check_enough_kv_cache_memory.
+      std::snprintf(line, sizeof line,
+                    "To serve at least one request with the model's max seq len (%lld), (%.2f GiB KV cache is needed, which is "
+                    "larger than the available KV cache memory (%.2f GiB). Based on the available memory, the estimated maximum "
+                    "model length is %lld. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+                    "initializing the engine.",
+                    static_cast<long long>(r.max_model_len),
+                    static_cast<double>(blocks_per_request * page * k.layers) / gib, static_cast<double>(k.kv_available) / gib,
+                    static_cast<long long>(r.longest_model_len));
+      r.refusal = line;
+    } else if (k.requested + k.outside_budget > k.total) {
+      std::snprintf(line, sizeof line,
+                    "GPU %zu: the budget (%.2f GiB) and what vLLM uses outside it (CUDA context and graphs, %.2f GiB, assumed) "
+                    "exceed the GPU's %.2f GiB: CUDA graph capture would run out of memory; lower --gpu-memory-utilization or "
+                    "use --enforce-eager",
+                    i, static_cast<double>(k.requested) / gib, static_cast<double>(k.outside_budget) / gib,
+                    static_cast<double>(k.total) / gib);
+      r.refusal = line;
+    }
+  }
+  r.fits = r.refusal.empty() && !r.ranks.empty();
+  return r;
+}
+
+VllmDecodeBound vllm_decode_bound(const ModelSpec& m, const VllmMemory& memory, const VllmSettings& s,
+                                  const std::vector<double>& bandwidth) {
+  VllmDecodeBound d;
+  const int64_t all = count_parameters(m);
+  const double active = all > 0 ? static_cast<double>(count_active_parameters(m)) / static_cast<double>(all) : 1.0;
+  double empty = 0, full = 0;  // seconds per token: the stages in turn, each as slow as its slowest rank
+  for (int64_t st = 0; st < std::max<int64_t>(1, s.pipeline_parallel_size); ++st) {
+    double stage_empty = 0, stage_full = 0;
+    for (size_t i = 0; i < memory.ranks.size(); ++i) {
+      const VllmRank& k = memory.ranks[i];
+      if (k.pp_rank != st) continue;
+      const double bw = (i < bandwidth.size() ? bandwidth[i] : 0.0) * 1e9;
+      if (bw <= 0) return d;
+      const double weights = static_cast<double>(k.weights) * active;
+      const double kv = static_cast<double>(ceil_div(memory.max_model_len, s.block_size) * k.kv_page_bytes * k.layers);
+      stage_empty = std::max(stage_empty, weights / bw);
+      stage_full = std::max(stage_full, (weights + kv) / bw);
+    }
+    empty += stage_empty;
+    full += stage_full;
+  }
+  d.tokens_per_second_empty = empty > 0 ? 1.0 / empty : 0;
+  d.tokens_per_second_full = full > 0 ? 1.0 / full : 0;
+  return d;
+}
+
+std::vector<std::string> vllm_log_lines(const VllmMemory& r, const VllmSettings& s) {
+  std::vector<std::string> lines;
+  if (r.ranks.empty()) return lines;
+  const double gib = static_cast<double>(kGiB);
+  char line[512];
+  for (size_t i = 0; i < r.ranks.size(); ++i) {
+    const VllmRank& k = r.ranks[i];
+    const std::string who = r.ranks.size() > 1 ? "(rank " + std::to_string(i) + ") " : "";
+    std::snprintf(line, sizeof line, "%sModel loading took %.4f GiB memory", who.c_str(), static_cast<double>(k.weights) / gib);
+    lines.push_back(line);
+    std::snprintf(line, sizeof line,
+                  "%sthe current vLLM instance can use total_gpu_memory (%.2fGiB) x gpu_memory_utilization (%.2f) = %.2fGiB",
+                  who.c_str(), static_cast<double>(k.total) / gib, s.gpu_memory_utilization, static_cast<double>(k.requested) / gib);
+    lines.push_back(line);
+    std::snprintf(line, sizeof line,
+                  "%smodel weights take %.2fGiB; non_torch_memory takes %.2fGiB; PyTorch activation peak memory takes %.2fGiB; "
+                  "the rest of the memory reserved for KV Cache is %.2fGiB.",
+                  who.c_str(), static_cast<double>(k.weights) / gib, static_cast<double>(k.non_torch) / gib,
+                  static_cast<double>(k.activation_peak) / gib, static_cast<double>(k.kv_available) / gib);
+    lines.push_back(line);
+    std::snprintf(line, sizeof line, "%sAvailable KV cache memory: %.2f GiB", who.c_str(), static_cast<double>(k.kv_available) / gib);
+    lines.push_back(line);
+  }
+  lines.push_back("GPU KV cache size: " + with_thousands(r.kv_tokens) + " tokens");
+  std::snprintf(line, sizeof line, "Maximum concurrency for %s tokens per request: %.2fx", with_thousands(r.max_model_len).c_str(),
+                r.max_concurrency);
+  lines.push_back(line);
+  return lines;
+}
+
+}  // namespace vramfit

@@ -1,0 +1,118 @@
+// vLLM's memory, rank by rank, the way vLLM (the V1 engine, and V0's worker before it) sizes
+// it: each rank loads its shard of the weights, runs one profiling forward pass and one
+// sampler pass, and gives what is left of gpu_memory_utilization x the CUDA-visible total to
+// the KV cache (vllm/v1/worker/gpu_worker.py, Worker.determine_available_memory).
+//
+// Every term follows vLLM's source (vllm-project/vllm, 2025-2026 main); the file and function
+// are named beside each. Settings carry vLLM's own flag names and meanings.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats.hpp"
+#include "model_spec.hpp"
+
+namespace vramfit {
+
+struct VllmSettings {
+  double gpu_memory_utilization = 0.9;  // --gpu-memory-utilization: the share of the CUDA-visible total vLLM may use
+  int64_t max_model_len = 0;            // --max-model-len: tokens per request (0: the model's max_position_embeddings)
+  int64_t max_num_seqs = 0;             // --max-num-seqs (0: vLLM's default for the GPU, below)
+  int64_t max_num_batched_tokens = 0;   // --max-num-batched-tokens (0: vLLM's default for the GPU)
+  int64_t tensor_parallel_size = 1;     // --tensor-parallel-size / -tp
+  int64_t pipeline_parallel_size = 1;   // --pipeline-parallel-size / -pp
+  std::string kv_cache_dtype = "auto";  // --kv-cache-dtype: auto (the model's dtype), fp8, fp8_e4m3, fp8_e5m2
+  bool enforce_eager = false;           // --enforce-eager: no CUDA graphs
+  int64_t block_size = 16;              // --block-size: tokens per KV block
+  // Not a flag: the vLLM release (`vllm --version`), "major.minor[.patch]". vLLM's profiling
+  // changed across releases (VllmGeneration below); the default is the newest one measured.
+  std::string version = "0.19.0";
+};
+
+// What changed across vLLM releases that moves memory. Each term names its source; the
+// constants marked "measured" are medians of public logs (validation/engines/vllm.json), not
+// derived from code, and are reported as assumptions.
+struct VllmGeneration {
+  bool v0 = false;             // before 0.8: the V0 engine (worker.py), no batch defaults by GPU
+  bool sorting_sampler = true; // before 0.11: the profiled sampler sorts the whole vocabulary
+  int64_t non_torch = 0;       // non-torch memory growing during profiling, one GPU (measured)
+  int64_t non_torch_tp = 0;    // the same with tensor parallelism (measured: NCCL and all-reduce buffers)
+  int64_t non_torch_pp = 0;    // the same with pipeline parallelism only (measured)
+  int64_t cuda_graphs = 0;     // CUDA graphs captured after the KV cache (measured)
+  int64_t context_tp_extra = 0;  // CUDA memory taken before vLLM's first snapshot beyond the CUDA context, with TP (measured)
+};
+// Fails (returns false) when `version` is not "major.minor[.patch]".
+bool vllm_generation(const std::string& version, VllmGeneration& out);
+
+// The KV cache dtypes vLLM accepts (vllm/config/cache.py, CacheDType).
+bool is_vllm_kv_cache_dtype(const std::string& dtype);
+
+// vLLM's defaults for `vllm serve` (vllm/engine/arg_utils.py, EngineArgs.get_batch_defaults):
+// GPUs of 70 GiB or more other than the A100 get 8192 batched tokens and 1024 sequences;
+// the others 2048 and 256.
+// V0 (before 0.8) took 256 sequences and max(max_model_len, 2048) batched tokens without
+// chunked prefill, which it turned on above 32K tokens with 2048 (vllm/config.py SchedulerConfig).
+int64_t vllm_default_max_num_batched_tokens(const VllmGeneration& g, int64_t gpu_total_bytes, const std::string& gpu_name,
+                                            int64_t max_model_len);
+int64_t vllm_default_max_num_seqs(const VllmGeneration& g, int64_t gpu_total_bytes, const std::string& gpu_name);
+
+// One rank (one GPU): what vLLM logs for it.
+struct VllmRank {
+  int64_t tp_rank = 0, pp_rank = 0;
+  int64_t layers = 0;            // decoder layers of its pipeline stage
+  bool first_stage = false, last_stage = false;
+  int64_t total = 0;             // the CUDA-visible total (torch.cuda.mem_get_info()[1])
+  int64_t requested = 0;         // total x gpu_memory_utilization
+  int64_t weights = 0;           // "Model loading took X GiB"
+  int64_t forward_peak = 0;      // the profiling forward pass over max_num_batched_tokens tokens
+  int64_t sampler_peak = 0;      // the sampler pass over max_num_seqs rows of logits (last stage)
+  int64_t activation_peak = 0;   // "PyTorch activation peak memory": the larger of the two
+  int64_t non_torch = 0;         // "non_torch_memory" (measured median, VllmGeneration)
+  int64_t kv_available = 0;      // "Available KV cache memory": requested - weights - peak - non_torch
+  int64_t kv_page_bytes = 0;     // one block of one layer
+  int64_t blocks = 0;            // blocks this rank could hold
+  int64_t cuda_graphs = 0;       // CUDA graphs, captured after the KV cache, outside the budget (measured median)
+  int64_t outside_budget = 0;    // CUDA context and CUDA graphs: memory vLLM uses beyond `requested`
+  int64_t non_kv() const { return weights + activation_peak + non_torch; }
+};
+
+struct VllmMemory {
+  std::vector<VllmRank> ranks;     // tp x pp, pipeline stage by stage
+  int64_t max_model_len = 0;
+  int64_t max_num_seqs = 0;
+  int64_t max_num_batched_tokens = 0;
+  int64_t sampler_rows = 0;        // min(max_num_seqs, max_num_batched_tokens)
+  int64_t num_gpu_blocks = 0;      // the fewest blocks any rank holds (every rank keeps the same blocks)
+  int64_t kv_tokens = 0;           // "GPU KV cache size: N tokens" = num_gpu_blocks x block_size
+  double max_concurrency = 0;      // "Maximum concurrency for L tokens per request: Yx"
+  int64_t longest_model_len = 0;   // the longest --max-model-len one request could have in this pool
+  double min_utilization = 0;      // the smallest --gpu-memory-utilization that serves one max_model_len request
+  VllmGeneration generation;
+  bool fits = false;               // vLLM starts: a request of max_model_len fits and nothing is over a GPU
+  std::string refusal;             // why not, in vLLM's words where it has them
+};
+
+// gpu_total_bytes: the CUDA-visible total of each GPU, rank order (tp ranks of stage 0, then
+// stage 1, ...); its size must be tp x pp. weights_scale: 1, or the ratio of a file's own
+// bytes to what the format gives (weights read from a checkpoint).
+// outside_bytes: the CUDA context and library memory taken before vLLM's first snapshot.
+// gpu_names: for vLLM's batch defaults (the A100 is an exception).
+VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& model, const WeightFormat& format, int64_t group_size,
+                       int64_t activation_bytes, const VllmSettings& settings, const std::vector<int64_t>& gpu_total_bytes,
+                       const std::vector<std::string>& gpu_names, double weights_scale, int64_t outside_bytes);
+
+// An upper bound on decode speed for one sequence: each rank reads its weights and KV cache
+// once per token at its bandwidth; tensor-parallel ranks read in parallel, pipeline stages in
+// turn. No run decodes faster.
+struct VllmDecodeBound {
+  double tokens_per_second_empty = 0;
+  double tokens_per_second_full = 0;  // with max_model_len tokens of KV to read
+};
+VllmDecodeBound vllm_decode_bound(const ModelSpec& model, const VllmMemory& memory, const VllmSettings& settings,
+                                  const std::vector<double>& gpu_bandwidth_gbs);
+
+// The lines vLLM prints, to compare with a log.
+std::vector<std::string> vllm_log_lines(const VllmMemory& memory, const VllmSettings& settings);
+
+}  // namespace vramfit
