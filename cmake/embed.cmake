@@ -28,6 +28,8 @@ if(CMAKE_SCRIPT_MODE_FILE)
       string(REGEX REPLACE "\n *" "" text "${text}")
       string(REGEX REPLACE "([^\\])\" : " "\\1\":" text "${text}")  # CMake writes "key" : value
       string(REGEX REPLACE "  +" " " text "${text}")
+      # The GPUs' cuda_total_source is a note to readers as well (where a CUDA total was read).
+      string(REGEX REPLACE "\"cuda_total_source\":\"[^\"]*\"," "" text "${text}")
       string(HEX "${text}" hex)
     elseif(name MATCHES "\\.(vert|frag)$")
       # GLSL goes in without its comments and indentation (the shaders' comments are for

@@ -11,6 +11,7 @@
 
 #include "helpers.hpp"
 #include "io/request_json.hpp"
+#include "report/engines.hpp"
 #include "report/estimate.hpp"
 
 using namespace vramfit;
@@ -20,8 +21,8 @@ namespace {
 double estimated_mib(const Report& r, const std::string& quantity) {
   const std::string device = quantity.substr(0, quantity.find('.'));
   const std::string buffer = quantity.substr(quantity.find('.') + 1);
-  const LlamaCppBuffers* b = &r.llamacpp.host;
-  for (const LlamaCppBuffers& g : r.llamacpp.gpus) {
+  const LlamaCppBuffers* b = &r.engine->llamacpp.host;
+  for (const LlamaCppBuffers& g : r.engine->llamacpp.gpus) {
     if (g.device == device) b = &g;
   }
   const int64_t bytes = buffer == "model" ? b->model : buffer == "kv" ? b->kv : buffer == "compute" ? b->compute : b->output;
@@ -73,14 +74,14 @@ namespace {
 
 // One quantity of vLLM's first rank, in GiB (kv_tokens: tokens).
 double vllm_estimated(const Report& r, const std::string& quantity) {
-  const VllmRank& k = r.vllm.ranks.front();
+  const VllmRank& k = r.engine->vllm.ranks.front();
   const double gib = static_cast<double>(kGiB);
   if (quantity == "weights") return static_cast<double>(k.weights) / gib;
   if (quantity == "activation") return static_cast<double>(k.activation_peak) / gib;
   if (quantity == "non_torch") return static_cast<double>(k.non_torch) / gib;
   if (quantity == "non_kv") return static_cast<double>(k.non_kv()) / gib;
   if (quantity == "kv_available") return static_cast<double>(k.kv_available) / gib;
-  return static_cast<double>(r.vllm.kv_tokens);
+  return static_cast<double>(r.engine->vllm.kv_tokens);
 }
 
 // vramfit's stated accuracy per quantity (README "Engines"); a point's listed misses, each with

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "helpers.hpp"
+#include "report/engines.hpp"
 #include "io/gguf.hpp"
 #include "io/model_file.hpp"
 
@@ -165,9 +166,9 @@ TEST_CASE("engine llama.cpp places a GGUF file's own tensors by their names", "[
   REQUIRE(report);
   // -ngl all: everything on the GPU (the tied output layer with its own token_embd), the
   // input token_embd on the host.
-  CHECK(report->llamacpp.host.model == token_embd);
-  CHECK(report->llamacpp.gpus[0].model == 467140608 + 332451840 + (32 + 2048 * 33) * 4);
-  CHECK(report->llamacpp.gpus[0].kv == 4096LL * 16 * 2 * 512 * 2);
+  CHECK(report->engine->llamacpp.host.model == token_embd);
+  CHECK(report->engine->llamacpp.gpus[0].model == 467140608 + 332451840 + (32 + 2048 * 33) * 4);
+  CHECK(report->engine->llamacpp.gpus[0].kv == 4096LL * 16 * 2 * 512 * 2);
   // The request with the file's layers goes through JSON and back unchanged.
   auto again = request_from_json(request_to_json(request));
   REQUIRE(again);

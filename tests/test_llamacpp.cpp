@@ -10,6 +10,7 @@
 #include "core/llamacpp.hpp"
 #include "io/engine_command.hpp"
 #include "io/request_json.hpp"
+#include "report/engines.hpp"
 #include "report/estimate.hpp"
 #include "helpers.hpp"
 
@@ -252,8 +253,8 @@ TEST_CASE("engine llama.cpp in a request: JSON both ways, errors naming the fiel
   CHECK(request_to_json(*again) == request_to_json(*r));
   auto report = estimate(*r, builtin_catalog());
   REQUIRE(report);
-  CHECK(report->llamacpp.gpus.size() == 2);
-  CHECK(report->devices[1].id == "rtx-3090");
+  CHECK(report->engine->llamacpp.gpus.size() == 2);
+  CHECK(report->engine->devices[1].id == "rtx-3090");
   const json out = report_to_json(*report);
   CHECK(out.at("engine").at("gpus").size() == 2);
   // -ngl 20: slots 13..32 on the GPUs, layers 0..12 and token_embd on the host.

@@ -11,6 +11,7 @@
 #include "core/vllm.hpp"
 #include "io/engine_command.hpp"
 #include "io/request_json.hpp"
+#include "report/engines.hpp"
 #include "report/estimate.hpp"
 #include "helpers.hpp"
 
@@ -75,16 +76,19 @@ TEST_CASE("the KV pool: what is left of the budget, in whole blocks of every lay
   CHECK(m.kv_tokens == m.num_gpu_blocks * 16);
   CHECK(m.max_concurrency == Approx(static_cast<double>(m.num_gpu_blocks) / 512.0));
   // fp8 KV: twice the tokens in the same memory.
-  s.kv_cache_dtype = "fp8";
+  s.kv_cache_dtype = VllmKvCacheDtype::fp8;
   const VllmMemory fp8 = run("llama-3.1-8b", "bf16", s, {gib(79.19)});
   CHECK(fp8.ranks[0].kv_page_bytes == k.kv_page_bytes / 2);
   CHECK(fp8.kv_tokens >= 2 * m.kv_tokens - 16);
 }
 
 TEST_CASE("vLLM's defaults for the batch follow the GPU and the release", "[vllm]") {
-  VllmGeneration now, old;
-  REQUIRE(vllm_generation("0.19.0", now));
-  REQUIRE(vllm_generation("0.6.6.post1", old));
+  VllmSettings release;
+  REQUIRE(parse_vllm_version("0.19.0", release));
+  const VllmGeneration now = vllm_generation(release.version_major, release.version_minor);
+  REQUIRE(parse_vllm_version("0.6.6.post1", release));
+  CHECK(vllm_version_text(release) == "0.6.6");
+  const VllmGeneration old = vllm_generation(release.version_major, release.version_minor);
   CHECK_FALSE(now.sorting_sampler);
   CHECK(old.sorting_sampler);
   CHECK(old.v0);
@@ -94,9 +98,11 @@ TEST_CASE("vLLM's defaults for the batch follow the GPU and the release", "[vllm
   CHECK(vllm_default_max_num_batched_tokens(now, gib(23.5), "GeForce RTX 4090", 8192) == 2048);
   CHECK(vllm_default_max_num_batched_tokens(old, gib(23.5), "GeForce RTX 4090", 20000) == 20000);
   CHECK(vllm_default_max_num_batched_tokens(old, gib(23.5), "GeForce RTX 4090", 131072) == 2048);
-  VllmGeneration bad;
-  CHECK_FALSE(vllm_generation("latest", bad));
-  CHECK_FALSE(vllm_generation("0.x", bad));
+  CHECK_FALSE(parse_vllm_version("latest", release));
+  CHECK_FALSE(parse_vllm_version("0.x", release));
+  CHECK_FALSE(parse_vllm_version("7", release));
+  CHECK(parse_vllm_version("0.10.1rc1", release));
+  CHECK(release.version_minor == 10);
 }
 
 TEST_CASE("the profiled sampler: the vocabulary sorted before 0.11, not after", "[vllm]") {
@@ -104,9 +110,9 @@ TEST_CASE("the profiled sampler: the vocabulary sorted before 0.11, not after", 
   s.max_model_len = 8192;
   s.max_num_seqs = 256;
   s.max_num_batched_tokens = 2048;
-  s.version = "0.8.5";
+  s.version_minor = 8;
   const VllmMemory sorting = run("qwen3-8b", "bf16", s, {gib(23.5)});
-  s.version = "0.19.0";
+  s.version_minor = 19;
   const VllmMemory lean = run("qwen3-8b", "bf16", s, {gib(23.5)});
   const int64_t rows = 256, vocab = 151936, hidden_states = (2048 + 256) * 4096 * 2;
   CHECK(sorting.ranks[0].sampler_peak == rows * vocab * 2 + rows * vocab * 36 + hidden_states);
@@ -155,10 +161,10 @@ TEST_CASE("engine vllm in a request: JSON both ways, errors naming the field", "
   CHECK(request_to_json(*again) == request_to_json(*r));
   auto report = estimate(*r, builtin_catalog());
   REQUIRE(report);
-  CHECK(report->vllm.ranks.size() == 2);
+  CHECK(report->engine->vllm.ranks.size() == 2);
   // The 3090's CUDA total is in the catalog; the 4090's is not, and the report says so.
-  CHECK(report->vllm.ranks[1].total == static_cast<int64_t>(23.58 * static_cast<double>(kGiB) + 0.5));
-  CHECK(report->vllm.ranks[0].total == 24564 * kMiB);
+  CHECK(report->engine->vllm.ranks[1].total == static_cast<int64_t>(23.58 * static_cast<double>(kGiB) + 0.5));
+  CHECK(report->engine->vllm.ranks[0].total == 24564 * kMiB);
   const json out = report_to_json(*report);
   CHECK(out.at("engine").at("name") == "vllm");
   CHECK(out.at("engine").at("ranks").size() == 2);

@@ -1,5 +1,7 @@
 #include "text_report.hpp"
 
+#include "report/engines.hpp"
+
 #include <cstdio>
 #include <iomanip>
 #include <ostream>
@@ -87,8 +89,8 @@ void print_training_report(std::ostream& out, const Report& r) {
 // engine "llama.cpp": its buffers on each device, as llama.cpp prints them, and the fit.
 void print_llamacpp_report(std::ostream& out, const Report& r) {
   const DisplayUnits u = r.request.units;
-  const LlamaCppMemory& m = r.llamacpp;
-  const LlamaCppFit& f = r.llamacpp_fit;
+  const LlamaCppMemory& m = r.engine->llamacpp;
+  const LlamaCppFit& f = r.engine->llamacpp_fit;
   const LlamaCppSettings& l = r.request.llamacpp;
   out << "vramfit: " << r.model_name << " on llama.cpp, " << r.request.weight_format << ", -c " << with_thousands(m.n_ctx)
       << " cells (-np " << l.parallel << "), -ub " << m.ubatch_tokens << ", K " << l.cache_type_k << " / V "
@@ -97,7 +99,7 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
       << pad_left("compute", 12) << pad_left("needed", 12) << pad_left("usable", 12) << "\n";
   for (size_t g = 0; g < m.gpus.size(); ++g) {
     const LlamaCppBuffers& b = m.gpus[g];
-    out << "  " << pad(b.device + " " + r.devices[g].name, 26)
+    out << "  " << pad(b.device + " " + r.engine->devices[g].name, 26)
         << pad_left(std::to_string(b.layers) + (b.output_layer ? "+out" : ""), 8) << pad_left(format_bytes(b.model, u), 12)
         << pad_left(format_bytes(b.kv, u), 12) << pad_left(format_bytes(b.compute, u), 12)
         << pad_left(format_bytes(f.gpu_need[g], u), 12) << pad_left(format_bytes(f.gpu_capacity[g], u), 12)
@@ -115,7 +117,7 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
   out << "  most GPU layers that fit (-ngl): " << f.max_gpu_layers << " of " << m.layer_slots << "\n";
   out << "  longest context that fits (-c): "
       << (f.max_ctx_size > 0 ? with_thousands(f.max_ctx_size) + " cells" : std::string("none")) << "\n";
-  const LlamaCppDecodeBound& speed = r.llamacpp_decode;
+  const LlamaCppDecodeBound& speed = r.engine->llamacpp_decode;
   if (speed.tokens_per_second_empty > 0) {
     char line[160];
     std::snprintf(line, sizeof line, "  decode speed, an upper bound: %.1f tokens/s (empty cache) .. %.1f (full cache)",
@@ -129,7 +131,7 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
 // engine "vllm": each rank's budget as vLLM logs it, the KV pool, and whether vLLM starts.
 void print_vllm_report(std::ostream& out, const Report& r) {
   const DisplayUnits u = r.request.units;
-  const VllmMemory& m = r.vllm;
+  const VllmMemory& m = r.engine->vllm;
   const VllmSettings& v = r.request.vllm;
   char text[200];
   std::snprintf(text, sizeof text, "%.2f", v.gpu_memory_utilization);
@@ -137,12 +139,12 @@ void print_vllm_report(std::ostream& out, const Report& r) {
       << " weights, --max-model-len " << with_thousands(m.max_model_len) << ", --max-num-seqs " << m.max_num_seqs
       << ", --max-num-batched-tokens " << with_thousands(m.max_num_batched_tokens) << ", -tp " << v.tensor_parallel_size
       << " -pp " << v.pipeline_parallel_size << ", --gpu-memory-utilization " << text << ", --kv-cache-dtype "
-      << v.kv_cache_dtype << "\n\n";
+      << vllm_kv_cache_dtype_name(v.kv_cache_dtype) << ", vLLM " << vllm_version_text(v) << "\n\n";
   out << "  " << pad("rank / GPU", 26) << pad_left("budget", 11) << pad_left("weights", 11) << pad_left("activ.", 11)
       << pad_left("non-torch", 11) << pad_left("KV", 11) << pad_left("outside", 11) << pad_left("GPU total", 11) << "\n";
   for (size_t i = 0; i < m.ranks.size(); ++i) {
     const VllmRank& k = m.ranks[i];
-    out << "  " << pad(std::to_string(i) + " " + r.devices[i].name, 26) << pad_left(format_bytes(k.requested, u), 11)
+    out << "  " << pad(std::to_string(i) + " " + r.engine->devices[i].name, 26) << pad_left(format_bytes(k.requested, u), 11)
         << pad_left(format_bytes(k.weights, u), 11) << pad_left(format_bytes(k.activation_peak, u), 11)
         << pad_left(format_bytes(k.non_torch, u), 11) << pad_left(format_bytes(k.kv_available, u), 11)
         << pad_left(format_bytes(k.outside_budget, u), 11) << pad_left(format_bytes(k.total, u), 11) << "\n";
@@ -164,12 +166,12 @@ void print_vllm_report(std::ostream& out, const Report& r) {
   out << "  longest --max-model-len this pool holds: " << with_thousands(m.longest_model_len) << "\n";
   std::snprintf(text, sizeof text, "%.3f", m.min_utilization);
   out << "  smallest --gpu-memory-utilization for one such request: " << text << "\n";
-  if (r.vllm_decode.tokens_per_second_empty > 0) {
+  if (r.engine->vllm_decode.tokens_per_second_empty > 0) {
     std::snprintf(text, sizeof text, "  decode speed, an upper bound: %.1f tokens/s (empty cache) .. %.1f (full max_model_len cache)",
-                  r.vllm_decode.tokens_per_second_empty, r.vllm_decode.tokens_per_second_full);
+                  r.engine->vllm_decode.tokens_per_second_empty, r.engine->vllm_decode.tokens_per_second_full);
     out << text << "\n    = 1 / sum over pipeline stages of (slowest rank's bytes read per token / its bandwidth); real runs are slower\n";
   }
-  for (const std::string& a : r.engine_assumptions) out << "assumed: " << a << "\n";
+  for (const std::string& a : r.engine->assumptions) out << "assumed: " << a << "\n";
 }
 
 void print_report(std::ostream& out, const Report& r) {

@@ -113,20 +113,49 @@ int64_t layer_peak_elements(const ModelSpec& m, int64_t tp, int64_t tokens, int6
 
 }  // namespace
 
-bool vllm_generation(const std::string& version, VllmGeneration& g) {
-  int major = 0, minor = 0;
-  size_t i = 0;
-  auto number = [&](int& out) {
-    const size_t start = i;
-    while (i < version.size() && version[i] >= '0' && version[i] <= '9' && i - start < 4) out = out * 10 + (version[i++] - '0');
-    return i > start;
-  };
-  if (!number(major) || i >= version.size() || version[i] != '.') return false;
-  ++i;
-  if (!number(minor)) return false;
-  if (i < version.size()) {  // .patch, and a suffix such as .post1 or rc1
-    if (version[i] != '.' && version[i] != 'r' && version[i] != '+') return false;
+namespace {
+const char* const kKvCacheDtypes[] = {"auto", "bfloat16", "float16", "fp8", "fp8_e4m3", "fp8_e5m2"};
+}  // namespace
+
+const char* vllm_kv_cache_dtype_name(VllmKvCacheDtype dtype) { return kKvCacheDtypes[static_cast<int>(dtype)]; }
+
+bool parse_vllm_kv_cache_dtype(const std::string& name, VllmKvCacheDtype& out) {
+  for (int i = 0; i < 6; ++i) {
+    if (name == kKvCacheDtypes[i]) {
+      out = static_cast<VllmKvCacheDtype>(i);
+      return true;
+    }
   }
+  return false;
+}
+
+bool parse_vllm_version(const std::string& version, VllmSettings& s) {
+  int parts[3] = {0, 0, 0};
+  size_t i = 0;
+  int count = 0;
+  while (count < 3) {
+    const size_t start = i;
+    int value = 0;
+    while (i < version.size() && version[i] >= '0' && version[i] <= '9' && i - start < 4) value = value * 10 + (version[i++] - '0');
+    if (i == start) break;
+    parts[count++] = value;
+    if (i < version.size() && version[i] == '.' && i + 1 < version.size() && version[i + 1] >= '0' && version[i + 1] <= '9') ++i;
+    else break;
+  }
+  // major.minor at least; then the end, or a suffix such as .post1, rc1, +cu124, .dev3
+  if (count < 2 || (i < version.size() && version[i] != '.' && version[i] != 'r' && version[i] != '+')) return false;
+  s.version_major = parts[0];
+  s.version_minor = parts[1];
+  s.version_patch = parts[2];
+  return true;
+}
+
+std::string vllm_version_text(const VllmSettings& s) {
+  return std::to_string(s.version_major) + "." + std::to_string(s.version_minor) + "." + std::to_string(s.version_patch);
+}
+
+VllmGeneration vllm_generation(int major, int minor) {
+  VllmGeneration g;
   const bool at_least_0_11 = major > 0 || minor >= 11;
   g.v0 = major == 0 && minor < 8;
   g.sorting_sampler = !at_least_0_11;
@@ -150,11 +179,7 @@ bool vllm_generation(const std::string& version, VllmGeneration& g) {
     g.cuda_graphs = gib_hundredths(15);
     g.context_tp_extra = 0;
   }
-  return true;
-}
-
-bool is_vllm_kv_cache_dtype(const std::string& d) {
-  return d == "auto" || d == "fp8" || d == "fp8_e4m3" || d == "fp8_e5m2" || d == "bfloat16" || d == "float16";
+  return g;
 }
 
 namespace {
@@ -183,7 +208,7 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
   const int64_t tp = std::max<int64_t>(1, s.tensor_parallel_size);
   const int64_t pp = std::max<int64_t>(1, s.pipeline_parallel_size);
   const int64_t b = std::max<int64_t>(1, activation_bytes);
-  if (!vllm_generation(s.version, r.generation)) vllm_generation("0.19.0", r.generation);
+  r.generation = vllm_generation(s.version_major, s.version_minor);
   const VllmGeneration& g = r.generation;
   r.max_model_len = s.max_model_len > 0 ? s.max_model_len : (m.max_context_tokens > 0 ? m.max_context_tokens : 4096);
   // EngineArgs' defaults come from the first GPU (current_platform.get_device_total_memory()).
@@ -227,7 +252,9 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
   // KV cache page: one block of one layer (vllm/v1/kv_cache_interface.py
   // FullAttentionSpec.page_size_bytes = 2 x block_size x num_kv_heads x head_size x dtype;
   // MLAAttentionSpec: one latent of kv_lora_rank + qk_rope_head_dim, no factor 2).
-  const int64_t kv_dtype = (s.kv_cache_dtype == "auto" || s.kv_cache_dtype == "bfloat16" || s.kv_cache_dtype == "float16") ? b : 1;
+  const int64_t kv_dtype = s.kv_cache_dtype == VllmKvCacheDtype::auto_dtype ? b
+                           : s.kv_cache_dtype == VllmKvCacheDtype::bfloat16 || s.kv_cache_dtype == VllmKvCacheDtype::float16 ? 2
+                                                                                                                               : 1;
   const int64_t page = m.uses_mla() ? s.block_size * (m.kv_lora_rank + m.qk_rope_head_dim) * kv_dtype
                                     : 2 * s.block_size * kv_heads_per_rank(m, tp) * m.head_dim * kv_dtype;
 

@@ -15,6 +15,11 @@
 
 namespace vramfit {
 
+// --kv-cache-dtype (vllm/config/cache.py CacheDType): auto is the model's dtype.
+enum class VllmKvCacheDtype { auto_dtype, bfloat16, float16, fp8, fp8_e4m3, fp8_e5m2 };
+const char* vllm_kv_cache_dtype_name(VllmKvCacheDtype dtype);
+bool parse_vllm_kv_cache_dtype(const std::string& name, VllmKvCacheDtype& out);
+
 struct VllmSettings {
   double gpu_memory_utilization = 0.9;  // --gpu-memory-utilization: the share of the CUDA-visible total vLLM may use
   int64_t max_model_len = 0;            // --max-model-len: tokens per request (0: the model's max_position_embeddings)
@@ -22,13 +27,17 @@ struct VllmSettings {
   int64_t max_num_batched_tokens = 0;   // --max-num-batched-tokens (0: vLLM's default for the GPU)
   int64_t tensor_parallel_size = 1;     // --tensor-parallel-size / -tp
   int64_t pipeline_parallel_size = 1;   // --pipeline-parallel-size / -pp
-  std::string kv_cache_dtype = "auto";  // --kv-cache-dtype: auto (the model's dtype), fp8, fp8_e4m3, fp8_e5m2
+  VllmKvCacheDtype kv_cache_dtype = VllmKvCacheDtype::auto_dtype;  // --kv-cache-dtype
   bool enforce_eager = false;           // --enforce-eager: no CUDA graphs
   int64_t block_size = 16;              // --block-size: tokens per KV block
-  // Not a flag: the vLLM release (`vllm --version`), "major.minor[.patch]". vLLM's profiling
-  // changed across releases (VllmGeneration below); the default is the newest one measured.
-  std::string version = "0.19.0";
+  // Not a flag: the vLLM release (`vllm --version`). vLLM's profiling changed across releases
+  // (VllmGeneration below); the default is the newest one measured.
+  int version_major = 0, version_minor = 19, version_patch = 0;
 };
+
+// "0.19.0", "0.6.6.post1", "0.11": false when not major.minor[.patch][suffix].
+bool parse_vllm_version(const std::string& text, VllmSettings& out);
+std::string vllm_version_text(const VllmSettings& settings);  // "0.19.0"
 
 // What changed across vLLM releases that moves memory. Each term names its source; the
 // constants marked "measured" are medians of public logs (validation/engines/vllm.json), not
@@ -42,11 +51,7 @@ struct VllmGeneration {
   int64_t cuda_graphs = 0;     // CUDA graphs captured after the KV cache (measured)
   int64_t context_tp_extra = 0;  // CUDA memory taken before vLLM's first snapshot beyond the CUDA context, with TP (measured)
 };
-// Fails (returns false) when `version` is not "major.minor[.patch]".
-bool vllm_generation(const std::string& version, VllmGeneration& out);
-
-// The KV cache dtypes vLLM accepts (vllm/config/cache.py, CacheDType).
-bool is_vllm_kv_cache_dtype(const std::string& dtype);
+VllmGeneration vllm_generation(int major, int minor);
 
 // vLLM's defaults for `vllm serve` (vllm/engine/arg_utils.py, EngineArgs.get_batch_defaults):
 // GPUs of 70 GiB or more other than the A100 get 8192 batched tokens and 1024 sequences;

@@ -123,15 +123,14 @@ std::optional<Error> vllm_settings_from_json(const json& j, VllmSettings& v) {
   v.pipeline_parallel_size = f.integer("pipeline-parallel-size", v.pipeline_parallel_size, 1, kMaxGpuCount);
   v.enforce_eager = f.boolean("enforce-eager", v.enforce_eager);
   v.block_size = f.integer("block-size", v.block_size, 1, 4096);
-  v.kv_cache_dtype = f.text("kv-cache-dtype", v.kv_cache_dtype);
-  v.version = f.text("version", v.version);
-  VllmGeneration generation;
-  if (!f.error && !vllm_generation(v.version, generation)) {
-    f.fail("request.bad_value", "vllm.version", "'" + v.version + "' is not a vLLM release such as 0.19.0 or 0.6.6.post1");
-  }
-  if (!f.error && !is_vllm_kv_cache_dtype(v.kv_cache_dtype)) {
+  const std::string kv = f.text("kv-cache-dtype", vllm_kv_cache_dtype_name(v.kv_cache_dtype));
+  if (!f.error && !parse_vllm_kv_cache_dtype(kv, v.kv_cache_dtype)) {
     f.fail("request.bad_value", "vllm.kv-cache-dtype",
-           "'" + v.kv_cache_dtype + "' is not one of vLLM's KV cache dtypes (auto, bfloat16, float16, fp8, fp8_e4m3, fp8_e5m2)");
+           "'" + kv + "' is not one of vLLM's KV cache dtypes (auto, bfloat16, float16, fp8, fp8_e4m3, fp8_e5m2)");
+  }
+  const std::string version = f.text("version", vllm_version_text(v));
+  if (!f.error && !parse_vllm_version(version, v)) {
+    f.fail("request.bad_value", "vllm.version", "'" + version + "' is not a vLLM release such as 0.19.0 or 0.6.6.post1");
   }
   if (!f.error && v.block_size != 1 && v.block_size % 16 != 0 && v.block_size != 8) {
     f.fail("request.bad_value", "vllm.block-size", "vLLM's block sizes are 1, 8, 16, 32, 64, 128 (got " + std::to_string(v.block_size) + ")");
@@ -147,8 +146,8 @@ json vllm_settings_to_json(const VllmSettings& v) {
   return {{"gpu-memory-utilization", v.gpu_memory_utilization}, {"max-model-len", v.max_model_len},
           {"max-num-seqs", v.max_num_seqs}, {"max-num-batched-tokens", v.max_num_batched_tokens},
           {"tensor-parallel-size", v.tensor_parallel_size}, {"pipeline-parallel-size", v.pipeline_parallel_size},
-          {"kv-cache-dtype", v.kv_cache_dtype}, {"enforce-eager", v.enforce_eager}, {"block-size", v.block_size},
-          {"version", v.version}};
+          {"kv-cache-dtype", vllm_kv_cache_dtype_name(v.kv_cache_dtype)}, {"enforce-eager", v.enforce_eager},
+          {"block-size", v.block_size}, {"version", vllm_version_text(v)}};
 }
 
 }  // namespace

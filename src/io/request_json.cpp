@@ -368,34 +368,29 @@ Result<Request> request_from_json(const json& root) {
     r.gpu_capacity_bytes = f.integer("capacity_bytes", 0, 1, int64_t(1) << 50);
     if (f.error) return *f.error;
   }
+  // Each engine's settings sit under the engine's own name: {"engine": "vllm", "vllm": {...}}.
+  static const char* const engines[] = {"generic", "llama.cpp", "vllm"};  // in Engine's order
   const std::string engine = top.text("engine", "generic");
-  if (engine == "llama.cpp") r.engine = Engine::llamacpp;
-  else if (engine == "vllm") r.engine = Engine::vllm;
-  else if (engine != "generic") top.fail("request.bad_value", "engine", "must be generic, llama.cpp or vllm (got '" + engine + "')");
-  if (!top.error && r.engine != Engine::llamacpp && top.has("llama.cpp")) {
-    top.fail("request.bad_value", "llama.cpp", "is only for engine \"llama.cpp\"");
-  }
-  if (!top.error && r.engine != Engine::vllm && top.has("vllm")) {
-    top.fail("request.bad_value", "vllm", "is only for engine \"vllm\"");
+  const auto known = std::find(std::begin(engines), std::end(engines), engine);
+  if (known == std::end(engines)) top.fail("request.bad_value", "engine", "must be generic, llama.cpp or vllm (got '" + engine + "')");
+  else r.engine = static_cast<Engine>(known - std::begin(engines));
+  for (size_t i = 1; i < std::size(engines) && !top.error; ++i) {
+    const json* settings = top.sub(engines[i]);
+    if (!settings) continue;
+    const std::string name = engines[i];
+    if (r.engine != static_cast<Engine>(i)) {
+      top.fail("request.bad_value", name, "is only for engine \"" + name + "\"");
+    } else if (!(i == 1 ? engine_json().read_llamacpp != nullptr : engine_json().read_vllm != nullptr)) {
+      top.fail("request.engine_not_included", name,
+               "engines are read by vramfit's CLI and JavaScript API; this page does not include them yet");
+    } else if (auto e = i == 1 ? engine_json().read_llamacpp(*settings, r.llamacpp) : engine_json().read_vllm(*settings, r.vllm)) {
+      return *e;
+    }
   }
   if (!top.error && r.engine != Engine::generic && r.mode == Mode::training) {
     top.fail("request.bad_value", "engine", "engines serve models: only for mode \"inference\"");
   }
   if (top.error) return *top.error;
-  if (const json* llama = top.sub("llama.cpp")) {
-    if (!engine_json().read_llamacpp) {
-      return make_error("request.engine_not_included", "llama.cpp",
-                        "llama.cpp: engines are read by vramfit's CLI and JavaScript API; this page does not include them yet");
-    }
-    if (auto e = engine_json().read_llamacpp(*llama, r.llamacpp)) return *e;
-  }
-  if (const json* vllm = top.sub("vllm")) {
-    if (!engine_json().read_vllm) {
-      return make_error("request.engine_not_included", "vllm",
-                        "vllm: engines are read by vramfit's CLI and JavaScript API; this page does not include them yet");
-    }
-    if (auto e = engine_json().read_vllm(*vllm, r.vllm)) return *e;
-  }
   if (const json* host = top.sub("host")) {
     Fields f{*host, "host.", std::nullopt};
     f.only({"bandwidth_gbs"});

@@ -1,6 +1,7 @@
 #include "report/engines.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <cmath>
 #include <cstdio>
 
@@ -17,9 +18,10 @@ EngineParts g_llamacpp;
 EngineParts g_vllm;
 
 // The GPUs in device order: the request's list, else `count` x the request's GPU.
-std::optional<Error> resolve_devices(const Request& request, const Catalog& catalog, int64_t count, Report& report) {
+std::optional<Error> resolve_devices(const Request& request, const Catalog& catalog, int64_t count, const Gpu& gpu_given,
+                                     EngineReport& report) {
   if (request.gpu_ids.empty()) {
-    report.devices.assign(static_cast<size_t>(count), report.gpu);
+    report.devices.assign(static_cast<size_t>(count), gpu_given);
     return std::nullopt;
   }
   for (size_t i = 0; i < request.gpu_ids.size(); ++i) {
@@ -59,37 +61,41 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
                       "llama.cpp.cache-type-v: a quantized V cache needs flash attention (llama.cpp refuses -fa off with -ctv " +
                           l.cache_type_v + ")");
   }
-  if (auto e = resolve_devices(request, catalog, request.settings.gpu_count, report)) return e;
-  if (l.main_gpu >= static_cast<int64_t>(report.devices.size())) {
+  auto engine = std::make_shared<EngineReport>();
+  EngineReport& e = *engine;
+  report.engine = engine;
+  if (auto error = resolve_devices(request, catalog, request.settings.gpu_count, report.gpu, e)) return error;
+  if (l.main_gpu >= static_cast<int64_t>(e.devices.size())) {
     return make_error("request.out_of_range", "llama.cpp.main-gpu",
                       "llama.cpp.main-gpu: " + std::to_string(l.main_gpu) + " is not one of the " +
-                          std::to_string(report.devices.size()) + " GPUs");
+                          std::to_string(e.devices.size()) + " GPUs");
   }
   std::vector<int64_t> capacity;
-  for (const Gpu& gpu : report.devices) capacity.push_back(gpu.usable_bytes());
+  for (const Gpu& gpu : e.devices) capacity.push_back(gpu.usable_bytes());
   const LlamaCppWeights weights = request.has_stored_weights ? stored.by_layer
                                                              : llamacpp_weights(catalog.formats, report.prepared.model, *format);
-  report.llamacpp = llamacpp_memory(catalog.formats, report.prepared.model, weights, l, capacity);
+  e.llamacpp = llamacpp_memory(catalog.formats, report.prepared.model, weights, l, capacity);
   std::vector<double> bandwidth;
-  for (const Gpu& gpu : report.devices) bandwidth.push_back(gpu.bandwidth_gbs);
-  report.llamacpp_decode = llamacpp_decode_bound(report.prepared.model, weights, report.llamacpp, bandwidth,
+  for (const Gpu& gpu : e.devices) bandwidth.push_back(gpu.bandwidth_gbs);
+  e.llamacpp_decode = llamacpp_decode_bound(report.prepared.model, weights, e.llamacpp, bandwidth,
                                                  request.host_bandwidth_gbs);
-  report.llamacpp_fit = llamacpp_fit(catalog.formats, report.prepared.model, weights, l, capacity, 0,
+  e.llamacpp_fit = llamacpp_fit(catalog.formats, report.prepared.model, weights, l, capacity, 0,
                                      request.settings.runtime_bytes, request.settings.margin_fraction);
   return std::nullopt;
 }
 
 json llamacpp_to_json(const Report& r) {
+  const EngineReport& en = *r.engine;
   auto buffers = [](const LlamaCppBuffers& b) {
     return json{{"device", b.device}, {"model_bytes", b.model}, {"expert_bytes", b.experts}, {"kv_bytes", b.kv}, {"compute_bytes", b.compute},
                 {"output_bytes", b.output}, {"total_bytes", b.total()}, {"layers", b.layers}, {"output_layer", b.output_layer}};
   };
-  const LlamaCppMemory& m = r.llamacpp;
-  const LlamaCppFit& f = r.llamacpp_fit;
+  const LlamaCppMemory& m = en.llamacpp;
+  const LlamaCppFit& f = en.llamacpp_fit;
   json devices = json::array();
   for (size_t g = 0; g < m.gpus.size(); ++g) {
     json d = buffers(m.gpus[g]);
-    d["gpu"] = {{"id", r.devices[g].id}, {"name", r.devices[g].name}};
+    d["gpu"] = {{"id", en.devices[g].id}, {"name", en.devices[g].name}};
     d["runtime_bytes"] = r.request.settings.runtime_bytes;
     d["need_bytes"] = f.gpu_need[g];
     d["capacity_bytes"] = f.gpu_capacity[g];
@@ -109,10 +115,10 @@ json llamacpp_to_json(const Report& r) {
           {"max_gpu_layers", f.max_gpu_layers},
           {"max_ctx_size", f.max_ctx_size},
           {"log_lines", llamacpp_log_lines(m)},
-          {"decode_bound", {{"tokens_per_second_empty_cache", r.llamacpp_decode.tokens_per_second_empty},
-                            {"tokens_per_second_full_cache", r.llamacpp_decode.tokens_per_second_full},
-                            {"gpu_bytes_per_token", r.llamacpp_decode.gpu_bytes_per_token},
-                            {"host_bytes_per_token", r.llamacpp_decode.host_bytes_per_token},
+          {"decode_bound", {{"tokens_per_second_empty_cache", en.llamacpp_decode.tokens_per_second_empty},
+                            {"tokens_per_second_full_cache", en.llamacpp_decode.tokens_per_second_full},
+                            {"gpu_bytes_per_token", en.llamacpp_decode.gpu_bytes_per_token},
+                            {"host_bytes_per_token", en.llamacpp_decode.host_bytes_per_token},
                             {"host_bandwidth_gbs", r.request.host_bandwidth_gbs}}}};
 }
 // engine "vllm": tensor-parallel x pipeline-parallel GPUs, vLLM's budget and KV pool on each
@@ -140,7 +146,10 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
                       "gpus: vLLM runs one rank per GPU: tensor-parallel-size x pipeline-parallel-size = " + std::to_string(world) +
                           " GPUs, but " + std::to_string(request.gpu_ids.size()) + " are listed");
   }
-  if (auto e = resolve_devices(request, catalog, world, report)) return e;
+  auto engine = std::make_shared<EngineReport>();
+  EngineReport& e = *engine;
+  report.engine = engine;
+  if (auto error = resolve_devices(request, catalog, world, report.gpu, e)) return error;
 
   // The weights: the format's per-tensor bytes, sharded as vLLM shards them. A checkpoint's
   // own bytes scale them (its tensors are the format's, in its own types).
@@ -149,12 +158,12 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
   if (!format) {
     const int64_t as_bf16 = summarize_weights(catalog.formats, *shapes, m, 0).bytes;
     scale = as_bf16 > 0 ? static_cast<double>(report.prepared.weights.bytes) / static_cast<double>(as_bf16) : 1.0;
-    report.engine_assumptions.push_back("weights per rank: the file's " + with_thousands(report.prepared.weights.bytes) +
+    e.assumptions.push_back("weights per rank: the file's " + with_thousands(report.prepared.weights.bytes) +
                                         " bytes, sharded in the proportions of the model's bf16 tensors");
   }
   std::vector<int64_t> totals;
   std::vector<std::string> names;
-  for (const Gpu& gpu : report.devices) {
+  for (const Gpu& gpu : e.devices) {
     names.push_back(gpu.name);
     if (gpu.cuda_total_bytes > 0) {
       totals.push_back(gpu.cuda_total_bytes);
@@ -163,42 +172,43 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
     totals.push_back(gpu.total_bytes);
     const std::string note = gpu.name + ": its CUDA-visible total (vLLM's total_gpu_memory) is not in the catalog; the driver's "
                              "total is used, and vLLM sees a few hundred MiB less";
-    if (gpu.id != "custom" && std::find(report.engine_assumptions.begin(), report.engine_assumptions.end(), note) ==
-                                  report.engine_assumptions.end()) {
-      report.engine_assumptions.push_back(note);
+    if (gpu.id != "custom" && std::find(e.assumptions.begin(), e.assumptions.end(), note) ==
+                                  e.assumptions.end()) {
+      e.assumptions.push_back(note);
     }
   }
-  report.vllm = vllm_memory(catalog.formats, m, *shapes, request.group_size, report.prepared.activation_bytes, v, totals, names,
+  e.vllm = vllm_memory(catalog.formats, m, *shapes, request.group_size, report.prepared.activation_bytes, v, totals, names,
                             scale, request.settings.runtime_bytes);
-  const VllmGeneration& g = report.vllm.generation;
-  const VllmRank& rank0 = report.vllm.ranks.front();
-  report.engine_assumptions.push_back("vLLM " + v.version + ": non_torch_memory " + format_bytes(rank0.non_torch, DisplayUnits::gib) +
+  const VllmGeneration& g = e.vllm.generation;
+  const VllmRank& rank0 = e.vllm.ranks.front();
+  e.assumptions.push_back("vLLM " + vllm_version_text(v) + ": non_torch_memory " + format_bytes(rank0.non_torch, DisplayUnits::gib) +
                                       " per rank, the median of public logs of such releases (not derived)");
   if (!v.enforce_eager) {
-    report.engine_assumptions.push_back("CUDA graphs: " + format_bytes(g.cuda_graphs, DisplayUnits::gib) +
+    e.assumptions.push_back("CUDA graphs: " + format_bytes(g.cuda_graphs, DisplayUnits::gib) +
                                         " per rank outside vLLM's budget, the median of public logs (--enforce-eager: none)");
   }
-  report.engine_assumptions.push_back(
+  e.assumptions.push_back(
       "before vLLM's budget: the CUDA context, " + format_bytes(request.settings.runtime_bytes, DisplayUnits::gib) +
       " per GPU (overhead.runtime_bytes)" +
       (v.tensor_parallel_size > 1 || v.pipeline_parallel_size > 1 ? " + " + format_bytes(g.context_tp_extra, DisplayUnits::gib) +
                                                                        " for NCCL (median of public logs)"
                                                                  : std::string()));
-  report.engine_assumptions.push_back(g.sorting_sampler
+  e.assumptions.push_back(g.sorting_sampler
                                           ? "sampler: vLLM before 0.11 sorts the vocabulary when profiled (the boundary release is assumed)"
                                           : "sampler: vLLM 0.11 and later samples without sorting the vocabulary (the boundary release is assumed)");
   std::vector<double> bandwidth;
-  for (const Gpu& gpu : report.devices) bandwidth.push_back(gpu.bandwidth_gbs);
-  report.vllm_decode = vllm_decode_bound(m, report.vllm, v, bandwidth);
+  for (const Gpu& gpu : e.devices) bandwidth.push_back(gpu.bandwidth_gbs);
+  e.vllm_decode = vllm_decode_bound(m, e.vllm, v, bandwidth);
   return std::nullopt;
 }
 
 json vllm_to_json(const Report& r) {
-  const VllmMemory& m = r.vllm;
+  const EngineReport& en = *r.engine;
+  const VllmMemory& m = en.vllm;
   json ranks = json::array();
   for (size_t i = 0; i < m.ranks.size(); ++i) {
     const VllmRank& k = m.ranks[i];
-    ranks.push_back({{"gpu", {{"id", r.devices[i].id}, {"name", r.devices[i].name}}},
+    ranks.push_back({{"gpu", {{"id", en.devices[i].id}, {"name", en.devices[i].name}}},
                      {"tp_rank", k.tp_rank}, {"pp_rank", k.pp_rank}, {"layers", k.layers},
                      {"total_gpu_memory_bytes", k.total}, {"requested_bytes", k.requested},
                      {"weights_bytes", k.weights}, {"forward_peak_bytes", k.forward_peak}, {"sampler_peak_bytes", k.sampler_peak},
@@ -221,9 +231,9 @@ json vllm_to_json(const Report& r) {
           {"fits", m.fits},
           {"refusal", m.refusal},
           {"log_lines", vllm_log_lines(m, r.request.vllm)},
-          {"assumptions", r.engine_assumptions},
-          {"decode_bound", {{"tokens_per_second_empty_cache", r.vllm_decode.tokens_per_second_empty},
-                            {"tokens_per_second_full_cache", r.vllm_decode.tokens_per_second_full}}}};
+          {"assumptions", en.assumptions},
+          {"decode_bound", {{"tokens_per_second_empty_cache", en.vllm_decode.tokens_per_second_empty},
+                            {"tokens_per_second_full_cache", en.vllm_decode.tokens_per_second_full}}}};
 }
 
 }  // namespace

@@ -4,9 +4,22 @@
 #pragma once
 #include <optional>
 
+#include "core/llamacpp.hpp"
+#include "core/vllm.hpp"
 #include "report/estimate.hpp"
 
 namespace vramfit {
+
+// An engine's answer: the GPUs in device (rank) order and the engine's own figures.
+struct EngineReport {
+  std::vector<Gpu> devices;
+  LlamaCppMemory llamacpp;             // engine "llama.cpp": buffers per device, the fit, the decode bound
+  LlamaCppFit llamacpp_fit;
+  LlamaCppDecodeBound llamacpp_decode;
+  VllmMemory vllm;                     // engine "vllm": its ranks and KV pool
+  VllmDecodeBound vllm_decode;
+  std::vector<std::string> assumptions;  // what the engine's estimate assumed
+};
 
 struct EngineParts {
   // Fills report.devices and the engine's part of the report; an error names the field.

@@ -2,6 +2,7 @@
 // desktop/web app and the JavaScript API all go through here, so they agree byte for byte.
 #pragma once
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,8 @@ struct TrainingFit {
   int64_t min_gpus_zero3 = 0;
 };
 
+struct EngineReport;
+
 struct GpuVerdict {
   const Gpu* gpu = nullptr;
   FitResult fit;
@@ -47,15 +50,9 @@ struct Report {
   FitResult fit;
   std::vector<GpuVerdict> gpus;  // every catalog GPU, when request.compare_gpus
 
-  // engine "llama.cpp": its buffers per device, the GPUs in device order, and the fit
-  std::vector<Gpu> devices;
-  LlamaCppMemory llamacpp;
-  LlamaCppFit llamacpp_fit;
-  LlamaCppDecodeBound llamacpp_decode;
-  // engine "vllm": its ranks (the GPUs in rank order) and KV pool
-  VllmMemory vllm;
-  VllmDecodeBound vllm_decode;
-  std::vector<std::string> engine_assumptions;  // what the engine's estimate assumed
+  // An engine's answer (request.engine other than generic): report/engines.hpp, filled only
+  // where the engines are linked in (enable_engines()).
+  std::shared_ptr<const EngineReport> engine;
 
   // mode "training" (request.has_network: network, else training)
   TrainingMemory training;
