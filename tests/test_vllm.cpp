@@ -277,3 +277,39 @@ TEST_CASE("the vLLM decode bound: ranks read in parallel, stages in turn", "[vll
   CHECK(vllm_decode_bound(preset("llama-3.1-8b").spec, stages, s, {3350.0, 3350.0}).tokens_per_second_empty ==
         Approx(3350e9 / static_cast<double>(stages.ranks[0].weights + stages.ranks[1].weights)));
 }
+
+TEST_CASE("the vLLM prompt bound: FLOPs per token over dense BF16 throughput", "[vllm]") {
+  const ModelSpec& llama = preset("llama-3.1-8b").spec;
+  // One layer: q, k, v, o, gate, up, down and two norms.
+  const int64_t layer = 4096 * 4096 + 2 * 4096 * 1024 + 4096 * 4096 + 3 * 4096 * 14336 + 2 * 4096;
+  const std::vector<int64_t> active = active_parameters_per_layer(llama);
+  REQUIRE(active.size() == 32);
+  CHECK(active[0] == layer);
+  // 2 FLOPs per weight and 4 x q width per earlier position, half of the 8,192-token prompt on average.
+  const double per_token = 32.0 * (2.0 * layer + 4.0 * 4096 * 4096);
+  VllmSettings s;
+  s.max_model_len = 8192;
+  const VllmMemory one = run("llama-3.1-8b", "bf16", s, {gib(79.19)});
+  CHECK(vllm_prefill_bound(llama, one, s, {989.0}) == Approx(989e12 / per_token));
+  s.tensor_parallel_size = 2;
+  const VllmMemory two = run("llama-3.1-8b", "bf16", s, {gib(79.19), gib(79.19)});
+  CHECK(vllm_prefill_bound(llama, two, s, {989.0, 312.0}) == Approx(2 * 312e12 / per_token));  // the slower rank sets the pace
+  CHECK(vllm_prefill_bound(llama, two, s, {989.0, 0.0}) == 0);  // a rank's throughput unknown: no bound
+  // MoE: a token multiplies experts_per_token of each layer's experts.
+  const ModelSpec& moe = preset("qwen3-30b-a3b").spec;
+  int64_t sum = 0;
+  for (int64_t x : active_parameters_per_layer(moe)) sum += x;
+  CHECK(sum + 151936 * 2048 * 2 + 2048 == count_active_parameters(moe));  // + embeddings, lm_head, final norm
+  // FP8 weights run on FP8 tensor cores, whose rate the catalog lacks: the report gives no bound.
+  auto r = request_from_json({{"model", {{"preset", "llama-3.1-8b"}}}, {"weights", {{"format", "fp8"}}}, {"engine", "vllm"},
+                              {"vllm", {{"max-model-len", 8192}}}, {"gpu", {{"id", "h100-80"}}}});
+  REQUIRE(r);
+  auto fp8 = estimate(*r, builtin_catalog());
+  REQUIRE(fp8);
+  CHECK(fp8->engine->vllm_prefill_tokens_per_second == 0);
+  Request as_bf16 = *r;
+  as_bf16.weight_format = "bf16";
+  auto bf16 = estimate(as_bf16, builtin_catalog());
+  REQUIRE(bf16);
+  CHECK(bf16->engine->vllm_prefill_tokens_per_second == Approx(989e12 / per_token));
+}

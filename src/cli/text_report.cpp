@@ -125,7 +125,8 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
     out << line << "\n    = 1 / sum over devices of bytes read per token / bandwidth (host: "
         << r.request.host_bandwidth_gbs << " GB/s); real runs are slower (kernels, launches, sampling: not modelled)\n";
   }
-  for (const std::string& a : r.breakdown.assumptions) out << "assumed: " << a << "\n";
+  out << "  prompt speed: not bounded for llama.cpp yet (its quantized kernels run on INT8 tensor cores and its F16\n"
+         "    GEMMs accumulate in FP16: neither rate is in the GPU catalog)\n";  for (const std::string& a : r.breakdown.assumptions) out << "assumed: " << a << "\n";
 }
 
 // engine "vllm": each rank's budget as vLLM logs it, the KV pool, and whether vLLM starts.
@@ -170,6 +171,13 @@ void print_vllm_report(std::ostream& out, const Report& r) {
     std::snprintf(text, sizeof text, "  decode speed, an upper bound: %.1f tokens/s (empty cache) .. %.1f (full max_model_len cache)",
                   r.engine->vllm_decode.tokens_per_second_empty, r.engine->vllm_decode.tokens_per_second_full);
     out << text << "\n    = 1 / sum over pipeline stages of (slowest rank's bytes read per token / its bandwidth); real runs are slower\n";
+  }
+  if (r.engine->vllm_prefill_tokens_per_second > 0) {
+    std::snprintf(text, sizeof text, "  prompt speed, an upper bound: %.0f tokens/s over one %s-token prompt",
+                  r.engine->vllm_prefill_tokens_per_second, with_thousands(m.max_model_len).c_str());
+    out << text << "\n    = 1 / sum over stages of FLOPs per token / (tp x the slowest rank's dense BF16 throughput)\n";
+  } else {
+    out << "  prompt speed: no bound (these weights' matmul rate, or a GPU's dense BF16 throughput, is not in the catalog)\n";
   }
   for (const std::string& a : r.engine->assumptions) out << "assumed: " << a << "\n";
 }

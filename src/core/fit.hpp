@@ -15,6 +15,7 @@ struct Gpu {
   std::string vendor, segment, basis, source;
   int64_t total_bytes = 0;   // as the driver reports it
   int64_t cuda_total_bytes = 0;  // as CUDA reports it (cudaMemGetInfo total; vLLM's total_gpu_memory), 0: not known
+  double bf16_tflops = 0;        // dense BF16/FP16 tensor throughput (FP32 accumulate), 0: not known
   double usable_fraction = 1.0;  // unified memory: the share the GPU may wire
   double bandwidth_gbs = 0;
   int64_t usable_bytes() const {

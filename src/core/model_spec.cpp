@@ -1,5 +1,6 @@
 #include "model_spec.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace vramfit {
@@ -245,6 +246,24 @@ int64_t count_parameters(const ModelSpec& s) {
   int64_t total = 0;
   for (const TensorShape& t : enumerate_tensors(s)) total += t.elements();
   return total;
+}
+
+std::vector<int64_t> active_parameters_per_layer(const ModelSpec& s) {
+  std::vector<int64_t> per_layer(static_cast<size_t>(std::max<int64_t>(0, s.layers)), 0);
+  if (s.parameters_only > 0) return per_layer;
+  for (const TensorShape& t : enumerate_tensors(s)) {
+    if (t.layer < 0 || t.layer >= s.layers) continue;
+    const bool expert = is_expert_role(t.role) || (t.role == TensorRole::vector && t.copies > 1);
+    per_layer[static_cast<size_t>(t.layer)] += expert ? t.row_length * t.rows * s.experts_per_token : t.elements();
+  }
+  return per_layer;
+}
+
+double prefill_flops_per_token(const ModelSpec& s, int64_t layer, int64_t active_parameters, int64_t prompt_tokens) {
+  const int64_t q_width = s.attention_heads * (s.uses_mla() ? s.qk_nope_head_dim + s.qk_rope_head_dim : s.head_dim);
+  double positions = static_cast<double>(prompt_tokens) / 2.0;
+  if (s.is_sliding_layer(layer)) positions = std::min(positions, static_cast<double>(s.sliding_window));
+  return 2.0 * static_cast<double>(active_parameters) + 4.0 * positions * static_cast<double>(q_width);
 }
 
 int64_t count_active_parameters(const ModelSpec& s) {

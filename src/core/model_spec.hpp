@@ -105,5 +105,12 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& spec);
 int64_t count_parameters(const ModelSpec& spec);
 // Parameters used per token: routed experts count experts_per_token / experts of their size.
 int64_t count_active_parameters(const ModelSpec& spec);
+// The same for each repeating layer (index = layer): the weights one token multiplies by.
+std::vector<int64_t> active_parameters_per_layer(const ModelSpec& spec);
+
+// FLOPs of one token of a prompt of `prompt_tokens` in the repeating layers: 2 per active
+// weight, and the attention's QK^T and AV, 2 x 2 x q width per earlier position — on average
+// half the prompt for a causal model (sliding-window layers: at most the window).
+double prefill_flops_per_token(const ModelSpec& spec, int64_t layer, int64_t active_parameters, int64_t prompt_tokens);
 
 }  // namespace vramfit

@@ -401,6 +401,28 @@ VllmDecodeBound vllm_decode_bound(const ModelSpec& m, const VllmMemory& memory, 
   return d;
 }
 
+double vllm_prefill_bound(const ModelSpec& m, const VllmMemory& memory, const VllmSettings& s,
+                          const std::vector<double>& tflops) {
+  const std::vector<int64_t> active = active_parameters_per_layer(m);
+  const int64_t tp = std::max<int64_t>(1, s.tensor_parallel_size);
+  double seconds = 0;
+  int64_t layer = 0;
+  for (size_t i = 0; i < memory.ranks.size(); i += static_cast<size_t>(tp)) {  // the first rank of each stage
+    double flops = 0;
+    for (int64_t n = 0; n < memory.ranks[i].layers && layer < m.layers; ++n, ++layer) {
+      flops += prefill_flops_per_token(m, layer, active[static_cast<size_t>(layer)], memory.max_model_len);
+    }
+    double slowest = 0;
+    for (size_t r = i; r < i + static_cast<size_t>(tp) && r < memory.ranks.size(); ++r) {
+      const double t = r < tflops.size() ? tflops[r] : 0.0;
+      if (t <= 0) return 0;
+      slowest = slowest == 0 ? t : std::min(slowest, t);
+    }
+    seconds += flops / static_cast<double>(tp) / (slowest * 1e12);
+  }
+  return seconds > 0 ? 1.0 / seconds : 0;
+}
+
 std::vector<std::string> vllm_log_lines(const VllmMemory& r, const VllmSettings& s) {
   std::vector<std::string> lines;
   if (r.ranks.empty()) return lines;

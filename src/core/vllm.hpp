@@ -117,6 +117,13 @@ struct VllmDecodeBound {
 VllmDecodeBound vllm_decode_bound(const ModelSpec& model, const VllmMemory& memory, const VllmSettings& settings,
                                   const std::vector<double>& gpu_bandwidth_gbs);
 
+// An upper bound on prompt processing speed for one prompt of max_model_len tokens: each
+// token costs its layers' FLOPs (prefill_flops_per_token), split evenly over a stage's
+// tensor-parallel ranks at the slowest rank's dense BF16 throughput, the stages in turn.
+// 0 when a rank's throughput is not in the catalog.
+double vllm_prefill_bound(const ModelSpec& model, const VllmMemory& memory, const VllmSettings& settings,
+                          const std::vector<double>& gpu_bf16_tflops);
+
 // The lines vLLM prints, to compare with a log.
 std::vector<std::string> vllm_log_lines(const VllmMemory& memory, const VllmSettings& settings);
 

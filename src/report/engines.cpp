@@ -199,6 +199,16 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
   std::vector<double> bandwidth;
   for (const Gpu& gpu : e.devices) bandwidth.push_back(gpu.bandwidth_gbs);
   e.vllm_decode = vllm_decode_bound(m, e.vllm, v, bandwidth);
+  // The prompt bound holds where vLLM's matmuls run in 16-bit with FP32 accumulation (the
+  // catalog's bf16_tflops): BF16/FP16 weights (FP32 is slower still) and weight-only formats its
+  // kernels dequantize (GPTQ/AWQ Marlin, bitsandbytes 4-bit). FP8 and INT8 weights run on faster
+  // tensor cores whose rates the catalog does not have: no bound then.
+  static const char* const sixteen_bit[] = {"fp32", "fp16", "bf16", "gptq-int4", "gptq-int8", "awq-int4", "bnb-nf4", "bnb-nf4-dq", "bnb-fp4"};
+  const bool bounded = format && std::any_of(std::begin(sixteen_bit), std::end(sixteen_bit),
+                                             [&](const char* id) { return format->id == id; });
+  std::vector<double> tflops;
+  for (const Gpu& gpu : e.devices) tflops.push_back(gpu.bf16_tflops);
+  e.vllm_prefill_tokens_per_second = bounded ? vllm_prefill_bound(m, e.vllm, v, tflops) : 0.0;
   return std::nullopt;
 }
 
@@ -233,7 +243,8 @@ json vllm_to_json(const Report& r) {
           {"log_lines", vllm_log_lines(m, r.request.vllm)},
           {"assumptions", en.assumptions},
           {"decode_bound", {{"tokens_per_second_empty_cache", en.vllm_decode.tokens_per_second_empty},
-                            {"tokens_per_second_full_cache", en.vllm_decode.tokens_per_second_full}}}};
+                            {"tokens_per_second_full_cache", en.vllm_decode.tokens_per_second_full}}},
+          {"prefill_bound", {{"tokens_per_second", en.vllm_prefill_tokens_per_second}, {"prompt_tokens", m.max_model_len}}}};
 }
 
 }  // namespace

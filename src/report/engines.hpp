@@ -18,6 +18,7 @@ struct EngineReport {
   LlamaCppDecodeBound llamacpp_decode;
   VllmMemory vllm;                     // engine "vllm": its ranks and KV pool
   VllmDecodeBound vllm_decode;
+  double vllm_prefill_tokens_per_second = 0;  // vllm_prefill_bound
   std::vector<std::string> assumptions;  // what the engine's estimate assumed
 };
 
