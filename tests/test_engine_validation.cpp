@@ -81,6 +81,7 @@ double vllm_estimated(const Report& r, const std::string& quantity) {
   if (quantity == "non_torch") return static_cast<double>(k.non_torch) / gib;
   if (quantity == "non_kv") return static_cast<double>(k.non_kv()) / gib;
   if (quantity == "kv_available") return static_cast<double>(k.kv_available) / gib;
+  if (quantity == "concurrency") return r.engine->vllm.max_concurrency;
   return static_cast<double>(r.engine->vllm.kv_tokens);
 }
 
@@ -95,7 +96,7 @@ double vllm_allowed(const json& point, const std::string& quantity) {
   if (quantity == "activation") return 0.07;
   if (quantity == "non_torch") return 0.08;
   if (quantity == "non_kv") return 0.03;
-  return 0.015;  // kv_available, kv_tokens
+  return 0.015;  // kv_available, kv_tokens, concurrency
 }
 
 }  // namespace
@@ -114,6 +115,7 @@ TEST_CASE("vLLM's printed memory, point by point (validation/engines/vllm.json)"
     REQUIRE(report);
     json measured = point.at("measured_gib");
     if (point.contains("measured_kv_tokens")) measured["kv_tokens"] = point.at("measured_kv_tokens");
+    if (point.contains("measured_concurrency")) measured["concurrency"] = point.at("measured_concurrency");
     for (const auto& [quantity, value] : measured.items()) {
       const double m = value.get<double>();
       const double e = vllm_estimated(*report, quantity);

@@ -313,3 +313,34 @@ TEST_CASE("the vLLM prompt bound: FLOPs per token over dense BF16 throughput", "
   REQUIRE(bf16);
   CHECK(bf16->engine->vllm_prefill_tokens_per_second == Approx(989e12 / per_token));
 }
+
+TEST_CASE("hybrid models: sliding-window and full layers in KV groups of equal size, padded", "[vllm]") {
+  // Gemma 3 1B: 26 layers, every sixth full (4 full, 22 sliding): groups of 4 layers, one full
+  // group and six sliding ones (the last padded) share each block index: 7 groups.
+  VllmSettings s;
+  s.max_model_len = 32768;
+  const VllmMemory g3 = run("gemma-3-1b", "bf16", s, {gib(79.19)});
+  const VllmRank& k = g3.ranks[0];
+  CHECK(k.layers_per_group == 4);
+  CHECK(k.full_groups == 1);
+  CHECK(k.sliding_groups == 6);
+  CHECK(k.blocks == k.kv_available / k.kv_page_bytes / 4);
+  CHECK(g3.kv_tokens == g3.num_gpu_blocks / 7 * 16);
+  // A request's blocks: 32,768 / 16 for the full group, min(512 - 1 + 8,192, 32,768) / 16 + 1 per sliding group.
+  CHECK(g3.max_concurrency == Approx(static_cast<double>(g3.num_gpu_blocks) / (2048 + 6 * (ceil_div(511 + 8192, 16) + 1))));
+  // gpt-oss-20b: 12 sliding (window 128) and 12 full layers: two groups of 12. vLLM 0.19.0 on two
+  // H100s printed "Maximum concurrency for 8,192 tokens per request: 316.07x" from 323,972 blocks:
+  // 323,972 / (512 + 513) = 316.07.
+  s.max_model_len = 8192;
+  s.tensor_parallel_size = 2;
+  const VllmMemory oss = run("gpt-oss-20b", "mxfp4-moe", s, {gib(79.19), gib(79.19)});
+  CHECK(oss.ranks[0].layers_per_group == 12);
+  CHECK(oss.ranks[0].full_groups + oss.ranks[0].sliding_groups == 2);
+  CHECK(oss.max_concurrency == Approx(static_cast<double>(oss.num_gpu_blocks) / 1025.0));
+  CHECK(oss.kv_tokens == oss.num_gpu_blocks / 2 * 16);
+  // Before the hybrid allocator (V0), every layer is one group.
+  s.version_minor = 6;
+  const VllmMemory v0 = run("gpt-oss-20b", "mxfp4-moe", s, {gib(79.19), gib(79.19)});
+  CHECK(v0.ranks[0].layers_per_group == 24);
+  CHECK(v0.max_concurrency == Approx(static_cast<double>(v0.num_gpu_blocks) / 512.0));
+}

@@ -114,6 +114,42 @@ int64_t layer_peak_elements(const ModelSpec& m, int64_t tp, int64_t tokens, int6
 }  // namespace
 
 namespace {
+
+// vLLM's KV cache groups for one rank's layers (vllm/v1/core/kv_cache_utils.py,
+// _get_kv_cache_groups_uniform_page_size): with the hybrid allocator, the layers of each
+// attention type (full, sliding window) form groups of `layers_per_group` layers — the smaller
+// type's count, or the larger's when it is under 1.5 times the smaller — the last group of a
+// type padded; each group has its own block table over one shared pool of blocks. Without it
+// (or with one attention type), all layers are one group.
+struct KvGroups {
+  int64_t layers_per_group = 0, full = 0, sliding = 0;
+};
+KvGroups kv_groups(const ModelSpec& m, int64_t first_layer, int64_t layers, bool hybrid) {
+  int64_t sliding = 0;
+  for (int64_t i = first_layer; i < first_layer + layers; ++i) sliding += m.is_sliding_layer(i) ? 1 : 0;
+  const int64_t full = layers - sliding;
+  if (!hybrid || sliding == 0) return {layers, layers > 0 ? 1 : 0, 0};
+  if (full == 0) return {layers, 0, 1};
+  int64_t size = std::min(full, sliding);
+  const int64_t most = std::max(full, sliding);
+  if (static_cast<double>(most) < 1.5 * static_cast<double>(size)) size = most;
+  return {size, ceil_div(full, size), ceil_div(sliding, size)};
+}
+
+// Blocks one request of `tokens` needs over all groups (kv_cache_utils
+// get_max_concurrency_for_kv_cache_config: each group's spec max_memory_usage_bytes): a full
+// group its tokens; a sliding group min(window - 1 + batched tokens, tokens), plus one block
+// where the window starts (SlidingWindowSpec.max_memory_usage_bytes).
+int64_t blocks_per_request(const ModelSpec& m, const KvGroups& g, int64_t tokens, int64_t block_size, int64_t batched_tokens) {
+  const int64_t full = g.full * ceil_div(tokens, block_size);
+  if (g.sliding == 0) return full;
+  const int64_t window_tokens = std::min(m.sliding_window - 1 + batched_tokens, tokens);
+  return full + g.sliding * (ceil_div(window_tokens, block_size) + 1);
+}
+
+}  // namespace
+
+namespace {
 const char* const kKvCacheDtypes[] = {"auto", "bfloat16", "float16", "fp8", "fp8_e4m3", "fp8_e5m2"};
 }  // namespace
 
@@ -159,6 +195,7 @@ VllmGeneration vllm_generation(int major, int minor) {
   const bool at_least_0_11 = major > 0 || minor >= 11;
   g.v0 = major == 0 && minor < 8;
   g.sorting_sampler = !at_least_0_11;
+  g.hybrid_kv = major > 0 || minor >= 10;
   // Non-torch memory growing during profiling, CUDA graphs, and what TP adds before vLLM's
   // first snapshot: not derivable from vLLM's code (CUDA modules, NCCL, cuBLAS, drivers), so
   // the medians of the public logs. 0.11 and later: the 59 runs of vLLM 0.19.0 on H100 in
@@ -307,8 +344,13 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
       // (vllm/utils/mem_utils.py memory_profiling: weights + torch peak increase + non-torch increase).
       k.kv_available = k.requested - k.non_kv();
       k.kv_page_bytes = page;
-      // vllm/v1/core/kv_cache_utils.py get_num_blocks: available // page_size // num_layers.
-      k.blocks = k.kv_available > 0 && k.layers > 0 ? k.kv_available / page / k.layers : 0;
+      const KvGroups groups = kv_groups(m, stage_first[static_cast<size_t>(st)], k.layers, g.hybrid_kv);
+      k.layers_per_group = groups.layers_per_group;
+      k.full_groups = groups.full;
+      k.sliding_groups = groups.sliding;
+      // vllm/v1/core/kv_cache_utils.py get_num_blocks: available // page_size // layers per group
+      // (every group's block i sits in one tensor per layer slot).
+      k.blocks = k.kv_available > 0 && k.layers > 0 ? k.kv_available / page / k.layers_per_group : 0;
       k.cuda_graphs = s.enforce_eager ? 0 : g.cuda_graphs;
       k.outside_budget = outside_bytes + (tp > 1 || pp > 1 ? g.context_tp_extra : 0) + k.cuda_graphs;
       fewest_blocks = fewest_blocks < 0 ? k.blocks : std::min(fewest_blocks, k.blocks);
@@ -316,17 +358,34 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
     }
   }
   r.num_gpu_blocks = std::max<int64_t>(0, fewest_blocks);
-  r.kv_tokens = r.num_gpu_blocks * s.block_size;
+  // "GPU KV cache size": the blocks shared out among the groups (kv_cache_utils
+  // _report_kv_cache_config: num_blocks // groups x block_size), the fewest over the stages.
+  const KvGroups first_groups{r.ranks.front().layers_per_group, r.ranks.front().full_groups, r.ranks.front().sliding_groups};
+  r.kv_tokens = -1;
+  for (const VllmRank& k : r.ranks) {
+    const int64_t groups = std::max<int64_t>(1, k.full_groups + k.sliding_groups);
+    const int64_t tokens = r.num_gpu_blocks / groups * s.block_size;
+    r.kv_tokens = r.kv_tokens < 0 ? tokens : std::min(r.kv_tokens, tokens);
+  }
   // kv_cache_utils.get_max_concurrency_for_kv_cache_config: blocks over one request's blocks.
-  const int64_t blocks_per_request = ceil_div(r.max_model_len, s.block_size);
-  r.max_concurrency = static_cast<double>(r.num_gpu_blocks) / static_cast<double>(blocks_per_request);
-  // kv_cache_utils.estimate_max_model_len: the longest request whose blocks fit.
-  r.longest_model_len = m.max_context_tokens > 0 ? std::min(r.kv_tokens, m.max_context_tokens) : r.kv_tokens;
+  const int64_t request_blocks = blocks_per_request(m, first_groups, r.max_model_len, s.block_size, r.max_num_batched_tokens);
+  r.max_concurrency = static_cast<double>(r.num_gpu_blocks) / static_cast<double>(std::max<int64_t>(1, request_blocks));
+  // kv_cache_utils.estimate_max_model_len: the longest request whose blocks fit (at most the
+  // model's own context).
+  int64_t low = 0, high = m.max_context_tokens > 0 ? m.max_context_tokens : std::max<int64_t>(r.max_model_len, 1);
+  while (low < high) {
+    const int64_t mid = low + (high - low + 1) / 2;
+    if (blocks_per_request(m, first_groups, mid, s.block_size, r.max_num_batched_tokens) <= r.num_gpu_blocks) low = mid;
+    else high = mid - 1;
+  }
+  r.longest_model_len = low;
 
   double min_util = 0;
   for (const VllmRank& k : r.ranks) {
     if (k.total <= 0) continue;
-    const int64_t need = sat_add(k.non_kv(), sat_mul(blocks_per_request, page, k.layers));
+    const KvGroups groups{k.layers_per_group, k.full_groups, k.sliding_groups};
+    const int64_t blocks = blocks_per_request(m, groups, r.max_model_len, s.block_size, r.max_num_batched_tokens);
+    const int64_t need = sat_add(k.non_kv(), sat_mul(blocks, page, k.layers_per_group));
     min_util = std::max(min_util, static_cast<double>(need) / static_cast<double>(k.total));
   }
   r.min_utilization = min_util;
@@ -350,7 +409,7 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
                     "`gpu_memory_utilization` when initializing the engine.",
                     i, static_cast<double>(k.kv_available) / gib);
       r.refusal = line;
-    } else if (k.blocks < blocks_per_request) {
+    } else if (k.blocks < request_blocks) {
       // kv_cache_utils.check_enough_kv_cache_memory.
       std::snprintf(line, sizeof line,
                     "To serve at least one request with the model's max seq len (%lld), (%.2f GiB KV cache is needed, which is "
@@ -358,7 +417,7 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
                     "model length is %lld. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
                     "initializing the engine.",
                     static_cast<long long>(r.max_model_len),
-                    static_cast<double>(blocks_per_request * page * k.layers) / gib, static_cast<double>(k.kv_available) / gib,
+                    static_cast<double>(request_blocks * page * k.layers_per_group) / gib, static_cast<double>(k.kv_available) / gib,
                     static_cast<long long>(r.longest_model_len));
       r.refusal = line;
     } else if (k.requested + k.outside_budget > k.total) {
@@ -389,7 +448,10 @@ VllmDecodeBound vllm_decode_bound(const ModelSpec& m, const VllmMemory& memory, 
       const double bw = (i < bandwidth.size() ? bandwidth[i] : 0.0) * 1e9;
       if (bw <= 0) return d;
       const double weights = static_cast<double>(k.weights) * active;
-      const double kv = static_cast<double>(ceil_div(memory.max_model_len, s.block_size) * k.kv_page_bytes * k.layers);
+      const double kv = static_cast<double>(k.kv_page_bytes) *
+                        static_cast<double>(k.full_groups * ceil_div(memory.max_model_len, s.block_size) +
+                                            k.sliding_groups * ceil_div(std::min(m.sliding_window, memory.max_model_len), s.block_size)) *
+                        static_cast<double>(k.layers_per_group);
       stage_empty = std::max(stage_empty, weights / bw);
       stage_full = std::max(stage_full, (weights + kv) / bw);
     }

@@ -45,6 +45,7 @@ std::string vllm_version_text(const VllmSettings& settings);  // "0.19.0"
 struct VllmGeneration {
   bool v0 = false;             // before 0.8: the V0 engine (worker.py), no batch defaults by GPU
   bool sorting_sampler = true; // before 0.11: the profiled sampler sorts the whole vocabulary
+  bool hybrid_kv = false;      // from 0.10: sliding-window and full-attention layers in separate KV groups
   int64_t non_torch = 0;       // non-torch memory growing during profiling, one GPU (measured)
   int64_t non_torch_tp = 0;    // the same with tensor parallelism (measured: NCCL and all-reduce buffers)
   int64_t non_torch_pp = 0;    // the same with pipeline parallelism only (measured)
@@ -76,7 +77,9 @@ struct VllmRank {
   int64_t non_torch = 0;         // "non_torch_memory" (measured median, VllmGeneration)
   int64_t kv_available = 0;      // "Available KV cache memory": requested - weights - peak - non_torch
   int64_t kv_page_bytes = 0;     // one block of one layer
-  int64_t blocks = 0;            // blocks this rank could hold
+  int64_t blocks = 0;            // blocks this rank could hold (of each layer in a KV group)
+  int64_t layers_per_group = 0;  // KV cache groups (hybrid models: one attention type each, padded to this size)
+  int64_t full_groups = 0, sliding_groups = 0;
   int64_t cuda_graphs = 0;       // CUDA graphs, captured after the KV cache, outside the budget (measured median)
   int64_t outside_budget = 0;    // CUDA context and CUDA graphs: memory vLLM uses beyond `requested`
   int64_t non_kv() const { return weights + activation_peak + non_torch; }
