@@ -1,9 +1,13 @@
 // libFuzzer: request JSON text -> estimate -> report; an accepted request must round-trip.
+// The engines (llama.cpp, vLLM) are linked in, as in the CLI and the JavaScript API.
 #include "fuzz_common.hpp"
 #include "io/request_json.hpp"
+#include "report/engines.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace vramfit;
+  static const bool engines = (enable_engines(), true);
+  (void)engines;
   auto request = request_from_text(std::string(reinterpret_cast<const char*>(data), size));
   if (!request) return 0;
   auto again = request_from_json(request_to_json(*request));

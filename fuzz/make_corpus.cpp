@@ -72,6 +72,16 @@ int main(int argc, char** argv) {
     write(dir, "hf_config", m.id + ".json", write_hf_config(m.spec).dump());
     json request = {{"model", {{"preset", m.id}}}, {"context_tokens", 4096}, {"compare_gpus", m.id == "qwen3-8b"}};
     write(dir, "request_json", m.id + ".json", request.dump());
+    // The engines: llama.cpp over two GPUs with part of the layers on the CPU, vLLM with
+    // tensor and pipeline parallelism.
+    json llamacpp = {{"model", {{"preset", m.id}}}, {"weights", {{"format", "gguf-q4_k_m"}}}, {"engine", "llama.cpp"},
+                     {"llama.cpp", {{"ctx-size", 8192}, {"n-gpu-layers", 10}, {"cache-type-k", "q8_0"}, {"flash-attn", "on"}}},
+                     {"gpus", {"rtx-4090", "rtx-3090"}}};
+    write(dir, "request_json", m.id + "-llamacpp.json", llamacpp.dump());
+    json vllm = {{"model", {{"preset", m.id}}}, {"engine", "vllm"},
+                 {"vllm", {{"max-model-len", 4096}, {"pipeline-parallel-size", 2}, {"kv-cache-dtype", "fp8"}}},
+                 {"gpus", {"h100-80", "a100-80"}}};
+    write(dir, "request_json", m.id + "-vllm.json", vllm.dump());
     write(dir, "url_hash", m.id, "#" + encode_url_hash(*request_from_json(request)));
     // Training requests: a transformer with each method, and (below) layer-list networks.
     for (const char* method : {"full", "lora", "qlora"}) {

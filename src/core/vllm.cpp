@@ -417,7 +417,8 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
                     "model length is %lld. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
                     "initializing the engine.",
                     static_cast<long long>(r.max_model_len),
-                    static_cast<double>(request_blocks * page * k.layers_per_group) / gib, static_cast<double>(k.kv_available) / gib,
+                    static_cast<double>(request_blocks) * static_cast<double>(page) * static_cast<double>(k.layers_per_group) / gib,
+                    static_cast<double>(k.kv_available) / gib,
                     static_cast<long long>(r.longest_model_len));
       r.refusal = line;
     } else if (k.requested + k.outside_budget > k.total) {
