@@ -28,7 +28,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
       string(REGEX REPLACE "\n *" "" text "${text}")
       string(REGEX REPLACE "([^\\])\" : " "\\1\":" text "${text}")  # CMake writes "key" : value
       string(REGEX REPLACE "  +" " " text "${text}")
-      # The GPUs' cuda_total_source and bf16_tflops_source are notes to readers as well (where
+      # The GPUs' cuda_total_source and tensor_rates_source are notes to readers as well (where
       # a figure was read); a GPU's own "source" stays.
       string(REGEX REPLACE "\"[a-z0-9]+_[a-z0-9_]*_source\":\"[^\"]*\"," "" text "${text}")
       string(HEX "${text}" hex)

@@ -337,3 +337,33 @@ TEST_CASE("the decode speed bound reads each device's weights at its bandwidth",
   CHECK(mb.gpu_bytes_per_token[0] == static_cast<int64_t>(static_cast<double>(mm.gpus[0].model - mm.gpus[0].experts) +
                                                           static_cast<double>(mm.gpus[0].experts) * 8.0 / 128.0));
 }
+
+TEST_CASE("the llama.cpp prompt bound: each GPU's layers at the rate of the kernels llama.cpp runs", "[llamacpp]") {
+  const FormatTables& tables = builtin_catalog().formats;
+  const ModelSpec& llama = preset("llama-3.1-8b").spec;
+  const int64_t layer = 4096 * 4096 + 2 * 4096 * 1024 + 4096 * 4096 + 3 * 4096 * 14336 + 2 * 4096;
+  const double per_layer = 2.0 * layer + 4.0 * 4096 * 4096;  // 8,192-token prompt: 4,096 earlier positions on average
+  LlamaCppSettings s;
+  s.ctx_size = 8192;
+  const LlamaCppMemory m = llamacpp_memory(tables, llama, llamacpp_weights(tables, llama, format("gguf-q4_k_m")), s, {24 * kGiB});
+  CHECK(llamacpp_prefill_bound(llama, m, {660.6}, 8192).tokens_per_second == Approx(660.6e12 / (32 * per_layer)));
+  // 12 layers on the host are left out; the GPU's 20 count.
+  s.n_gpu_layers = 21;  // 20 layers and the output layer
+  const LlamaCppMemory part = llamacpp_memory(tables, llama, llamacpp_weights(tables, llama, format("gguf-q4_k_m")), s, {24 * kGiB});
+  const LlamaCppPrefillBound b = llamacpp_prefill_bound(llama, part, {660.6}, 8192);
+  CHECK(b.host_layers_left_out == 12);
+  CHECK(b.tokens_per_second == Approx(660.6e12 / (20 * per_layer)));
+  CHECK(llamacpp_prefill_bound(llama, m, {0.0}, 8192).tokens_per_second == 0);  // the rate not known: no bound
+  // Through a request: Q4_K_M runs on INT8 (the 4090's 660.6 TOPS), F16 on FP16 with FP16 accumulation (330.3).
+  auto q4 = request_from_json({{"model", {{"preset", "llama-3.1-8b"}}}, {"weights", {{"format", "gguf-q4_k_m"}}}, {"engine", "llama.cpp"},
+                               {"llama.cpp", {{"ctx-size", 8192}}}, {"gpu", {{"id", "rtx-4090"}}}});
+  REQUIRE(q4);
+  auto report = estimate(*q4, builtin_catalog());
+  REQUIRE(report);
+  CHECK(report->engine->llamacpp_prefill.tokens_per_second == Approx(660.6e12 / (32 * per_layer)));
+  Request f16 = *q4;
+  f16.weight_format = "gguf-f16";
+  auto half = estimate(f16, builtin_catalog());
+  REQUIRE(half);
+  CHECK(half->engine->llamacpp_prefill.tokens_per_second == Approx(330.3e12 / (32 * per_layer)));
+}

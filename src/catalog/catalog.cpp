@@ -141,6 +141,9 @@ Result<Catalog> parse_catalog(const std::string& gpus_text, const std::string& f
           gpu.total_bytes = g.at("capacity_mib").get<int64_t>() * kMiB;
           gpu.usable_fraction = get_or<double>(g, "usable_fraction", 1.0);
           gpu.bf16_tflops = get_or<double>(g, "bf16_tflops", 0.0);
+          gpu.fp16_acc_tflops = get_or<double>(g, "fp16_acc_tflops", 0.0);
+          gpu.fp8_tflops = get_or<double>(g, "fp8_tflops", 0.0);
+          gpu.int8_tops = get_or<double>(g, "int8_tops", 0.0);
           gpu.cuda_total_bytes = static_cast<int64_t>(std::llround(get_or<double>(g, "cuda_total_gib", 0.0) * static_cast<double>(kGiB)));
           gpu.bandwidth_gbs = g.at("bandwidth_gbs").get<double>();
           c.gpus.push_back(gpu);

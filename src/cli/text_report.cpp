@@ -125,8 +125,19 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
     out << line << "\n    = 1 / sum over devices of bytes read per token / bandwidth (host: "
         << r.request.host_bandwidth_gbs << " GB/s); real runs are slower (kernels, launches, sampling: not modelled)\n";
   }
-  out << "  prompt speed: not bounded for llama.cpp yet (its quantized kernels run on INT8 tensor cores and its F16\n"
-         "    GEMMs accumulate in FP16: neither rate is in the GPU catalog)\n";  for (const std::string& a : r.breakdown.assumptions) out << "assumed: " << a << "\n";
+  const LlamaCppPrefillBound& prefill = r.engine->llamacpp_prefill;
+  if (prefill.tokens_per_second > 0) {
+    char line[200];
+    std::snprintf(line, sizeof line, "  prompt speed, an upper bound: %.0f tokens/s over a %s-token prompt", prefill.tokens_per_second,
+                  with_thousands(prefill.prompt_tokens).c_str());
+    out << line << "\n    = 1 / sum over GPUs of FLOPs per token / the " << r.engine->prefill_rate << " tensor rate"
+        << (prefill.host_layers_left_out > 0 ? "; the host's " + std::to_string(prefill.host_layers_left_out) +
+                                                   " layers left out (their throughput is not known)"
+                                             : std::string())
+        << "\n";
+  } else {
+    out << "  prompt speed: no bound (the " << r.engine->prefill_rate << " rate of a GPU is not in the catalog)\n";
+  }
 }
 
 // engine "vllm": each rank's budget as vLLM logs it, the KV pool, and whether vLLM starts.
@@ -175,9 +186,10 @@ void print_vllm_report(std::ostream& out, const Report& r) {
   if (r.engine->vllm_prefill_tokens_per_second > 0) {
     std::snprintf(text, sizeof text, "  prompt speed, an upper bound: %.0f tokens/s over one %s-token prompt",
                   r.engine->vllm_prefill_tokens_per_second, with_thousands(m.max_model_len).c_str());
-    out << text << "\n    = 1 / sum over stages of FLOPs per token / (tp x the slowest rank's dense BF16 throughput)\n";
+    out << text << "\n    = 1 / sum over stages of FLOPs per token / (tp x the slowest rank's " << r.engine->prefill_rate
+        << " tensor rate)\n";
   } else {
-    out << "  prompt speed: no bound (these weights' matmul rate, or a GPU's dense BF16 throughput, is not in the catalog)\n";
+    out << "  prompt speed: no bound (the tensor rate of these weights' matmuls on a GPU is not in the catalog)\n";
   }
   for (const std::string& a : r.engine->assumptions) out << "assumed: " << a << "\n";
 }

@@ -15,7 +15,11 @@ struct Gpu {
   std::string vendor, segment, basis, source;
   int64_t total_bytes = 0;   // as the driver reports it
   int64_t cuda_total_bytes = 0;  // as CUDA reports it (cudaMemGetInfo total; vLLM's total_gpu_memory), 0: not known
-  double bf16_tflops = 0;        // dense BF16/FP16 tensor throughput (FP32 accumulate), 0: not known
+  // Dense tensor throughputs (datasheets, no sparsity), 0: not known.
+  double bf16_tflops = 0;        // BF16/FP16 with FP32 accumulation (PyTorch's GEMMs)
+  double fp16_acc_tflops = 0;    // FP16 with FP16 accumulation (llama.cpp's F16 GEMMs)
+  double fp8_tflops = 0;
+  double int8_tops = 0;          // llama.cpp's quantized (MMQ) kernels, INT8 weights and activations
   double usable_fraction = 1.0;  // unified memory: the share the GPU may wire
   double bandwidth_gbs = 0;
   int64_t usable_bytes() const {

@@ -305,6 +305,29 @@ LlamaCppDecodeBound llamacpp_decode_bound(const ModelSpec& m, const LlamaCppWeig
   return b;
 }
 
+LlamaCppPrefillBound llamacpp_prefill_bound(const ModelSpec& m, const LlamaCppMemory& memory,
+                                            const std::vector<double>& rates, int64_t prompt_tokens) {
+  LlamaCppPrefillBound b;
+  b.prompt_tokens = prompt_tokens;
+  b.host_layers_left_out = memory.host.layers;
+  const std::vector<int64_t> active = active_parameters_per_layer(m);
+  // The layers in load_tensors' order: the host's first, then each GPU's run of them.
+  int64_t layer = memory.host.layers;
+  double seconds = 0;
+  for (size_t g = 0; g < memory.gpus.size(); ++g) {
+    double flops = 0;
+    for (int64_t i = 0; i < memory.gpus[g].layers && layer < m.layers; ++i, ++layer) {
+      flops += prefill_flops_per_token(m, layer, active[static_cast<size_t>(layer)], prompt_tokens);
+    }
+    if (flops <= 0) continue;
+    const double rate = g < rates.size() ? rates[g] * 1e12 : 0.0;
+    if (rate <= 0) return b;  // not known: no bound
+    seconds += flops / rate;
+  }
+  b.tokens_per_second = seconds > 0 ? 1.0 / seconds : 0;
+  return b;
+}
+
 std::vector<std::string> llamacpp_log_lines(const LlamaCppMemory& r) {
   std::vector<std::string> lines;
   const std::string host = r.gpus.empty() ? "CPU" : "CUDA_Host";

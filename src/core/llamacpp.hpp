@@ -110,6 +110,21 @@ struct LlamaCppDecodeBound {
 LlamaCppDecodeBound llamacpp_decode_bound(const ModelSpec& model, const LlamaCppWeights& weights, const LlamaCppMemory& memory,
                                           const std::vector<double>& gpu_bandwidth_gbs, double host_bandwidth_gbs);
 
+// An upper bound on prompt processing speed: each token of a prompt of `prompt_tokens` costs
+// its layers' FLOPs (prefill_flops_per_token; the output layer computes the last token's
+// logits only), each GPU at the tensor rate of the kernels llama.cpp runs on these weights
+// (gpu_tera_ops: INT8 for quantized types, its MMQ kernels; FP16 with FP16 accumulation for F16),
+// the devices one after another (a layer split passes each micro-batch through them in turn).
+// The host's layers are left out — its throughput is not known — so with layers on the CPU the
+// bound is looser. tokens_per_second is 0 when a GPU holding layers has no such rate.
+struct LlamaCppPrefillBound {
+  double tokens_per_second = 0;
+  int64_t prompt_tokens = 0;
+  int64_t host_layers_left_out = 0;
+};
+LlamaCppPrefillBound llamacpp_prefill_bound(const ModelSpec& model, const LlamaCppMemory& memory,
+                                            const std::vector<double>& gpu_tera_ops, int64_t prompt_tokens);
+
 // The lines llama.cpp prints for these buffers, to compare with a log ("   4403.49 MiB").
 std::vector<std::string> llamacpp_log_lines(const LlamaCppMemory& memory);
 

@@ -17,6 +17,28 @@ namespace {
 EngineParts g_llamacpp;
 EngineParts g_vllm;
 
+// The tensor rate (TFLOPS or TOPS, 0: not known) of the kernels llama.cpp runs on a weight type
+// (ggml-cuda.cu ggml_cuda_mul_mat: quantized types through its MMQ kernels on INT8 tensor
+// cores; F16 through cuBLAS with FP16 compute; BF16 and F32 with FP32 accumulation, F32 no
+// faster than BF16), and its name.
+double llamacpp_rate(const Gpu& gpu, const std::string& type, std::string& name) {
+  if (type == "f16") { name = "FP16 with FP16 accumulation (cuBLAS)"; return gpu.fp16_acc_tflops; }
+  if (type == "bf16" || type == "f32") { name = "BF16 with FP32 accumulation (cuBLAS)"; return gpu.bf16_tflops; }
+  name = "INT8 (llama.cpp's quantized MMQ kernels)";
+  return gpu.int8_tops;
+}
+
+// The weights' main storage type: the format's, or the type holding most of a file's bytes.
+std::string main_weight_type(const Request& request, const Catalog& catalog, const WeightFormat* format) {
+  if (format) return catalog.formats.storage_types[static_cast<size_t>(format->default_type)].id;
+  std::string type;
+  int64_t most = -1;
+  for (const StoredWeights::Row& row : request.stored_weights.by_type) {
+    if (row.bytes > most) { most = row.bytes; type = row.type; }
+  }
+  return type;
+}
+
 // The GPUs in device order: the request's list, else `count` x the request's GPU.
 std::optional<Error> resolve_devices(const Request& request, const Catalog& catalog, int64_t count, const Gpu& gpu_given,
                                      EngineReport& report) {
@@ -81,6 +103,10 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
                                                  request.host_bandwidth_gbs);
   e.llamacpp_fit = llamacpp_fit(catalog.formats, report.prepared.model, weights, l, capacity, 0,
                                      request.settings.runtime_bytes, request.settings.margin_fraction);
+  const std::string type = main_weight_type(request, catalog, format);
+  std::vector<double> rates;
+  for (const Gpu& gpu : e.devices) rates.push_back(llamacpp_rate(gpu, type, e.prefill_rate));
+  e.llamacpp_prefill = llamacpp_prefill_bound(report.prepared.model, e.llamacpp, rates, e.llamacpp.n_ctx);
   return std::nullopt;
 }
 
@@ -119,7 +145,11 @@ json llamacpp_to_json(const Report& r) {
                             {"tokens_per_second_full_cache", en.llamacpp_decode.tokens_per_second_full},
                             {"gpu_bytes_per_token", en.llamacpp_decode.gpu_bytes_per_token},
                             {"host_bytes_per_token", en.llamacpp_decode.host_bytes_per_token},
-                            {"host_bandwidth_gbs", r.request.host_bandwidth_gbs}}}};
+                            {"host_bandwidth_gbs", r.request.host_bandwidth_gbs}}},
+          {"prefill_bound", {{"tokens_per_second", en.llamacpp_prefill.tokens_per_second},
+                             {"prompt_tokens", en.llamacpp_prefill.prompt_tokens},
+                             {"host_layers_left_out", en.llamacpp_prefill.host_layers_left_out},
+                             {"tensor_rate", en.prefill_rate}}}};
 }
 // engine "vllm": tensor-parallel x pipeline-parallel GPUs, vLLM's budget and KV pool on each
 // (core/vllm).
@@ -199,16 +229,19 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
   std::vector<double> bandwidth;
   for (const Gpu& gpu : e.devices) bandwidth.push_back(gpu.bandwidth_gbs);
   e.vllm_decode = vllm_decode_bound(m, e.vllm, v, bandwidth);
-  // The prompt bound holds where vLLM's matmuls run in 16-bit with FP32 accumulation (the
-  // catalog's bf16_tflops): BF16/FP16 weights (FP32 is slower still) and weight-only formats its
-  // kernels dequantize (GPTQ/AWQ Marlin, bitsandbytes 4-bit). FP8 and INT8 weights run on faster
-  // tensor cores whose rates the catalog does not have: no bound then.
+  // The prompt bound at the tensor rate of vLLM's matmuls for these weights: 16-bit with FP32
+  // accumulation (bf16_tflops) for BF16/FP16 weights (FP32 is slower still) and the weight-only
+  // formats its kernels dequantize (GPTQ/AWQ Marlin, bitsandbytes 4-bit); FP8 (fp8_tflops) and
+  // INT8 w8a8 (int8_tops) on their own tensor cores; others (GGUF, MXFP4): no bound.
   static const char* const sixteen_bit[] = {"fp32", "fp16", "bf16", "gptq-int4", "gptq-int8", "awq-int4", "bnb-nf4", "bnb-nf4-dq", "bnb-fp4"};
-  const bool bounded = format && std::any_of(std::begin(sixteen_bit), std::end(sixteen_bit),
-                                             [&](const char* id) { return format->id == id; });
-  std::vector<double> tflops;
-  for (const Gpu& gpu : e.devices) tflops.push_back(gpu.bf16_tflops);
-  e.vllm_prefill_tokens_per_second = bounded ? vllm_prefill_bound(m, e.vllm, v, tflops) : 0.0;
+  const std::string id = format ? format->id : std::string();
+  const bool bf16 = std::any_of(std::begin(sixteen_bit), std::end(sixteen_bit), [&](const char* x) { return id == x; });
+  e.prefill_rate = bf16 ? "BF16 with FP32 accumulation" : id == "fp8" ? "FP8" : id == "int8" ? "INT8" : "";
+  std::vector<double> rates;
+  for (const Gpu& gpu : e.devices) {
+    rates.push_back(bf16 ? gpu.bf16_tflops : id == "fp8" ? gpu.fp8_tflops : id == "int8" ? gpu.int8_tops : 0.0);
+  }
+  e.vllm_prefill_tokens_per_second = e.prefill_rate.empty() ? 0.0 : vllm_prefill_bound(m, e.vllm, v, rates);
   return std::nullopt;
 }
 
@@ -244,7 +277,8 @@ json vllm_to_json(const Report& r) {
           {"assumptions", en.assumptions},
           {"decode_bound", {{"tokens_per_second_empty_cache", en.vllm_decode.tokens_per_second_empty},
                             {"tokens_per_second_full_cache", en.vllm_decode.tokens_per_second_full}}},
-          {"prefill_bound", {{"tokens_per_second", en.vllm_prefill_tokens_per_second}, {"prompt_tokens", m.max_model_len}}}};
+          {"prefill_bound", {{"tokens_per_second", en.vllm_prefill_tokens_per_second}, {"prompt_tokens", m.max_model_len},
+                             {"tensor_rate", en.prefill_rate}}}};
 }
 
 }  // namespace

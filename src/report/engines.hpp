@@ -16,6 +16,8 @@ struct EngineReport {
   LlamaCppMemory llamacpp;             // engine "llama.cpp": buffers per device, the fit, the decode bound
   LlamaCppFit llamacpp_fit;
   LlamaCppDecodeBound llamacpp_decode;
+  LlamaCppPrefillBound llamacpp_prefill;
+  std::string prefill_rate;            // which tensor rate the prompt bound uses ("INT8", "FP16 (FP16 accumulate)", ...)
   VllmMemory vllm;                     // engine "vllm": its ranks and KV pool
   VllmDecodeBound vllm_decode;
   double vllm_prefill_tokens_per_second = 0;  // vllm_prefill_bound
