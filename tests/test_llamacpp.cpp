@@ -367,3 +367,32 @@ TEST_CASE("the llama.cpp prompt bound: each GPU's layers at the rate of the kern
   REQUIRE(half);
   CHECK(half->engine->llamacpp_prefill.tokens_per_second == Approx(330.3e12 / (32 * per_layer)));
 }
+
+TEST_CASE("the host as a device: offload fits only if the host's RAM holds its buffers", "[llamacpp]") {
+  json request = {{"model", {{"preset", "llama-3.1-8b"}}}, {"weights", {{"format", "gguf-q4_k_m"}}}, {"engine", "llama.cpp"},
+                  {"llama.cpp", {{"ctx-size", 8192}, {"n-gpu-layers", 0}}}, {"gpu", {{"id", "rtx-4090"}}},
+                  {"host", {{"memory_bytes", 64 * kGiB}}}};
+  auto run = [](const json& j) {
+    auto r = request_from_json(j);
+    REQUIRE(r);
+    auto report = estimate(*r, builtin_catalog());
+    REQUIRE(report);
+    return report_to_json(*report).at("engine");
+  };
+  const json roomy = run(request);
+  CHECK(roomy.at("host").at("fits") == true);
+  CHECK(roomy.at("fits") == true);
+  CHECK(roomy.at("host").at("need_bytes").get<int64_t>() > 4 * kGiB);  // every layer on the CPU
+  request["host"]["memory_bytes"] = 2 * kGiB;
+  const json tight = run(request);
+  CHECK(tight.at("host").at("fits") == false);
+  CHECK(tight.at("fits") == false);
+  // The most -ngl that fits puts enough layers on the GPU for the host to hold the rest.
+  CHECK(tight.at("max_gpu_layers").get<int64_t>() > 0);
+  request["llama.cpp"]["n-gpu-layers"] = tight.at("max_gpu_layers");
+  CHECK(run(request).at("fits") == true);
+  // Not given: not checked.
+  request.erase("host");
+  request["llama.cpp"]["n-gpu-layers"] = 0;
+  CHECK(run(request).at("host").at("fits") == true);
+}

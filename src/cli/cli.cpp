@@ -37,7 +37,7 @@ struct InferOptions {
   std::string request_file, config_file, model, weights, kv, gpu, overhead, units, engine, command;
   std::vector<std::string> gpus;
   int64_t group_size = 0, context = 0, sequences = 0, gpu_count = 0, runtime_mib = -1, prefill_chunk = 0;
-  double margin = -1, capacity_gib = 0;
+  double margin = -1, capacity_gib = 0, host_ram_gib = 0;
   bool no_flash_attention = false, compare = false, as_json = false;
 };
 
@@ -79,6 +79,8 @@ void add_infer_options(CLI::App& app, InferOptions& o) {
   app.add_option("--cmd", o.command, "An engine's command line, e.g. 'llama-server -m x.gguf -c 32768 -ngl 99' "
                                      "(its -m file is read like --gguf) or 'vllm serve Qwen/Qwen2.5-7B-Instruct -tp 2'");
   app.add_option("--gpus", o.gpus, "GPUs in device order for an engine, e.g. --gpus rtx-4090 rtx-3090");
+  app.add_option("--host-ram-gib", o.host_ram_gib, "The host's RAM for an engine's CPU buffers (llama.cpp offload), GiB")
+      ->check(CLI::Range(0.001, 1048576.0));
 }
 
 // The engine's flags given to `vramfit infer --engine llama.cpp|vllm` (-ngl, -ctk, -tp ...:
@@ -277,6 +279,7 @@ bool build_request(const InferOptions& o, const EngineCommand* command, json& re
   if (o.compare) request["compare_gpus"] = true;
   if (!o.engine.empty()) request["engine"] = o.engine;
   if (!o.gpus.empty()) request["gpus"] = o.gpus;
+  if (o.host_ram_gib > 0) request["host"]["memory_bytes"] = static_cast<int64_t>(o.host_ram_gib * static_cast<double>(kGiB));
   if (command) {
     const std::string engine = command->request["engine"].get<std::string>();
     request["engine"] = engine;

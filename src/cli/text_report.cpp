@@ -107,7 +107,11 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
   }
   out << "  " << pad("host (CPU)", 26) << pad_left(std::to_string(m.host.layers) + (m.host.output_layer ? "+out" : ""), 8)
       << pad_left(format_bytes(m.host.model, u), 12) << pad_left(format_bytes(m.host.kv, u), 12)
-      << pad_left(format_bytes(m.host.compute + m.host.output, u), 12) << pad_left(format_bytes(f.host_need, u), 12) << "\n\n";
+      << pad_left(format_bytes(m.host.compute + m.host.output, u), 12) << pad_left(format_bytes(f.host_need, u), 12)
+      << (r.request.host_memory_bytes > 0 ? pad_left(format_bytes(r.request.host_memory_bytes, u), 12) +
+                                                (f.host_need <= r.request.host_memory_bytes ? "  fits" : "  DOES NOT FIT")
+                                          : std::string("  (host RAM not given: --host-ram-gib)"))
+      << "\n\n";
   out << "  needed per GPU = buffers + " << format_bytes(r.request.settings.runtime_bytes, u)
       << " runtime (CUDA context, cuBLAS; assumed) + " << static_cast<int>(r.request.settings.margin_fraction * 100 + 0.5)
       << "% margin\n\n";

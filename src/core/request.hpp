@@ -77,6 +77,9 @@ struct Request {
   // The host as a device: its memory bandwidth for the layers and experts it keeps (engines'
   // decode speed bound). Default: dual-channel DDR5-4800, 2 x 8 B x 4.8 GT/s = 76.8 GB/s.
   double host_bandwidth_gbs = 76.8;
+  // The host's memory for an engine's CPU buffers (llama.cpp's CPU_Mapped model, CPU KV, host
+  // compute and output): offload fits only if the host holds them. 0: not checked.
+  int64_t host_memory_bytes = 0;
 
   // mode "training": a transformer (the model above) with these settings, or a network
   // given layer by layer (has_network; the model is then unused).

@@ -393,8 +393,9 @@ Result<Request> request_from_json(const json& root) {
   if (top.error) return *top.error;
   if (const json* host = top.sub("host")) {
     Fields f{*host, "host.", std::nullopt};
-    f.only({"bandwidth_gbs"});
+    f.only({"bandwidth_gbs", "memory_bytes"});
     r.host_bandwidth_gbs = f.number("bandwidth_gbs", r.host_bandwidth_gbs, 1.0, 100000.0);
+    r.host_memory_bytes = f.integer("memory_bytes", 0, 0, int64_t(1) << 50);
     if (f.error) return *f.error;
   }
   if (top.has("gpus")) {
@@ -476,7 +477,7 @@ json request_to_json(const Request& r) {
   }
   if (r.engine == Engine::llamacpp) {
     j["engine"] = "llama.cpp";
-    j["host"] = {{"bandwidth_gbs", r.host_bandwidth_gbs}};
+    j["host"] = {{"bandwidth_gbs", r.host_bandwidth_gbs}, {"memory_bytes", r.host_memory_bytes}};
     if (engine_json().write_llamacpp) j["llama.cpp"] = engine_json().write_llamacpp(r.llamacpp);
   }
   if (r.engine == Engine::vllm) {

@@ -101,7 +101,7 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
   for (const Gpu& gpu : e.devices) bandwidth.push_back(gpu.bandwidth_gbs);
   e.llamacpp_decode = llamacpp_decode_bound(report.prepared.model, weights, e.llamacpp, bandwidth,
                                                  request.host_bandwidth_gbs);
-  e.llamacpp_fit = llamacpp_fit(catalog.formats, report.prepared.model, weights, l, capacity, 0,
+  e.llamacpp_fit = llamacpp_fit(catalog.formats, report.prepared.model, weights, l, capacity, request.host_memory_bytes,
                                      request.settings.runtime_bytes, request.settings.margin_fraction);
   const std::string type = main_weight_type(request, catalog, format);
   std::vector<double> rates;
@@ -136,7 +136,13 @@ json llamacpp_to_json(const Report& r) {
           {"layer_slots", m.layer_slots},
           {"flash_attention", m.flash_attention},
           {"gpus", devices},
-          {"host", buffers(m.host)},
+          {"host", [&] {
+             json h = buffers(m.host);
+             h["need_bytes"] = f.host_need;
+             h["capacity_bytes"] = r.request.host_memory_bytes;  // 0: not checked
+             h["fits"] = r.request.host_memory_bytes <= 0 || f.host_need <= r.request.host_memory_bytes;
+             return h;
+           }()},
           {"fits", f.fits},
           {"max_gpu_layers", f.max_gpu_layers},
           {"max_ctx_size", f.max_ctx_size},
