@@ -18,6 +18,17 @@ using namespace vramfit;
 
 namespace {
 
+// The README's accuracy table: per quantity, the median and worst |error| over the points.
+void print_error_table(const char* engine, size_t points, std::map<std::string, std::vector<double>>& errors) {
+  std::printf("  %s, per quantity: median / worst |error| over %zu points\n", engine, points);
+  for (auto& [quantity, list] : errors) {
+    std::sort(list.begin(), list.end());
+    const size_t n = list.size();
+    const double median = n % 2 ? list[n / 2] : (list[n / 2 - 1] + list[n / 2]) / 2.0;
+    std::printf("    %-16s n=%zu  median %5.1f%%  worst %5.1f%%\n", quantity.c_str(), n, 100.0 * median, 100.0 * list.back());
+  }
+}
+
 double estimated_mib(const Report& r, const std::string& quantity) {
   const std::string device = quantity.substr(0, quantity.find('.'));
   const std::string buffer = quantity.substr(quantity.find('.') + 1);
@@ -61,13 +72,7 @@ TEST_CASE("llama.cpp's printed buffers, point by point (validation/engines/llama
       }
     }
   }
-  std::printf("  llama.cpp, per quantity: median / worst |error| over %zu points\n", data.at("points").size());
-  for (auto& [kind, list] : errors) {
-    std::sort(list.begin(), list.end());
-    const size_t n = list.size();
-    const double median = n % 2 ? list[n / 2] : (list[n / 2 - 1] + list[n / 2]) / 2.0;
-    std::printf("    %-16s n=%zu  median %5.1f%%  worst %5.1f%%\n", kind.c_str(), n, 100.0 * median, 100.0 * list.back());
-  }
+  print_error_table("llama.cpp", data.at("points").size(), errors);
 }
 
 namespace {
@@ -126,11 +131,5 @@ TEST_CASE("vLLM's printed memory, point by point (validation/engines/vllm.json)"
       CHECK(std::abs(error) <= vllm_allowed(point, quantity));
     }
   }
-  std::printf("  vLLM, per quantity: median / worst |error| over %zu points\n", data.at("points").size());
-  for (auto& [quantity, list] : errors) {
-    std::sort(list.begin(), list.end());
-    const size_t n = list.size();
-    const double median = n % 2 ? list[n / 2] : (list[n / 2 - 1] + list[n / 2]) / 2.0;
-    std::printf("    %-16s n=%zu  median %5.1f%%  worst %5.1f%%\n", quantity.c_str(), n, 100.0 * median, 100.0 * list.back());
-  }
+  print_error_table("vLLM", data.at("points").size(), errors);
 }
