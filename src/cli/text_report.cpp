@@ -175,6 +175,7 @@ void print_vllm_report(std::ostream& out, const Report& r) {
   for (const std::string& line : vllm_log_lines(m, v)) out << "    " << line << "\n";
   out << "\n" << (m.fits ? "STARTS" : "DOES NOT START") << " on " << m.ranks.size() << (m.ranks.size() == 1 ? " GPU" : " GPUs") << "\n";
   if (!m.fits) out << "  vLLM: " << m.refusal << "\n";
+  if (!m.warning.empty()) out << "  warning: " << m.warning << "\n";
   out << "  KV cache: " << with_thousands(m.kv_tokens) << " tokens (" << with_thousands(m.num_gpu_blocks) << " blocks of "
       << v.block_size << ")\n";
   std::snprintf(text, sizeof text, "%.2f", m.max_concurrency);

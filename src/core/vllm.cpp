@@ -421,14 +421,16 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
                     static_cast<double>(k.kv_available) / gib,
                     static_cast<long long>(r.longest_model_len));
       r.refusal = line;
-    } else if (k.requested + k.outside_budget > k.total) {
+    } else if (k.requested + k.outside_budget > k.total && r.warning.empty()) {
+      // Not one of vLLM's checks: CUDA graphs are captured after the KV cache, beyond the
+      // budget, and their size here is assumed (the median of H100 logs), so a warning.
       std::snprintf(line, sizeof line,
-                    "GPU %zu: the budget (%.2f GiB) and what vLLM uses outside it (CUDA context and graphs, %.2f GiB, assumed) "
-                    "exceed the GPU's %.2f GiB: CUDA graph capture would run out of memory; lower --gpu-memory-utilization or "
-                    "use --enforce-eager",
+                    "GPU %zu: the budget (%.2f GiB) and what vLLM uses beyond it (CUDA context, NCCL and graphs, %.2f GiB, "
+                    "assumed) exceed the GPU's %.2f GiB: CUDA graph capture may run out of memory; lower "
+                    "--gpu-memory-utilization or use --enforce-eager",
                     i, static_cast<double>(k.requested) / gib, static_cast<double>(k.outside_budget) / gib,
                     static_cast<double>(k.total) / gib);
-      r.refusal = line;
+      r.warning = line;
     }
   }
   r.fits = r.refusal.empty() && !r.ranks.empty();

@@ -99,6 +99,7 @@ struct VllmMemory {
   VllmGeneration generation;
   bool fits = false;               // vLLM starts: a request of max_model_len fits and nothing is over a GPU
   std::string refusal;             // why not, in vLLM's words where it has them
+  std::string warning;             // a risk that rests on assumed sizes (CUDA graphs beyond the budget)
 };
 
 // gpu_total_bytes: the CUDA-visible total of each GPU, rank order (tp ranks of stage 0, then

@@ -279,6 +279,7 @@ json vllm_to_json(const Report& r) {
           {"min_gpu_memory_utilization", m.min_utilization},
           {"fits", m.fits},
           {"refusal", m.refusal},
+          {"warning", m.warning},
           {"log_lines", vllm_log_lines(m, r.request.vllm)},
           {"assumptions", en.assumptions},
           {"decode_bound", {{"tokens_per_second_empty_cache", en.vllm_decode.tokens_per_second_empty},
