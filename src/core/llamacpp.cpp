@@ -315,10 +315,8 @@ LlamaCppPrefillBound llamacpp_prefill_bound(const ModelSpec& m, const LlamaCppMe
   int64_t layer = memory.host.layers;
   double seconds = 0;
   for (size_t g = 0; g < memory.gpus.size(); ++g) {
-    double flops = 0;
-    for (int64_t i = 0; i < memory.gpus[g].layers && layer < m.layers; ++i, ++layer) {
-      flops += prefill_flops_per_token(m, layer, active[static_cast<size_t>(layer)], prompt_tokens);
-    }
+    const double flops = prefill_flops_per_token(m, active, layer, memory.gpus[g].layers, prompt_tokens);
+    layer += memory.gpus[g].layers;
     if (flops <= 0) continue;
     const double rate = g < rates.size() ? rates[g] * 1e12 : 0.0;
     if (rate <= 0) return b;  // not known: no bound

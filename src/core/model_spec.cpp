@@ -259,11 +259,17 @@ std::vector<int64_t> active_parameters_per_layer(const ModelSpec& s) {
   return per_layer;
 }
 
-double prefill_flops_per_token(const ModelSpec& s, int64_t layer, int64_t active_parameters, int64_t prompt_tokens) {
+double prefill_flops_per_token(const ModelSpec& s, const std::vector<int64_t>& active, int64_t first_layer, int64_t layers,
+                               int64_t prompt_tokens) {
   const int64_t q_width = s.attention_heads * (s.uses_mla() ? s.qk_nope_head_dim + s.qk_rope_head_dim : s.head_dim);
-  double positions = static_cast<double>(prompt_tokens) / 2.0;
-  if (s.is_sliding_layer(layer)) positions = std::min(positions, static_cast<double>(s.sliding_window));
-  return 2.0 * static_cast<double>(active_parameters) + 4.0 * positions * static_cast<double>(q_width);
+  const int64_t end = std::min<int64_t>(first_layer + layers, static_cast<int64_t>(active.size()));
+  double flops = 0;
+  for (int64_t layer = first_layer; layer < end; ++layer) {
+    double positions = static_cast<double>(prompt_tokens) / 2.0;
+    if (s.is_sliding_layer(layer)) positions = std::min(positions, static_cast<double>(s.sliding_window));
+    flops += 2.0 * static_cast<double>(active[static_cast<size_t>(layer)]) + 4.0 * positions * static_cast<double>(q_width);
+  }
+  return flops;
 }
 
 int64_t count_active_parameters(const ModelSpec& s) {

@@ -108,9 +108,11 @@ int64_t count_active_parameters(const ModelSpec& spec);
 // The same for each repeating layer (index = layer): the weights one token multiplies by.
 std::vector<int64_t> active_parameters_per_layer(const ModelSpec& spec);
 
-// FLOPs of one token of a prompt of `prompt_tokens` in the repeating layers: 2 per active
-// weight, and the attention's QK^T and AV, 2 x 2 x q width per earlier position — on average
-// half the prompt for a causal model (sliding-window layers: at most the window).
-double prefill_flops_per_token(const ModelSpec& spec, int64_t layer, int64_t active_parameters, int64_t prompt_tokens);
+// FLOPs of one token of a prompt of `prompt_tokens` in the repeating layers first_layer ..
+// first_layer + layers - 1 (active: active_parameters_per_layer): 2 per active weight, and the
+// attention's QK^T and AV, 2 x 2 x q width per earlier position — on average half the prompt
+// for a causal model (sliding-window layers: at most the window).
+double prefill_flops_per_token(const ModelSpec& spec, const std::vector<int64_t>& active, int64_t first_layer, int64_t layers,
+                               int64_t prompt_tokens);
 
 }  // namespace vramfit

@@ -45,6 +45,12 @@ struct StoredWeights {
 // "llama.cpp" follows llama.cpp's own allocation, device by device (core/llamacpp); "vllm"
 // follows vLLM's profiling and KV budget, rank by rank (core/vllm).
 enum class Engine { generic, llamacpp, vllm };
+constexpr int kEngineCount = 3;
+// The engine's name in a request ("engine": ...) and the key of its settings.
+inline const char* engine_name(Engine engine) {
+  static const char* const names[kEngineCount] = {"generic", "llama.cpp", "vllm"};
+  return names[static_cast<int>(engine)];
+}
 
 // What is estimated: serving a model, or training one (a transformer, or a network given
 // layer by layer: Request::has_network). In JSON: "inference" / "training".

@@ -473,10 +473,8 @@ double vllm_prefill_bound(const ModelSpec& m, const VllmMemory& memory, const Vl
   double seconds = 0;
   int64_t layer = 0;
   for (size_t i = 0; i < memory.ranks.size(); i += static_cast<size_t>(tp)) {  // the first rank of each stage
-    double flops = 0;
-    for (int64_t n = 0; n < memory.ranks[i].layers && layer < m.layers; ++n, ++layer) {
-      flops += prefill_flops_per_token(m, layer, active[static_cast<size_t>(layer)], memory.max_model_len);
-    }
+    const double flops = prefill_flops_per_token(m, active, layer, memory.ranks[i].layers, memory.max_model_len);
+    layer += memory.ranks[i].layers;
     double slowest = 0;
     for (size_t r = i; r < i + static_cast<size_t>(tp) && r < memory.ranks.size(); ++r) {
       const double t = r < tflops.size() ? tflops[r] : 0.0;

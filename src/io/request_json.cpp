@@ -369,15 +369,15 @@ Result<Request> request_from_json(const json& root) {
     if (f.error) return *f.error;
   }
   // Each engine's settings sit under the engine's own name: {"engine": "vllm", "vllm": {...}}.
-  static const char* const engines[] = {"generic", "llama.cpp", "vllm"};  // in Engine's order
   const std::string engine = top.text("engine", "generic");
-  const auto known = std::find(std::begin(engines), std::end(engines), engine);
-  if (known == std::end(engines)) top.fail("request.bad_value", "engine", "must be generic, llama.cpp or vllm (got '" + engine + "')");
-  else r.engine = static_cast<Engine>(known - std::begin(engines));
-  for (size_t i = 1; i < std::size(engines) && !top.error; ++i) {
-    const json* settings = top.sub(engines[i]);
+  int known = 0;
+  while (known < kEngineCount && engine != engine_name(static_cast<Engine>(known))) ++known;
+  if (known == kEngineCount) top.fail("request.bad_value", "engine", "must be generic, llama.cpp or vllm (got '" + engine + "')");
+  else r.engine = static_cast<Engine>(known);
+  for (int i = 1; i < kEngineCount && !top.error; ++i) {
+    const std::string name = engine_name(static_cast<Engine>(i));
+    const json* settings = top.sub(name.c_str());
     if (!settings) continue;
-    const std::string name = engines[i];
     if (r.engine != static_cast<Engine>(i)) {
       top.fail("request.bad_value", name, "is only for engine \"" + name + "\"");
     } else if (!(i == 1 ? engine_json().read_llamacpp != nullptr : engine_json().read_vllm != nullptr)) {
@@ -476,12 +476,12 @@ json request_to_json(const Request& r) {
     if (w.has_layers && engine_json().write_layers) j["weights"]["stored"]["by_layer"] = engine_json().write_layers(w.by_layer);
   }
   if (r.engine == Engine::llamacpp) {
-    j["engine"] = "llama.cpp";
+    j["engine"] = engine_name(r.engine);
     j["host"] = {{"bandwidth_gbs", r.host_bandwidth_gbs}, {"memory_bytes", r.host_memory_bytes}};
     if (engine_json().write_llamacpp) j["llama.cpp"] = engine_json().write_llamacpp(r.llamacpp);
   }
   if (r.engine == Engine::vllm) {
-    j["engine"] = "vllm";
+    j["engine"] = engine_name(r.engine);
     if (engine_json().write_vllm) j["vllm"] = engine_json().write_vllm(r.vllm);
   }
   if (r.mode == Mode::training) {

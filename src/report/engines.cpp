@@ -17,15 +17,41 @@ namespace {
 EngineParts g_llamacpp;
 EngineParts g_vllm;
 
-// The tensor rate (TFLOPS or TOPS, 0: not known) of the kernels llama.cpp runs on a weight type
-// (ggml-cuda.cu ggml_cuda_mul_mat: quantized types through its MMQ kernels on INT8 tensor
-// cores; F16 through cuBLAS with FP16 compute; BF16 and F32 with FP32 accumulation, F32 no
-// faster than BF16), and its name.
-double llamacpp_rate(const Gpu& gpu, const std::string& type, std::string& name) {
-  if (type == "f16") { name = "FP16 with FP16 accumulation (cuBLAS)"; return gpu.fp16_acc_tflops; }
-  if (type == "bf16" || type == "f32") { name = "BF16 with FP32 accumulation (cuBLAS)"; return gpu.bf16_tflops; }
-  name = "INT8 (llama.cpp's quantized MMQ kernels)";
-  return gpu.int8_tops;
+// A tensor rate of the GPU catalog (TFLOPS or TOPS, 0: not known) and its name.
+struct TensorRate {
+  double Gpu::*rate = nullptr;  // nullptr: none in the catalog for these weights
+  const char* name = "";
+};
+
+// The rate of the kernels llama.cpp runs on a weight type (ggml-cuda.cu ggml_cuda_mul_mat:
+// quantized types through its MMQ kernels on INT8 tensor cores; F16 through cuBLAS with FP16
+// compute; BF16 and F32 with FP32 accumulation, F32 no faster than BF16).
+TensorRate llamacpp_rate(const std::string& type) {
+  if (type == "f16") return {&Gpu::fp16_acc_tflops, "FP16 with FP16 accumulation (cuBLAS)"};
+  if (type == "bf16" || type == "f32") return {&Gpu::bf16_tflops, "BF16 with FP32 accumulation (cuBLAS)"};
+  return {&Gpu::int8_tops, "INT8 (llama.cpp's quantized MMQ kernels)"};
+}
+
+// The rate of vLLM's matmuls for a weight format: 16-bit with FP32 accumulation for BF16/FP16
+// weights (FP32 is slower still) and the weight-only formats its kernels dequantize (GPTQ/AWQ
+// Marlin, bitsandbytes 4-bit); FP8 and INT8 w8a8 on their own tensor cores; others (GGUF,
+// MXFP4, a file's own types): none.
+TensorRate vllm_rate(const WeightFormat* format) {
+  static const char* const sixteen_bit[] = {"fp32", "fp16", "bf16", "gptq-int4", "gptq-int8", "awq-int4", "bnb-nf4", "bnb-nf4-dq", "bnb-fp4"};
+  const std::string id = format ? format->id : std::string();
+  if (std::any_of(std::begin(sixteen_bit), std::end(sixteen_bit), [&](const char* x) { return id == x; })) {
+    return {&Gpu::bf16_tflops, "BF16 with FP32 accumulation"};
+  }
+  if (id == "fp8") return {&Gpu::fp8_tflops, "FP8"};
+  if (id == "int8") return {&Gpu::int8_tops, "INT8"};
+  return {};
+}
+
+// Each device's value of a Gpu field, in device order.
+std::vector<double> per_device(const std::vector<Gpu>& devices, double Gpu::*field) {
+  std::vector<double> values;
+  for (const Gpu& gpu : devices) values.push_back(field ? gpu.*field : 0.0);
+  return values;
 }
 
 // The weights' main storage type: the format's, or the type holding most of a file's bytes.
@@ -97,16 +123,13 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
   const LlamaCppWeights weights = request.has_stored_weights ? stored.by_layer
                                                              : llamacpp_weights(catalog.formats, report.prepared.model, *format);
   e.llamacpp = llamacpp_memory(catalog.formats, report.prepared.model, weights, l, capacity);
-  std::vector<double> bandwidth;
-  for (const Gpu& gpu : e.devices) bandwidth.push_back(gpu.bandwidth_gbs);
-  e.llamacpp_decode = llamacpp_decode_bound(report.prepared.model, weights, e.llamacpp, bandwidth,
-                                                 request.host_bandwidth_gbs);
+  e.llamacpp_decode = llamacpp_decode_bound(report.prepared.model, weights, e.llamacpp, per_device(e.devices, &Gpu::bandwidth_gbs),
+                                            request.host_bandwidth_gbs);
   e.llamacpp_fit = llamacpp_fit(catalog.formats, report.prepared.model, weights, l, capacity, request.host_memory_bytes,
                                      request.settings.runtime_bytes, request.settings.margin_fraction);
-  const std::string type = main_weight_type(request, catalog, format);
-  std::vector<double> rates;
-  for (const Gpu& gpu : e.devices) rates.push_back(llamacpp_rate(gpu, type, e.prefill_rate));
-  e.llamacpp_prefill = llamacpp_prefill_bound(report.prepared.model, e.llamacpp, rates, e.llamacpp.n_ctx);
+  const TensorRate rate = llamacpp_rate(main_weight_type(request, catalog, format));
+  e.prefill_rate = rate.name;
+  e.llamacpp_prefill = llamacpp_prefill_bound(report.prepared.model, e.llamacpp, per_device(e.devices, rate.rate), e.llamacpp.n_ctx);
   return std::nullopt;
 }
 
@@ -232,22 +255,10 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
   e.assumptions.push_back(g.sorting_sampler
                                           ? "sampler: vLLM before 0.11 sorts the vocabulary when profiled (the boundary release is assumed)"
                                           : "sampler: vLLM 0.11 and later samples without sorting the vocabulary (the boundary release is assumed)");
-  std::vector<double> bandwidth;
-  for (const Gpu& gpu : e.devices) bandwidth.push_back(gpu.bandwidth_gbs);
-  e.vllm_decode = vllm_decode_bound(m, e.vllm, v, bandwidth);
-  // The prompt bound at the tensor rate of vLLM's matmuls for these weights: 16-bit with FP32
-  // accumulation (bf16_tflops) for BF16/FP16 weights (FP32 is slower still) and the weight-only
-  // formats its kernels dequantize (GPTQ/AWQ Marlin, bitsandbytes 4-bit); FP8 (fp8_tflops) and
-  // INT8 w8a8 (int8_tops) on their own tensor cores; others (GGUF, MXFP4): no bound.
-  static const char* const sixteen_bit[] = {"fp32", "fp16", "bf16", "gptq-int4", "gptq-int8", "awq-int4", "bnb-nf4", "bnb-nf4-dq", "bnb-fp4"};
-  const std::string id = format ? format->id : std::string();
-  const bool bf16 = std::any_of(std::begin(sixteen_bit), std::end(sixteen_bit), [&](const char* x) { return id == x; });
-  e.prefill_rate = bf16 ? "BF16 with FP32 accumulation" : id == "fp8" ? "FP8" : id == "int8" ? "INT8" : "";
-  std::vector<double> rates;
-  for (const Gpu& gpu : e.devices) {
-    rates.push_back(bf16 ? gpu.bf16_tflops : id == "fp8" ? gpu.fp8_tflops : id == "int8" ? gpu.int8_tops : 0.0);
-  }
-  e.vllm_prefill_tokens_per_second = e.prefill_rate.empty() ? 0.0 : vllm_prefill_bound(m, e.vllm, v, rates);
+  e.vllm_decode = vllm_decode_bound(m, e.vllm, v, per_device(e.devices, &Gpu::bandwidth_gbs));
+  const TensorRate rate = vllm_rate(format);
+  e.prefill_rate = rate.name;
+  e.vllm_prefill_tokens_per_second = rate.rate ? vllm_prefill_bound(m, e.vllm, v, per_device(e.devices, rate.rate)) : 0.0;
   return std::nullopt;
 }
 
@@ -295,14 +306,6 @@ const EngineParts* engine_parts(Engine engine) {
     case Engine::llamacpp: return &g_llamacpp;
     case Engine::vllm: return &g_vllm;
     default: return nullptr;
-  }
-}
-
-const char* engine_name(Engine engine) {
-  switch (engine) {
-    case Engine::llamacpp: return "llama.cpp";
-    case Engine::vllm: return "vllm";
-    default: return "generic";
   }
 }
 

@@ -33,7 +33,6 @@ struct EngineParts {
 // The parts of a request's engine (nullptr for the generic engine); their functions are empty
 // until enable_engines() has run.
 const EngineParts* engine_parts(Engine engine);
-const char* engine_name(Engine engine);  // "generic", "llama.cpp", "vllm"
 void enable_engines();
 
 }  // namespace vramfit
