@@ -1,13 +1,13 @@
 #include "report/engines.hpp"
 
 #include <algorithm>
-#include <memory>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 #include "core/llamacpp.hpp"
-#include "core/vllm.hpp"
 #include "core/units.hpp"
+#include "core/vllm.hpp"
 #include "io/engine_json.hpp"
 
 namespace vramfit {
@@ -37,7 +37,8 @@ TensorRate llamacpp_rate(const std::string& type) {
 // Marlin, bitsandbytes 4-bit); FP8 and INT8 w8a8 on their own tensor cores; others (GGUF,
 // MXFP4, a file's own types): none.
 TensorRate vllm_rate(const WeightFormat* format) {
-  static const char* const sixteen_bit[] = {"fp32", "fp16", "bf16", "gptq-int4", "gptq-int8", "awq-int4", "bnb-nf4", "bnb-nf4-dq", "bnb-fp4"};
+  static const char* const sixteen_bit[] = {"fp32",     "fp16",    "bf16",       "gptq-int4", "gptq-int8",
+                                            "awq-int4", "bnb-nf4", "bnb-nf4-dq", "bnb-fp4"};
   const std::string id = format ? format->id : std::string();
   if (std::any_of(std::begin(sixteen_bit), std::end(sixteen_bit), [&](const char* x) { return id == x; })) {
     return {&Gpu::bf16_tflops, "BF16 with FP32 accumulation"};
@@ -60,7 +61,10 @@ std::string main_weight_type(const Request& request, const Catalog& catalog, con
   std::string type;
   int64_t most = -1;
   for (const StoredWeights::Row& row : request.stored_weights.by_type) {
-    if (row.bytes > most) { most = row.bytes; type = row.type; }
+    if (row.bytes > most) {
+      most = row.bytes;
+      type = row.type;
+    }
   }
   return type;
 }
@@ -91,7 +95,8 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
   if (request.has_stored_weights && (!stored.has_layers || stored.source != "gguf")) {
     return make_error("request.bad_value", "weights.stored",
                       "weights.stored: llama.cpp loads GGUF files; this model's weights come from " +
-                          (stored.source.empty() ? std::string("a file") : stored.source) + " without llama.cpp's layer placement");
+                          (stored.source.empty() ? std::string("a file") : stored.source) +
+                          " without llama.cpp's layer placement");
   }
   if (request.has_stored_weights && static_cast<int64_t>(stored.by_layer.layer.size()) != report.prepared.model.layers) {
     return make_error("request.bad_value", "weights.stored.by_layer",
@@ -114,30 +119,32 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
   report.engine = engine;
   if (auto error = resolve_devices(request, catalog, request.settings.gpu_count, report.gpu, e)) return error;
   if (l.main_gpu >= static_cast<int64_t>(e.devices.size())) {
-    return make_error("request.out_of_range", "llama.cpp.main-gpu",
-                      "llama.cpp.main-gpu: " + std::to_string(l.main_gpu) + " is not one of the " +
-                          std::to_string(e.devices.size()) + " GPUs");
+    return make_error(
+        "request.out_of_range", "llama.cpp.main-gpu",
+        "llama.cpp.main-gpu: " + std::to_string(l.main_gpu) + " is not one of the " + std::to_string(e.devices.size()) + " GPUs");
   }
   std::vector<int64_t> capacity;
   for (const Gpu& gpu : e.devices) capacity.push_back(gpu.usable_bytes());
-  const LlamaCppWeights weights = request.has_stored_weights ? stored.by_layer
-                                                             : llamacpp_weights(catalog.formats, report.prepared.model, *format);
+  const LlamaCppWeights weights =
+      request.has_stored_weights ? stored.by_layer : llamacpp_weights(catalog.formats, report.prepared.model, *format);
   e.llamacpp = llamacpp_memory(catalog.formats, report.prepared.model, weights, l, capacity);
-  e.llamacpp_decode = llamacpp_decode_bound(report.prepared.model, weights, e.llamacpp, per_device(e.devices, &Gpu::bandwidth_gbs),
-                                            request.host_bandwidth_gbs);
+  e.llamacpp_decode = llamacpp_decode_bound(report.prepared.model, weights, e.llamacpp,
+                                            per_device(e.devices, &Gpu::bandwidth_gbs), request.host_bandwidth_gbs);
   e.llamacpp_fit = llamacpp_fit(catalog.formats, report.prepared.model, weights, l, capacity, request.host_memory_bytes,
-                                     request.settings.runtime_bytes, request.settings.margin_fraction);
+                                request.settings.runtime_bytes, request.settings.margin_fraction);
   const TensorRate rate = llamacpp_rate(main_weight_type(request, catalog, format));
   e.prefill_rate = rate.name;
-  e.llamacpp_prefill = llamacpp_prefill_bound(report.prepared.model, e.llamacpp, per_device(e.devices, rate.rate), e.llamacpp.n_ctx);
+  e.llamacpp_prefill =
+      llamacpp_prefill_bound(report.prepared.model, e.llamacpp, per_device(e.devices, rate.rate), e.llamacpp.n_ctx);
   return std::nullopt;
 }
 
 json llamacpp_to_json(const Report& r) {
   const EngineReport& en = *r.engine;
   auto buffers = [](const LlamaCppBuffers& b) {
-    return json{{"device", b.device}, {"model_bytes", b.model}, {"expert_bytes", b.experts}, {"kv_bytes", b.kv}, {"compute_bytes", b.compute},
-                {"output_bytes", b.output}, {"total_bytes", b.total()}, {"layers", b.layers}, {"output_layer", b.output_layer}};
+    return json{{"device", b.device},       {"model_bytes", b.model},     {"expert_bytes", b.experts},
+                {"kv_bytes", b.kv},         {"compute_bytes", b.compute}, {"output_bytes", b.output},
+                {"total_bytes", b.total()}, {"layers", b.layers},         {"output_layer", b.output_layer}};
   };
   const LlamaCppMemory& m = en.llamacpp;
   const LlamaCppFit& f = en.llamacpp_fit;
@@ -159,7 +166,8 @@ json llamacpp_to_json(const Report& r) {
           {"layer_slots", m.layer_slots},
           {"flash_attention", m.flash_attention},
           {"gpus", devices},
-          {"host", [&] {
+          {"host",
+           [&] {
              json h = buffers(m.host);
              h["need_bytes"] = f.host_need;
              h["capacity_bytes"] = r.request.host_memory_bytes;  // 0: not checked
@@ -170,15 +178,17 @@ json llamacpp_to_json(const Report& r) {
           {"max_gpu_layers", f.max_gpu_layers},
           {"max_ctx_size", f.max_ctx_size},
           {"log_lines", llamacpp_log_lines(m)},
-          {"decode_bound", {{"tokens_per_second_empty_cache", en.llamacpp_decode.tokens_per_second_empty},
-                            {"tokens_per_second_full_cache", en.llamacpp_decode.tokens_per_second_full},
-                            {"gpu_bytes_per_token", en.llamacpp_decode.gpu_bytes_per_token},
-                            {"host_bytes_per_token", en.llamacpp_decode.host_bytes_per_token},
-                            {"host_bandwidth_gbs", r.request.host_bandwidth_gbs}}},
-          {"prefill_bound", {{"tokens_per_second", en.llamacpp_prefill.tokens_per_second},
-                             {"prompt_tokens", en.llamacpp_prefill.prompt_tokens},
-                             {"host_layers_left_out", en.llamacpp_prefill.host_layers_left_out},
-                             {"tensor_rate", en.prefill_rate}}}};
+          {"decode_bound",
+           {{"tokens_per_second_empty_cache", en.llamacpp_decode.tokens_per_second_empty},
+            {"tokens_per_second_full_cache", en.llamacpp_decode.tokens_per_second_full},
+            {"gpu_bytes_per_token", en.llamacpp_decode.gpu_bytes_per_token},
+            {"host_bytes_per_token", en.llamacpp_decode.host_bytes_per_token},
+            {"host_bandwidth_gbs", r.request.host_bandwidth_gbs}}},
+          {"prefill_bound",
+           {{"tokens_per_second", en.llamacpp_prefill.tokens_per_second},
+            {"prompt_tokens", en.llamacpp_prefill.prompt_tokens},
+            {"host_layers_left_out", en.llamacpp_prefill.host_layers_left_out},
+            {"tensor_rate", en.prefill_rate}}}};
 }
 // engine "vllm": tensor-parallel x pipeline-parallel GPUs, vLLM's budget and KV pool on each
 // (core/vllm).
@@ -187,7 +197,8 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
   const ModelSpec& m = report.prepared.model;
   const int64_t world = v.tensor_parallel_size * v.pipeline_parallel_size;
   if (m.parameters_only > 0) {
-    return make_error("request.bad_value", "model", "model: vLLM's memory follows the model's shapes; give a preset or a config, not only a parameter count");
+    return make_error("request.bad_value", "model",
+                      "model: vLLM's memory follows the model's shapes; give a preset or a config, not only a parameter count");
   }
   // vllm/config/model.py ModelConfig.verify_with_parallel_config.
   if (m.attention_heads % v.tensor_parallel_size != 0) {
@@ -202,8 +213,8 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
   }
   if (!request.gpu_ids.empty() && static_cast<int64_t>(request.gpu_ids.size()) != world) {
     return make_error("request.bad_value", "gpus",
-                      "gpus: vLLM runs one rank per GPU: tensor-parallel-size x pipeline-parallel-size = " + std::to_string(world) +
-                          " GPUs, but " + std::to_string(request.gpu_ids.size()) + " are listed");
+                      "gpus: vLLM runs one rank per GPU: tensor-parallel-size x pipeline-parallel-size = " +
+                          std::to_string(world) + " GPUs, but " + std::to_string(request.gpu_ids.size()) + " are listed");
   }
   auto engine = std::make_shared<EngineReport>();
   EngineReport& e = *engine;
@@ -218,7 +229,7 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
     const int64_t as_bf16 = summarize_weights(catalog.formats, *shapes, m, 0).bytes;
     scale = as_bf16 > 0 ? static_cast<double>(report.prepared.weights.bytes) / static_cast<double>(as_bf16) : 1.0;
     e.assumptions.push_back("weights per rank: the file's " + with_thousands(report.prepared.weights.bytes) +
-                                        " bytes, sharded in the proportions of the model's bf16 tensors");
+                            " bytes, sharded in the proportions of the model's bf16 tensors");
   }
   std::vector<int64_t> totals;
   std::vector<std::string> names;
@@ -229,32 +240,33 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
       continue;
     }
     totals.push_back(gpu.total_bytes);
-    const std::string note = gpu.name + ": its CUDA-visible total (vLLM's total_gpu_memory) is not in the catalog; the driver's "
+    const std::string note = gpu.name +
+                             ": its CUDA-visible total (vLLM's total_gpu_memory) is not in the catalog; the driver's "
                              "total is used, and vLLM sees a few hundred MiB less";
-    if (gpu.id != "custom" && std::find(e.assumptions.begin(), e.assumptions.end(), note) ==
-                                  e.assumptions.end()) {
+    if (gpu.id != "custom" && std::find(e.assumptions.begin(), e.assumptions.end(), note) == e.assumptions.end()) {
       e.assumptions.push_back(note);
     }
   }
-  e.vllm = vllm_memory(catalog.formats, m, *shapes, request.group_size, report.prepared.activation_bytes, v, totals, names,
-                            scale, request.settings.runtime_bytes);
+  e.vllm = vllm_memory(catalog.formats, m, *shapes, request.group_size, report.prepared.activation_bytes, v, totals, names, scale,
+                       request.settings.runtime_bytes);
   const VllmGeneration& g = e.vllm.generation;
   const VllmRank& rank0 = e.vllm.ranks.front();
-  e.assumptions.push_back("vLLM " + vllm_version_text(v) + ": non_torch_memory " + format_bytes(rank0.non_torch, DisplayUnits::gib) +
-                                      " per rank, the median of public logs of such releases (not derived)");
+  e.assumptions.push_back("vLLM " + vllm_version_text(v) + ": non_torch_memory " +
+                          format_bytes(rank0.non_torch, DisplayUnits::gib) +
+                          " per rank, the median of public logs of such releases (not derived)");
   if (!v.enforce_eager) {
     e.assumptions.push_back("CUDA graphs: " + format_bytes(g.cuda_graphs, DisplayUnits::gib) +
-                                        " per rank outside vLLM's budget, the median of public logs (--enforce-eager: none)");
+                            " per rank outside vLLM's budget, the median of public logs (--enforce-eager: none)");
   }
+  e.assumptions.push_back("before vLLM's budget: the CUDA context, " +
+                          format_bytes(request.settings.runtime_bytes, DisplayUnits::gib) + " per GPU (overhead.runtime_bytes)" +
+                          (v.tensor_parallel_size > 1 || v.pipeline_parallel_size > 1
+                               ? " + " + format_bytes(g.context_tp_extra, DisplayUnits::gib) + " for NCCL (median of public logs)"
+                               : std::string()));
   e.assumptions.push_back(
-      "before vLLM's budget: the CUDA context, " + format_bytes(request.settings.runtime_bytes, DisplayUnits::gib) +
-      " per GPU (overhead.runtime_bytes)" +
-      (v.tensor_parallel_size > 1 || v.pipeline_parallel_size > 1 ? " + " + format_bytes(g.context_tp_extra, DisplayUnits::gib) +
-                                                                       " for NCCL (median of public logs)"
-                                                                 : std::string()));
-  e.assumptions.push_back(g.sorting_sampler
-                                          ? "sampler: vLLM before 0.11 sorts the vocabulary when profiled (the boundary release is assumed)"
-                                          : "sampler: vLLM 0.11 and later samples without sorting the vocabulary (the boundary release is assumed)");
+      g.sorting_sampler
+          ? "sampler: vLLM before 0.11 sorts the vocabulary when profiled (the boundary release is assumed)"
+          : "sampler: vLLM 0.11 and later samples without sorting the vocabulary (the boundary release is assumed)");
   e.vllm_decode = vllm_decode_bound(m, e.vllm, v, per_device(e.devices, &Gpu::bandwidth_gbs));
   const TensorRate rate = vllm_rate(format);
   e.prefill_rate = rate.name;
@@ -269,12 +281,22 @@ json vllm_to_json(const Report& r) {
   for (size_t i = 0; i < m.ranks.size(); ++i) {
     const VllmRank& k = m.ranks[i];
     ranks.push_back({{"gpu", {{"id", en.devices[i].id}, {"name", en.devices[i].name}}},
-                     {"tp_rank", k.tp_rank}, {"pp_rank", k.pp_rank}, {"layers", k.layers},
-                     {"total_gpu_memory_bytes", k.total}, {"requested_bytes", k.requested},
-                     {"weights_bytes", k.weights}, {"forward_peak_bytes", k.forward_peak}, {"sampler_peak_bytes", k.sampler_peak},
-                     {"activation_peak_bytes", k.activation_peak}, {"non_torch_bytes", k.non_torch},
-                     {"non_kv_bytes", k.non_kv()}, {"kv_available_bytes", k.kv_available}, {"kv_page_bytes", k.kv_page_bytes},
-                     {"blocks", k.blocks}, {"cuda_graph_bytes", k.cuda_graphs}, {"outside_budget_bytes", k.outside_budget},
+                     {"tp_rank", k.tp_rank},
+                     {"pp_rank", k.pp_rank},
+                     {"layers", k.layers},
+                     {"total_gpu_memory_bytes", k.total},
+                     {"requested_bytes", k.requested},
+                     {"weights_bytes", k.weights},
+                     {"forward_peak_bytes", k.forward_peak},
+                     {"sampler_peak_bytes", k.sampler_peak},
+                     {"activation_peak_bytes", k.activation_peak},
+                     {"non_torch_bytes", k.non_torch},
+                     {"non_kv_bytes", k.non_kv()},
+                     {"kv_available_bytes", k.kv_available},
+                     {"kv_page_bytes", k.kv_page_bytes},
+                     {"blocks", k.blocks},
+                     {"cuda_graph_bytes", k.cuda_graphs},
+                     {"outside_budget_bytes", k.outside_budget},
                      {"used_bytes", k.requested + k.outside_budget}});
   }
   return {{"name", "vllm"},
@@ -293,10 +315,13 @@ json vllm_to_json(const Report& r) {
           {"warning", m.warning},
           {"log_lines", vllm_log_lines(m, r.request.vllm)},
           {"assumptions", en.assumptions},
-          {"decode_bound", {{"tokens_per_second_empty_cache", en.vllm_decode.tokens_per_second_empty},
-                            {"tokens_per_second_full_cache", en.vllm_decode.tokens_per_second_full}}},
-          {"prefill_bound", {{"tokens_per_second", en.vllm_prefill_tokens_per_second}, {"prompt_tokens", m.max_model_len},
-                             {"tensor_rate", en.prefill_rate}}}};
+          {"decode_bound",
+           {{"tokens_per_second_empty_cache", en.vllm_decode.tokens_per_second_empty},
+            {"tokens_per_second_full_cache", en.vllm_decode.tokens_per_second_full}}},
+          {"prefill_bound",
+           {{"tokens_per_second", en.vllm_prefill_tokens_per_second},
+            {"prompt_tokens", m.max_model_len},
+            {"tensor_rate", en.prefill_rate}}}};
 }
 
 }  // namespace
