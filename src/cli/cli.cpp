@@ -36,6 +36,9 @@ struct InferOptions {
   std::vector<std::string> safetensors_files;
   std::string request_file, config_file, model, weights, kv, gpu, overhead, units, engine, command;
   std::vector<std::string> gpus;
+  // engine "transformers": from_pretrained's and generate's arguments
+  std::string device_map, attn_implementation, transformers_version, bnb_4bit_compute_dtype;
+  int64_t batch_size = 0, input_length = 0, max_new_tokens = 0;
   int64_t group_size = 0, context = 0, sequences = 0, gpu_count = 0, runtime_mib = -1, prefill_chunk = 0;
   double margin = -1, capacity_gib = 0, host_ram_gib = 0;
   bool no_flash_attention = false, compare = false, as_json = false;
@@ -72,10 +75,24 @@ void add_infer_options(CLI::App& app, InferOptions& o) {
   app.add_option("--units", o.units, "GB (10^9) or GiB (2^30)")->check(CLI::IsMember({"GB", "GiB", "gb", "gib"}));
   app.add_flag("--compare", o.compare, "Also answer for every catalog GPU");
   app.add_flag("--json", o.as_json, "Print the report as JSON");
-  app.add_option("--engine", o.engine, "generic (default), llama.cpp or vllm: then the engine's own flags follow, "
-                                       "e.g. -c 32768 -ngl 20 -fa on -ctk q8_0 -ts 3,1 --n-cpu-moe 8 (llama.cpp) or "
-                                       "--max-model-len 32768 -tp 2 --gpu-memory-utilization 0.85 (vllm)")
-      ->check(CLI::IsMember({"generic", "llama.cpp", "vllm"}));
+  app.add_option("--engine", o.engine, "generic (default), llama.cpp, vllm or transformers: then the engine's own flags "
+                                       "follow, e.g. -c 32768 -ngl 20 -fa on -ctk q8_0 -ts 3,1 --n-cpu-moe 8 (llama.cpp), "
+                                       "--max-model-len 32768 -tp 2 --gpu-memory-utilization 0.85 (vllm) or "
+                                       "--device-map auto --batch-size 4 --max-new-tokens 1024 (transformers)")
+      ->check(CLI::IsMember({"generic", "llama.cpp", "vllm", "transformers"}));
+  // Transformers: the names of from_pretrained's and generate's arguments.
+  app.add_option("--device-map", o.device_map, "transformers: from_pretrained(device_map=): none (one GPU), auto, balanced, "
+                                               "balanced_low_0, sequential");
+  app.add_option("--attn-implementation", o.attn_implementation, "transformers: eager, sdpa (default) or flash_attention_2");
+  app.add_option("--batch-size", o.batch_size, "transformers: prompts generated together (input_ids.shape[0])")
+      ->check(CLI::Range(int64_t(1), kMaxSequences));
+  app.add_option("--input-length", o.input_length, "transformers: prompt tokens (input_ids.shape[1])")
+      ->check(CLI::Range(int64_t(1), kMaxContextTokens));
+  app.add_option("--max-new-tokens", o.max_new_tokens, "transformers: generate(max_new_tokens=)")
+      ->check(CLI::Range(int64_t(1), kMaxContextTokens));
+  app.add_option("--transformers-version", o.transformers_version, "transformers: the release, e.g. 4.35.2 (default 4.57.0)");
+  app.add_option("--bnb-4bit-compute-dtype", o.bnb_4bit_compute_dtype, "transformers: BitsAndBytesConfig(bnb_4bit_compute_dtype=): "
+                                                                        "float32 (default), float16, bfloat16");
   app.add_option("--cmd", o.command, "An engine's command line, e.g. 'llama-server -m x.gguf -c 32768 -ngl 99' "
                                      "(its -m file is read like --gguf) or 'vllm serve Qwen/Qwen2.5-7B-Instruct -tp 2'");
   app.add_option("--gpus", o.gpus, "GPUs in device order for an engine, e.g. --gpus rtx-4090 rtx-3090");
@@ -279,6 +296,15 @@ bool build_request(const InferOptions& o, const EngineCommand* command, json& re
   if (o.compare) request["compare_gpus"] = true;
   if (!o.engine.empty()) request["engine"] = o.engine;
   if (!o.gpus.empty()) request["gpus"] = o.gpus;
+  json& t = request["transformers"];
+  if (!o.device_map.empty()) t["device_map"] = o.device_map;
+  if (!o.attn_implementation.empty()) t["attn_implementation"] = o.attn_implementation;
+  if (!o.transformers_version.empty()) t["version"] = o.transformers_version;
+  if (!o.bnb_4bit_compute_dtype.empty()) t["bnb_4bit_compute_dtype"] = o.bnb_4bit_compute_dtype;
+  if (o.batch_size > 0) t["batch_size"] = o.batch_size;
+  if (o.input_length > 0) t["input_length"] = o.input_length;
+  if (o.max_new_tokens > 0) t["max_new_tokens"] = o.max_new_tokens;
+  if (t.empty()) request.erase("transformers");
   if (o.host_ram_gib > 0) request["host"]["memory_bytes"] = static_cast<int64_t>(o.host_ram_gib * static_cast<double>(kGiB));
   if (command) {
     const std::string engine = command->request["engine"].get<std::string>();

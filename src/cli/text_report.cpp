@@ -199,10 +199,57 @@ void print_vllm_report(std::ostream& out, const Report& r) {
   for (const std::string& a : r.engine->assumptions) out << "assumed: " << a << "\n";
 }
 
+// engine "transformers": accelerate's device map, generate's peak on each GPU, the host.
+void print_transformers_report(std::ostream& out, const Report& r) {
+  const DisplayUnits u = r.request.units;
+  const TransformersMemory& m = r.engine->transformers;
+  const TransformersSettings& t = r.request.transformers;
+  out << "vramfit: " << r.model_name << " in Transformers " << transformers_version_text(t) << ", " << r.request.weight_format
+      << " weights, device_map=" << transformers_device_map_name(t.device_map) << ", attn_implementation="
+      << transformers_attention_name(t.attn_implementation) << ", generate(batch " << t.batch_size << " x "
+      << with_thousands(t.input_length) << " prompt tokens, max_new_tokens=" << with_thousands(t.max_new_tokens) << ")\n\n";
+  out << "  " << pad("GPU", 26) << pad_left("layers", 9) << pad_left("weights", 11) << pad_left("KV", 11) << pad_left("prefill", 11)
+      << pad_left("decode", 11) << pad_left("peak", 11) << pad_left("+context", 11) << pad_left("GPU total", 11) << "\n";
+  for (size_t i = 0; i < m.gpus.size(); ++i) {
+    const TransformersDevice& d = m.gpus[i];
+    const Gpu& gpu = r.engine->devices[i];
+    const int64_t total = gpu.cuda_total_bytes > 0 ? gpu.cuda_total_bytes : gpu.usable_bytes();
+    out << "  " << pad(std::to_string(i) + " " + gpu.name, 26)
+        << pad_left(d.layers() > 0 ? std::to_string(d.first_layer) + "-" + std::to_string(d.last_layer) : "-", 9)
+        << pad_left(format_bytes(d.weights + d.buffers, u), 11) << pad_left(format_bytes(d.kv, u), 11)
+        << pad_left(format_bytes(d.prefill_peak, u), 11) << pad_left(format_bytes(d.decode_peak, u), 11)
+        << pad_left(format_bytes(d.peak(), u), 11) << pad_left(format_bytes(d.peak() + r.request.settings.runtime_bytes, u), 11)
+        << pad_left(format_bytes(total, u), 11) << "\n";
+  }
+  if (m.host.weights > 0) {
+    out << "  " << pad("host (device_map \"cpu\")", 26) << pad_left(m.host.layers() > 0 ? std::to_string(m.host.first_layer) + "-" + std::to_string(m.host.last_layer) : "-", 9)
+        << pad_left(format_bytes(m.host.weights + m.host.buffers, u), 11) << "\n";
+  }
+  out << "\n  peak = max(prefill: weights + KV of the prompt + the largest of one layer's temporaries and the logits,\n"
+      << "              decode: weights + KV of " << with_thousands(t.input_length + t.max_new_tokens - 1) << " tokens"
+      << (m.generation.legacy_cache ? " + the previous step's cache (tuple caches)" : " + one layer's previous cache (DynamicCache)")
+      << " + logits)\n";
+  out << "  KV per token of one sequence: " << format_bytes(m.kv_bytes_per_token, u) << "\n\n";
+  out << "  what you can print to compare:\n";
+  for (const std::string& line : transformers_log_lines(m)) out << "    " << line << "\n";
+  out << "\n" << (m.fits ? "FITS" : "DOES NOT FIT") << " on " << m.gpus.size() << (m.gpus.size() == 1 ? " GPU" : " GPUs")
+      << (m.host.weights > 0 ? " and the host" : "") << "\n";
+  if (!m.fits) out << "  " << m.refusal << "\n";
+  out << "  largest batch: " << r.engine->transformers_fit.max_batch_size << "; most new tokens at batch " << t.batch_size
+      << ": " << with_thousands(r.engine->transformers_fit.max_new_tokens) << "\n";
+  if (r.engine->transformers_decode_tokens_per_second > 0) {
+    char text[160];
+    std::snprintf(text, sizeof text, "  decode speed, an upper bound: %.1f tokens/s", r.engine->transformers_decode_tokens_per_second);
+    out << text << "\n    = 1 / sum of (each device's weights / its bandwidth; offloaded weights at the host's); real runs are slower\n";
+  }
+  for (const std::string& a : r.engine->assumptions) out << "assumed: " << a << "\n";
+}
+
 void print_report(std::ostream& out, const Report& r) {
   if (r.request.mode == Mode::training) { print_training_report(out, r); return; }
   if (r.request.engine == Engine::llamacpp) { print_llamacpp_report(out, r); return; }
   if (r.request.engine == Engine::vllm) { print_vllm_report(out, r); return; }
+  if (r.request.engine == Engine::transformers) { print_transformers_report(out, r); return; }
   const DisplayUnits u = r.request.units;
   const InferenceSettings& s = r.request.settings;
   out << "vramfit: " << r.model_name << " (" << with_thousands(r.prepared.weights.parameters) << " parameters), "

@@ -7,6 +7,7 @@
 
 #include "inference.hpp"
 #include "llamacpp.hpp"
+#include "transformers.hpp"
 #include "vllm.hpp"
 #include "model_spec.hpp"
 #include "network.hpp"
@@ -43,12 +44,13 @@ struct StoredWeights {
 // Which engine serves the model (mode "inference"): "generic" is vramfit's engine-neutral
 // model (runtime + compute buffer + margin, tensor parallel over gpu_count GPUs);
 // "llama.cpp" follows llama.cpp's own allocation, device by device (core/llamacpp); "vllm"
-// follows vLLM's profiling and KV budget, rank by rank (core/vllm).
-enum class Engine { generic, llamacpp, vllm };
-constexpr int kEngineCount = 3;
+// follows vLLM's profiling and KV budget, rank by rank (core/vllm); "transformers" follows
+// Hugging Face Transformers' generate and accelerate's device map (core/transformers).
+enum class Engine { generic, llamacpp, vllm, transformers };
+constexpr int kEngineCount = 4;
 // The engine's name in a request ("engine": ...) and the key of its settings.
 inline const char* engine_name(Engine engine) {
-  static const char* const names[kEngineCount] = {"generic", "llama.cpp", "vllm"};
+  static const char* const names[kEngineCount] = {"generic", "llama.cpp", "vllm", "transformers"};
   return names[static_cast<int>(engine)];
 }
 
@@ -78,6 +80,7 @@ struct Request {
   Engine engine = Engine::generic;
   LlamaCppSettings llamacpp;           // engine "llama.cpp": its flags, under its own names
   VllmSettings vllm;                   // engine "vllm": its flags, under its own names
+  TransformersSettings transformers;   // engine "transformers": from_pretrained's and generate's arguments
   std::vector<std::string> gpu_ids;    // engines: the GPUs in device order (CUDA0, CUDA1, ...);
                                        // empty: gpu_count x the GPU above
   // The host as a device: its memory bandwidth for the layers and experts it keeps (engines'

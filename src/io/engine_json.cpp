@@ -4,6 +4,7 @@
 
 #include "core/fit.hpp"
 #include "core/llamacpp.hpp"
+#include "core/transformers.hpp"
 #include "core/vllm.hpp"
 #include "request_json_fields.hpp"
 
@@ -150,11 +151,48 @@ json vllm_settings_to_json(const VllmSettings& v) {
           {"block-size", v.block_size}, {"version", vllm_version_text(v)}};
 }
 
+// engine "transformers": from_pretrained's and generate's arguments under their own names.
+std::optional<Error> transformers_settings_from_json(const json& j, TransformersSettings& t) {
+  if (!j.is_object()) return make_error("request.wrong_type", "transformers", "transformers: must be an object");
+  Fields f{j, "transformers.", std::nullopt};
+  f.only({"version", "attn_implementation", "device_map", "batch_size", "input_length", "max_new_tokens",
+          "bnb_4bit_compute_dtype"});
+  t.batch_size = f.integer("batch_size", t.batch_size, 1, kMaxSequences);
+  t.input_length = f.integer("input_length", t.input_length, 1, kMaxContextTokens);
+  t.max_new_tokens = f.integer("max_new_tokens", t.max_new_tokens, 1, kMaxContextTokens);
+  const std::string attn = f.text("attn_implementation", transformers_attention_name(t.attn_implementation));
+  if (!f.error && !parse_transformers_attention(attn, t.attn_implementation)) {
+    f.fail("request.bad_value", "transformers.attn_implementation", "must be eager, sdpa or flash_attention_2 (got '" + attn + "')");
+  }
+  const std::string map = f.text("device_map", transformers_device_map_name(t.device_map));
+  if (!f.error && !parse_transformers_device_map(map, t.device_map)) {
+    f.fail("request.bad_value", "transformers.device_map",
+           "must be none (one GPU), auto, balanced, balanced_low_0 or sequential (got '" + map + "')");
+  }
+  const std::string compute = f.text("bnb_4bit_compute_dtype", bnb_compute_dtype_name(t.bnb_4bit_compute_dtype));
+  if (!f.error && !parse_bnb_compute_dtype(compute, t.bnb_4bit_compute_dtype)) {
+    f.fail("request.bad_value", "transformers.bnb_4bit_compute_dtype", "must be float32, float16 or bfloat16 (got '" + compute + "')");
+  }
+  const std::string version = f.text("version", transformers_version_text(t));
+  if (!f.error && !parse_transformers_version(version, t)) {
+    f.fail("request.bad_value", "transformers.version", "'" + version + "' is not a transformers release such as 4.57.1");
+  }
+  return f.error;
+}
+
+json transformers_settings_to_json(const TransformersSettings& t) {
+  return {{"version", transformers_version_text(t)}, {"attn_implementation", transformers_attention_name(t.attn_implementation)},
+          {"device_map", transformers_device_map_name(t.device_map)}, {"batch_size", t.batch_size},
+          {"input_length", t.input_length}, {"max_new_tokens", t.max_new_tokens},
+          {"bnb_4bit_compute_dtype", bnb_compute_dtype_name(t.bnb_4bit_compute_dtype)}};
+}
+
 }  // namespace
 
 void enable_engine_json() {
   set_engine_json({llamacpp_settings_from_json, llamacpp_settings_to_json, llamacpp_weights_from_json, llamacpp_weights_to_json,
-                   vllm_settings_from_json, vllm_settings_to_json});
+                   vllm_settings_from_json, vllm_settings_to_json, transformers_settings_from_json,
+                   transformers_settings_to_json});
 }
 
 }  // namespace vramfit

@@ -267,7 +267,7 @@ Result<Request> request_from_json(const json& root) {
   Request r;
   Fields top{root, "", std::nullopt};
   top.only({"v", "mode", "model", "network", "training", "weights", "kv_cache", "context_tokens", "concurrent_sequences", "overhead",
-            "engine", "llama.cpp", "vllm", "host", "gpu", "gpus", "gpu_count", "compare_gpus", "units"});
+            "engine", "llama.cpp", "vllm", "transformers", "host", "gpu", "gpus", "gpu_count", "compare_gpus", "units"});
   r.version = static_cast<int>(top.integer("v", kRequestVersion, 1, 1000));
   if (!top.error && r.version != kRequestVersion) {
     top.fail("request.unsupported_version", "v", "version " + std::to_string(r.version) + " is not supported (this build reads 1)");
@@ -372,19 +372,30 @@ Result<Request> request_from_json(const json& root) {
   const std::string engine = top.text("engine", "generic");
   int known = 0;
   while (known < kEngineCount && engine != engine_name(static_cast<Engine>(known))) ++known;
-  if (known == kEngineCount) top.fail("request.bad_value", "engine", "must be generic, llama.cpp or vllm (got '" + engine + "')");
+  if (known == kEngineCount) top.fail("request.bad_value", "engine", "must be generic, llama.cpp, vllm or transformers (got '" + engine + "')");
   else r.engine = static_cast<Engine>(known);
+  // The reader of each engine's settings (nullptr: not linked into this program).
+  auto read_settings = [&](Engine e, const json& settings) -> std::optional<Error> {
+    const EngineJson& parts = engine_json();
+    switch (e) {
+      case Engine::llamacpp: return parts.read_llamacpp(settings, r.llamacpp);
+      case Engine::vllm: return parts.read_vllm(settings, r.vllm);
+      case Engine::transformers: return parts.read_transformers(settings, r.transformers);
+      default: return std::nullopt;
+    }
+  };
   for (int i = 1; i < kEngineCount && !top.error; ++i) {
-    const std::string name = engine_name(static_cast<Engine>(i));
+    const Engine e = static_cast<Engine>(i);
+    const std::string name = engine_name(e);
     const json* settings = top.sub(name.c_str());
     if (!settings) continue;
-    if (r.engine != static_cast<Engine>(i)) {
+    if (r.engine != e) {
       top.fail("request.bad_value", name, "is only for engine \"" + name + "\"");
-    } else if (!(i == 1 ? engine_json().read_llamacpp != nullptr : engine_json().read_vllm != nullptr)) {
+    } else if (!engine_json().read_llamacpp) {
       top.fail("request.engine_not_included", name,
                "engines are read by vramfit's CLI and JavaScript API; this page does not include them yet");
-    } else if (auto e = i == 1 ? engine_json().read_llamacpp(*settings, r.llamacpp) : engine_json().read_vllm(*settings, r.vllm)) {
-      return *e;
+    } else if (auto error = read_settings(e, *settings)) {
+      return *error;
     }
   }
   if (!top.error && r.engine != Engine::generic && r.mode == Mode::training) {
@@ -403,7 +414,7 @@ Result<Request> request_from_json(const json& root) {
     if (!gpus.is_array() || gpus.empty() || gpus.size() > static_cast<size_t>(kMaxGpuCount)) {
       top.fail("request.bad_value", "gpus", "must be a list of 1 to " + std::to_string(kMaxGpuCount) + " GPU ids");
     } else if (r.engine == Engine::generic) {
-      top.fail("request.bad_value", "gpus", "a list of GPUs is for an engine (llama.cpp, vllm); the generic engine takes gpu and gpu_count");
+      top.fail("request.bad_value", "gpus", "a list of GPUs is for an engine (llama.cpp, vllm, transformers); the generic engine takes gpu and gpu_count");
     } else {
       for (size_t i = 0; i < gpus.size() && !top.error; ++i) {
         if (!gpus[i].is_string()) top.fail("request.wrong_type", "gpus[" + std::to_string(i) + "]", "must be a GPU id");
@@ -483,6 +494,11 @@ json request_to_json(const Request& r) {
   if (r.engine == Engine::vllm) {
     j["engine"] = engine_name(r.engine);
     if (engine_json().write_vllm) j["vllm"] = engine_json().write_vllm(r.vllm);
+  }
+  if (r.engine == Engine::transformers) {
+    j["engine"] = engine_name(r.engine);
+    j["host"] = {{"bandwidth_gbs", r.host_bandwidth_gbs}, {"memory_bytes", r.host_memory_bytes}};
+    if (engine_json().write_transformers) j["transformers"] = engine_json().write_transformers(r.transformers);
   }
   if (r.mode == Mode::training) {
     const TrainingSettings& t = r.training;

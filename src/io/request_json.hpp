@@ -28,6 +28,8 @@ struct EngineJson {
   json (*write_layers)(const LlamaCppWeights&) = nullptr;
   std::optional<Error> (*read_vllm)(const json&, VllmSettings&) = nullptr;
   json (*write_vllm)(const VllmSettings&) = nullptr;
+  std::optional<Error> (*read_transformers)(const json&, TransformersSettings&) = nullptr;
+  json (*write_transformers)(const TransformersSettings&) = nullptr;
 };
 const EngineJson& engine_json();
 void set_engine_json(const EngineJson& parts);

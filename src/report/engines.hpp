@@ -1,10 +1,12 @@
-// The engines' parts of the estimate (engine "llama.cpp": core/llamacpp; "vllm": core/vllm), linked into a program
+// The engines' parts of the estimate (engine "llama.cpp": core/llamacpp; "vllm": core/vllm;
+// "transformers": core/transformers), linked into a program
 // only when it enables them: the CLI, the JavaScript API and the desktop app do; the page's
 // module does not yet (its size budget), and answers engine requests with an error that says so.
 #pragma once
 #include <optional>
 
 #include "core/llamacpp.hpp"
+#include "core/transformers.hpp"
 #include "core/vllm.hpp"
 #include "report/estimate.hpp"
 
@@ -21,6 +23,9 @@ struct EngineReport {
   VllmMemory vllm;                     // engine "vllm": its ranks and KV pool
   VllmDecodeBound vllm_decode;
   double vllm_prefill_tokens_per_second = 0;  // vllm_prefill_bound
+  TransformersMemory transformers;     // engine "transformers": each GPU and the host
+  TransformersFit transformers_fit;
+  double transformers_decode_tokens_per_second = 0;  // transformers_decode_bound
   std::vector<std::string> assumptions;  // what the engine's estimate assumed
 };
 
