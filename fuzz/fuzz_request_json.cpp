@@ -1,5 +1,5 @@
 // libFuzzer: request JSON text -> estimate -> report; an accepted request must round-trip.
-// The engines (llama.cpp, vLLM) are linked in, as in the CLI and the JavaScript API.
+// The engines (llama.cpp, vLLM, Transformers) are linked in, as in the CLI and the JavaScript API.
 #include "fuzz_common.hpp"
 #include "io/request_json.hpp"
 #include "report/engines.hpp"

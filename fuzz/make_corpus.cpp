@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
     json request = {{"model", {{"preset", m.id}}}, {"context_tokens", 4096}, {"compare_gpus", m.id == "qwen3-8b"}};
     write(dir, "request_json", m.id + ".json", request.dump());
     // The engines: llama.cpp over two GPUs with part of the layers on the CPU, vLLM with
-    // tensor and pipeline parallelism.
+    // tensor and pipeline parallelism, Transformers with its device map.
     json llamacpp = {{"model", {{"preset", m.id}}}, {"weights", {{"format", "gguf-q4_k_m"}}}, {"engine", "llama.cpp"},
                      {"llama.cpp", {{"ctx-size", 8192}, {"n-gpu-layers", 10}, {"cache-type-k", "q8_0"}, {"flash-attn", "on"}}},
                      {"gpus", {"rtx-4090", "rtx-3090"}}};
@@ -82,6 +82,13 @@ int main(int argc, char** argv) {
                  {"vllm", {{"max-model-len", 4096}, {"pipeline-parallel-size", 2}, {"kv-cache-dtype", "fp8"}}},
                  {"gpus", {"h100-80", "a100-80"}}};
     write(dir, "request_json", m.id + "-vllm.json", vllm.dump());
+    // Transformers: accelerate's device map over two GPUs and the host, bitsandbytes 4-bit.
+    json transformers = {{"model", {{"preset", m.id}}}, {"weights", {{"format", "bnb-nf4"}}}, {"engine", "transformers"},
+                         {"transformers", {{"device_map", "auto"}, {"attn_implementation", "eager"}, {"batch_size", 4},
+                                           {"input_length", 1000}, {"max_new_tokens", 300}, {"version", "4.40.0"}}},
+                         {"gpus", {"rtx-3090", "rtx-3060"}},
+                         {"host", {{"memory_bytes", int64_t(32) << 30}}}};
+    write(dir, "request_json", m.id + "-transformers.json", transformers.dump());
     write(dir, "url_hash", m.id, "#" + encode_url_hash(*request_from_json(request)));
     // Training requests: a transformer with each method, and (below) layer-list networks.
     for (const char* method : {"full", "lora", "qlora"}) {

@@ -8,9 +8,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 export NODE_PATH=/usr/share/nodejs  # Emscripten 3.1.6's JS optimizer needs it
 cmake --preset web >/dev/null
-cmake --build --preset web --target vramfit_app vramfit_estimator
+cmake --build --preset web --target vramfit_app vramfit_app_engines vramfit_estimator
 rm -rf dist && mkdir -p dist
-cp build/web/vramfit_app.js build/web/vramfit_app.wasm build/web/vramfit_estimator.js build/web/vramfit_estimator.wasm \
+cp build/web/vramfit_app.js build/web/vramfit_app.wasm build/web/vramfit_app_engines.js build/web/vramfit_app_engines.wasm \
+   build/web/vramfit_estimator.js build/web/vramfit_estimator.wasm \
    site/vramfit-api.js site/api.html dist/
 # The page without its comment lines and indentation.
 sed -e '/^<!--.*-->$/d' -e 's/^ *//' site/index.html > dist/index.html
@@ -26,5 +27,9 @@ fi
 # embed.html: the same page in the compact layout for iframes.
 sed 's|<script src="shell.js"></script>|<script>window.VRAMFIT_EMBED = true;</script>\n<script src="shell.js"></script>|; s|<title>[^<]*</title>|<title>vramfit (embedded)</title>|' \
   dist/index.html > dist/embed.html
+# engines.html: the same page with the engines' module (vramfit_app_engines), which the app
+# loads when an engine is picked.
+sed 's|<script src="shell.js"></script>|<script>window.VRAMFIT_ENGINES = true;</script>\n<script src="shell.js"></script>|; s|vramfit_app\.wasm|vramfit_app_engines.wasm|; s|vramfit_app\.js|vramfit_app_engines.js|' \
+  dist/index.html > dist/engines.html
 python3 scripts/single_file.py dist dist/vramfit.html
 echo "dist/: $(ls dist | tr '\n' ' ')"

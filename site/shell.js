@@ -255,9 +255,14 @@
     onAbort: what => show("vramfit stopped: " + what, true),
   });
   show("Loading vramfit…", false);
+  // Two builds of the app: vramfit_app (this page) leaves the engines out for its size;
+  // engines.html loads vramfit_app_engines, the same app with llama.cpp, vLLM and Transformers.
+  // The app asks for it when an engine is picked (or a link names one): same state, other page.
+  window.vramfitUseEngines = hash => location.replace("engines.html#" + hash);
+  const app = window.VRAMFIT_ENGINES ? "vramfit_app_engines.js" : "vramfit_app.js";
   const script = document.createElement("script");
-  script.src = "vramfit_app.js";
+  script.src = app;
   script.async = true;
-  script.onerror = () => show("Could not load vramfit_app.js.", true);
+  script.onerror = () => show("Could not load " + app + ".", true);
   if (!window.VRAMFIT_INLINE) document.body.appendChild(script);
 })();

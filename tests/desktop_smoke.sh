@@ -25,3 +25,6 @@ run desktop-fit-map --size 1280x800 --panel fit_map
 run desktop-training --size 1280x800 --hash "$training_hash" --panel fit_map --light
 run desktop-article-003 --size 1280x800 --hash "$network_hash" --panel layers
 run desktop-open-dialog --size 1280x800 --open-dialog tests/fixtures/configs
+# An engine: llama.cpp over two GPUs and the host (bars per device, llama.cpp's own lines).
+engine_hash="r=$(printf '%s' '{"v":1,"model":{"preset":"llama-3.1-70b"},"weights":{"format":"gguf-q4_k_m"},"engine":"llama.cpp","llama.cpp":{"ctx-size":32768,"n-gpu-layers":60},"gpus":["rtx-4090","rtx-3090"],"host":{"memory_bytes":68719476736}}' | base64 -w0 | tr '+/' '-_' | tr -d '=')"
+run desktop-engine-llamacpp --size 1280x800 --hash "$engine_hash"

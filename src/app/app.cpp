@@ -8,6 +8,7 @@
 #include <imgui_internal.h>
 
 #include "catalog/catalog.hpp"
+#include "engine_view.hpp"
 #include "io/request_json.hpp"
 #include "io/url_hash.hpp"
 #include "report_text.hpp"
@@ -127,6 +128,11 @@ void App::frame(Platform& platform) {
     from_location_ = false;
   }
   request_glyphs(platform);
+  // An engine without the engines in this program: the platform brings them (once).
+  if (request_.engine != Engine::generic && !engine_ui().draw_results && !asked_for_engines_) {
+    asked_for_engines_ = true;
+    platform.use_engines(hash_);
+  }
   const AppMode mode = app_mode(request_);
   if (mode != shown_mode_) {  // a new mode keeps the tab it has (or the breakdown)
     const bool kept = !((panel_ == Panel::layers && mode != AppMode::layer_list) ||
@@ -250,10 +256,18 @@ void App::draw_top_bar(Platform& platform) {
 }
 
 void App::draw_results(bool phone) {
+  if (request_.engine != Engine::generic && !engine_ui().draw_results) {
+    ImGui::TextUnformatted("Loading the engines...");
+    return;
+  }
   if (!report_) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(235, 90, 80, 255));
     ImGui::TextWrapped("%s", report_.error().message.c_str());
     ImGui::PopStyleColor();
+    return;
+  }
+  if (request_.engine != Engine::generic) {
+    engine_ui().draw_results(request_, *report_);
     return;
   }
   draw_verdict(request_, *report_);

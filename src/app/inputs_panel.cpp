@@ -6,6 +6,7 @@
 
 #include "active_fit.hpp"
 #include "catalog/catalog.hpp"
+#include "engine_view.hpp"
 #include "io/request_json.hpp"
 #include "report/estimate.hpp"
 #include "widgets.hpp"
@@ -132,6 +133,24 @@ bool InputsPanel::draw_inference(Request& request, Outcome& outcome) {
   }
   section("Weights and cache");
   changed |= draw_weights_picker(request);
+  // The engine: vramfit's engine-neutral model, or an engine's own allocation with its own
+  // settings (app/engine_view). Where the engines are not linked (the page's first module),
+  // picking one asks the platform for them (Outcome::wants_engines).
+  section("Engine");
+  int engine = static_cast<int>(request.engine);
+  const Choice engines[] = {{static_cast<int>(Engine::generic), "Any engine (vramfit's model)"},
+                            {static_cast<int>(Engine::llamacpp), "llama.cpp (Ollama, LM Studio)"},
+                            {static_cast<int>(Engine::vllm), "vLLM"},
+                            {static_cast<int>(Engine::transformers), "Transformers"}};
+  if (choice_combo("Engine", engine, engines, 4)) {
+    request.engine = static_cast<Engine>(engine);
+    changed = true;
+  }
+  if (request.engine != Engine::generic) {
+    if (engine_ui().draw_inputs) changed |= engine_ui().draw_inputs(request);
+    else outcome.wants_engines = true;
+    return changed;
+  }
   static const char* const kv_types[] = {"f16", "bf16", "f32", "fp8", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};
   if (ImGui::BeginCombo("KV cache", request.kv_cache_dtype.c_str())) {
     for (const char* t : kv_types) {
@@ -150,7 +169,7 @@ bool InputsPanel::draw_inference(Request& request, Outcome& outcome) {
   help_marker("Sequences served at once; each has its own KV cache.");
   section("Overhead");
   int overhead = static_cast<int>(s.overhead);
-  if (ImGui::RadioButton("Engine", &overhead, static_cast<int>(OverheadModel::engine))) {
+  if (ImGui::RadioButton("Runtime + buffers", &overhead, static_cast<int>(OverheadModel::engine))) {
     s.overhead = OverheadModel::engine;
     changed = true;
   }

@@ -21,6 +21,7 @@ class InputsPanel {
   struct Outcome {
     bool changed = false;             // the request was edited
     std::optional<json> pasted_file;  // "Use this config": the fragment read from the pasted text
+    bool wants_engines = false;       // an engine is picked, and this program does not have them
   };
   // focus_first: put the keyboard focus, visibly, on the first input (the page's first frame).
   Outcome draw(Request& request, bool focus_first = false);

@@ -1,5 +1,6 @@
 #include "catalog.hpp"
 
+#include <cctype>
 #include <cmath>
 
 #include "io/json.hpp"
@@ -17,6 +18,22 @@ const Gpu* Catalog::find_gpu(const std::string& id) const {
 const ModelPreset* Catalog::find_model(const std::string& id) const {
   for (const ModelPreset& m : models) if (m.id == id) return &m;
   return nullptr;
+}
+
+const ModelPreset* Catalog::find_model_by_repo(const std::string& repo) const {
+  auto lower = [](std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  };
+  const std::string wanted = lower(repo);
+  const ModelPreset* best = nullptr;
+  for (const ModelPreset& p : models) {
+    const std::string own = lower(p.hf_repo);
+    if (own.empty()) continue;
+    if (wanted == own) return &p;
+    if (wanted.rfind(own + "-", 0) == 0 && (!best || best->hf_repo.size() < p.hf_repo.size())) best = &p;
+  }
+  return best;
 }
 
 namespace {

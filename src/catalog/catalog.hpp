@@ -24,6 +24,10 @@ struct Catalog {
 
   const Gpu* find_gpu(const std::string& id) const;
   const ModelPreset* find_model(const std::string& id) const;
+  // The preset of a Hugging Face repository id (case does not matter), or of a repository whose
+  // name extends one (meta-llama/Llama-3.1-8B-Instruct: the shapes of meta-llama/Llama-3.1-8B);
+  // nullptr when none.
+  const ModelPreset* find_model_by_repo(const std::string& repo) const;
 };
 
 // Parsed once, on first use, from the embedded data/ files. A malformed data file is a

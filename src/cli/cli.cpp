@@ -235,13 +235,7 @@ bool resolve_vllm_model(const std::string& model, const Catalog& catalog, InferO
     o.config_file = model + "/config.json";
     return true;
   }
-  const ModelPreset* best = nullptr;
-  for (const ModelPreset& p : catalog.models) {
-    const std::string repo = lower(p.hf_repo);
-    if (repo.empty()) continue;
-    if (wanted == repo) { best = &p; break; }
-    if (wanted.rfind(repo + "-", 0) == 0 && (!best || best->hf_repo.size() < p.hf_repo.size())) best = &p;
-  }
+  const ModelPreset* best = catalog.find_model_by_repo(model);
   if (!best) {
     err << "error: " << model << ": no preset has this model and vramfit downloads nothing: give its config.json with "
         << "--config, a preset with -m (vramfit models), or the local folder vLLM reads\n";

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "report/engines.hpp"
 #include "app/app.hpp"
 #include "app/draw_signature.hpp"
+#include "app/engine_view.hpp"
 #include "app/glyphs.hpp"
 #include "app/layout_hook.hpp"
 #include "platform_gl.hpp"
@@ -154,7 +154,7 @@ void on_drop(GLFWwindow* window, int count, const char** paths) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  vramfit::enable_engines();
+  vramfit::enable_engine_ui();  // the engines, their inputs and results
   std::string screenshot, hash, panel, dialog_folder, size = "1280x800";
   bool light_forced = false;
   std::vector<std::string> files;

@@ -21,6 +21,7 @@
 #include "app/glyphs.hpp"
 #include "app/layout_hook.hpp"
 #include "browser_font.hpp"
+#include "page_engines.hpp"
 #include "platform_gl.hpp"
 #include "web_input.hpp"
 
@@ -71,6 +72,8 @@ EM_JS(void, js_open_file_picker, (), {
   if (typeof window["vramfitOpenFile"] === "function") window["vramfitOpenFile"]();
 });
 // window.vramfitPaused: the app has stopped drawing until the next event (tests wait for it).
+// site/shell.js loads the page's engines module in place of this one, with this state.
+EM_JS(void, js_use_engines, (const char* hash), { window["vramfitUseEngines"](UTF8ToString(hash)); });
 EM_JS(void, js_set_paused, (int paused), { window["vramfitPaused"] = !!paused; });
 EM_JS(void, js_first_frame, (), {
   if (typeof window["vramfitFirstFrame"] === "function") window["vramfitFirstFrame"]();
@@ -109,6 +112,7 @@ struct WebPlatform : Platform {
   }
   void announce(const std::string& text) override { js_announce(text.c_str()); }
   void need_glyphs_for(const std::string& utf8) override;
+  void use_engines(const std::string& hash) override { js_use_engines(hash.c_str()); }
 };
 
 GLFWwindow* g_window = nullptr;
@@ -275,6 +279,7 @@ EMSCRIPTEN_KEEPALIVE const char* vramfit_layout() {
 }  // extern "C"
 
 int main() {
+  enable_page_engines();  // where this module has them (vramfit_app_engines)
   if (!glfwInit()) {
     js_fail("glfw");
     return 1;

@@ -1,0 +1,488 @@
+#include "engine_view.hpp"
+
+#include <imgui.h>
+#include <misc/cpp/imgui_stdlib.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "catalog/catalog.hpp"
+#include "core/units.hpp"
+#include "io/engine_command.hpp"
+#include "io/request_json.hpp"
+#include "report/engines.hpp"
+#include "widgets.hpp"
+
+namespace vramfit {
+
+namespace {
+
+EngineUi g_engine_ui;
+
+// The inputs' own text: a pasted command and what reading it said.
+struct CommandBox {
+  std::string text, status;
+};
+CommandBox g_command;
+std::string g_gpu_filter;
+
+// The long flag name and its meaning, on hovering the last item (the field's label): a "(?)"
+// marker after a flag's name would not fit beside the narrowest inputs panel.
+void tip(const char* text) {
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
+const char* const kCacheTypes[] = {"f16", "bf16", "f32", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};
+
+bool cache_type_combo(const char* label, std::string& type) {
+  bool changed = false;
+  if (ImGui::BeginCombo(label, type.c_str())) {
+    for (const char* t : kCacheTypes) {
+      if (ImGui::Selectable(t, type == t)) {
+        type = t;
+        changed = true;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
+// A release typed as text ("0.19.0", "4.46.2"), read when the edit settles; bad text keeps the old one.
+template <class Settings>
+bool version_field(const char* label, Settings& settings, bool (*parse)(const std::string&, Settings&),
+                   std::string (*text)(const Settings&)) {
+  static std::string editing;
+  static ImGuiID editing_id = 0;
+  const ImGuiID id = ImGui::GetID(label);
+  if (editing_id != id) editing = text(settings);
+  ImGui::InputText(label, &editing);
+  if (ImGui::IsItemActive()) editing_id = id;
+  if (!ImGui::IsItemDeactivatedAfterEdit()) {
+    if (!ImGui::IsItemActive() && editing_id == id) editing_id = 0;
+    return false;
+  }
+  editing_id = 0;
+  Settings next = settings;
+  if (!parse(editing, next)) return false;
+  settings = next;
+  return true;
+}
+
+bool draw_llamacpp_inputs(Request& request) {
+  LlamaCppSettings& l = request.llamacpp;
+  bool changed = number_field("-c", l.ctx_size, 0, kMaxContextTokens, Steps::doubling);
+  tip("--ctx-size: KV cells for all sequences together; 0: the model's trained context.");
+  changed |= number_field("-ngl", l.n_gpu_layers, -1, 1000, Steps::by_one);
+  tip("--n-gpu-layers: repeating layers on the GPUs, then the output layer; -1: all (the default).");
+  changed |= number_field("-np", l.parallel, 1, 256, Steps::doubling);
+  tip("--parallel: sequences sharing the KV cache.");
+  changed |= number_field("-ub", l.ubatch_size, 1, 65536, Steps::doubling);
+  tip("--ubatch-size: tokens of one graph (the compute buffers grow with it).");
+  changed |= enum_combo("-fa", l.flash_attn,
+                        {{LlamaFlashAttn::automatic, "auto"}, {LlamaFlashAttn::on, "on"}, {LlamaFlashAttn::off, "off"}});
+  tip("--flash-attn on|off|auto");
+  changed |= cache_type_combo("-ctk", l.cache_type_k);
+  tip("--cache-type-k: the K cache's type.");
+  changed |= cache_type_combo("-ctv", l.cache_type_v);
+  tip("--cache-type-v: the V cache's type (quantized needs flash attention).");
+  changed |= enum_combo("-sm", l.split_mode,
+                        {{LlamaSplitMode::layer, "layer"}, {LlamaSplitMode::row, "row"}, {LlamaSplitMode::none, "none"}});
+  tip("--split-mode: how the GPUs share the model.");
+  if (builtin_catalog().find_model(request.model_preset) == nullptr || request.has_custom_model ||
+      builtin_catalog().find_model(request.model_preset)->spec.is_moe()) {
+    changed |= number_field("--n-cpu-moe", l.n_cpu_moe, 0, 1000, Steps::by_one);
+    tip("The experts of the first N layers stay in host memory.");
+    changed |= ImGui::Checkbox("--cpu-moe", &l.cpu_moe);
+  }
+  changed |= ImGui::Checkbox("-nkvo", &l.no_kv_offload);
+  tip("--no-kv-offload: the KV cache in host memory.");
+  return changed;
+}
+
+bool draw_vllm_inputs(Request& request) {
+  VllmSettings& v = request.vllm;
+  bool changed = version_field<VllmSettings>("vLLM version", v, parse_vllm_version, vllm_version_text);
+  tip("`vllm --version`: its profiling changed across releases.");
+  changed |= number_field("-tp", v.tensor_parallel_size, 1, kMaxGpuCount, Steps::by_one);
+  tip("--tensor-parallel-size");
+  changed |= number_field("-pp", v.pipeline_parallel_size, 1, kMaxGpuCount, Steps::by_one);
+  tip("--pipeline-parallel-size");
+  changed |= number_field("--max-model-len", v.max_model_len, 0, kMaxContextTokens, Steps::doubling);
+  tip("Tokens of one request; 0: the model's.");
+  int64_t percent = static_cast<int64_t>(v.gpu_memory_utilization * 100.0 + 0.5);
+  if (number_field("GPU memory %", percent, 1, 100, Steps::by_one)) {
+    v.gpu_memory_utilization = static_cast<double>(percent) / 100.0;
+    changed = true;
+  }
+  tip("--gpu-memory-utilization, in percent: vLLM's share of the GPU's memory.");
+  changed |= number_field("--max-num-seqs", v.max_num_seqs, 0, kMaxSequences, Steps::doubling);
+  tip("0: vLLM's default for the GPU (1024 on GPUs of 70 GiB or more but the A100, else 256).");
+  changed |= number_field("batched tokens", v.max_num_batched_tokens, 0, kMaxContextTokens, Steps::doubling);
+  tip("--max-num-batched-tokens; 0: vLLM's default for the GPU.");
+  changed |= enum_combo("--kv-cache-dtype", v.kv_cache_dtype,
+                        {{VllmKvCacheDtype::auto_dtype, "auto"},
+                         {VllmKvCacheDtype::fp8, "fp8"},
+                         {VllmKvCacheDtype::fp8_e4m3, "fp8_e4m3"},
+                         {VllmKvCacheDtype::fp8_e5m2, "fp8_e5m2"},
+                         {VllmKvCacheDtype::bfloat16, "bfloat16"},
+                         {VllmKvCacheDtype::float16, "float16"}});
+  changed |= ImGui::Checkbox("--enforce-eager", &v.enforce_eager);
+  return changed;
+}
+
+bool draw_transformers_inputs(Request& request) {
+  TransformersSettings& t = request.transformers;
+  bool changed = version_field<TransformersSettings>("version", t, parse_transformers_version, transformers_version_text);
+  tip("transformers.__version__: generate's cache and logits changed across releases.");
+  changed |= enum_combo("device_map", t.device_map,
+                        {{TransformersDeviceMap::none, "none (one GPU)"},
+                         {TransformersDeviceMap::auto_map, "auto"},
+                         {TransformersDeviceMap::balanced_low_0, "balanced_low_0"},
+                         {TransformersDeviceMap::sequential, "sequential"}});
+  changed |= enum_combo("attention", t.attn_implementation,
+                        {{TransformersAttention::sdpa, "sdpa"},
+                         {TransformersAttention::flash_attention_2, "flash_attention_2"},
+                         {TransformersAttention::eager, "eager"}});
+  tip("from_pretrained(attn_implementation=...)");
+  changed |= number_field("Batch size", t.batch_size, 1, kMaxSequences, Steps::doubling);
+  tip("Prompts generated together: input_ids.shape[0].");
+  changed |= number_field("Prompt tokens", t.input_length, 1, kMaxContextTokens, Steps::doubling);
+  tip("input_ids.shape[1], padded to the longest prompt.");
+  changed |= number_field("max_new_tokens", t.max_new_tokens, 1, kMaxContextTokens, Steps::doubling);
+  if (request.weight_format == "bnb-nf4" || request.weight_format == "bnb-nf4-dq" || request.weight_format == "bnb-fp4") {
+    changed |= enum_combo(
+        "compute dtype", t.bnb_4bit_compute_dtype,
+        {{BnbComputeDtype::float32, "float32"}, {BnbComputeDtype::float16, "float16"}, {BnbComputeDtype::bfloat16, "bfloat16"}});
+    tip("BitsAndBytesConfig(bnb_4bit_compute_dtype=...): float32 when not given.");
+  }
+  return changed;
+}
+
+// The GPUs in device order: gpu_count x the GPU of the GPU section, or a list, one by one.
+bool draw_gpu_list(Request& request) {
+  bool changed = false;
+  const Catalog& catalog = builtin_catalog();
+  if (request.gpu_ids.empty()) {
+    // vLLM runs one rank per GPU: -tp x -pp of them; the others take the GPU count.
+    const int64_t count = request.engine == Engine::vllm ? request.vllm.tensor_parallel_size * request.vllm.pipeline_parallel_size
+                                                         : request.settings.gpu_count;
+    text_wrapped_at_spaces_disabled("GPUs: " + std::to_string(count) + " x the GPU below" +
+                                    (request.engine == Engine::vllm ? " (-tp x -pp)." : " (GPU count)."));
+    if (ImGui::SmallButton("List GPUs one by one")) {
+      request.gpu_ids.assign(static_cast<size_t>(count), request.gpu_id);
+      changed = true;
+    }
+    return changed;
+  }
+  auto memory = [](int64_t bytes) { return format_bytes(bytes, DisplayUnits::gib, 1); };
+  for (size_t i = 0; i < request.gpu_ids.size(); ++i) {
+    ImGui::PushID(static_cast<int>(i));
+    const Gpu* gpu = catalog.find_gpu(request.gpu_ids[i]);
+    const std::string label = "GPU " + std::to_string(i);
+    FilteredCombo combo;
+    if (combo.begin(label.c_str(), gpu ? gpu->name + "  (" + memory(gpu->total_bytes) + ")" : request.gpu_ids[i], g_gpu_filter)) {
+      for (const Gpu& g : catalog.gpus) {
+        if (combo.item(g.name + "  (" + memory(g.total_bytes) + ")", g.id, g.id == request.gpu_ids[i])) {
+          request.gpu_ids[i] = g.id;
+          changed = true;
+        }
+      }
+      combo.end();
+    }
+    ImGui::PopID();
+  }
+  if (request.gpu_ids.size() < static_cast<size_t>(kMaxGpuCount) && ImGui::SmallButton("Add a GPU")) {
+    request.gpu_ids.push_back(request.gpu_ids.back());
+    changed = true;
+  }
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Remove the last GPU")) {
+    request.gpu_ids.pop_back();
+    changed = true;
+  }
+  return changed;
+}
+
+// A pasted `llama-server ...` / `vllm serve ...` line becomes the request's engine settings.
+bool draw_command_box(Request& request) {
+  if (!ImGui::CollapsingHeader("Paste a command")) return false;
+  ImGui::InputTextMultiline("##command", &g_command.text, ImVec2(-1, ImGui::GetTextLineHeight() * 4));
+  bool changed = false;
+  if (ImGui::Button("Use this command")) {
+    auto command = read_engine_command(g_command.text);
+    if (!command) {
+      g_command.status = command.error().message;
+    } else {
+      json j = request_to_json(request);
+      const std::string engine = command->request["engine"].get<std::string>();
+      j["engine"] = engine;
+      j[engine].merge_patch(command->request[engine]);
+      g_command.status.clear();
+      if (!command->weights_format.empty()) j["weights"]["format"] = command->weights_format;
+      if (!command->model.empty()) {
+        if (const ModelPreset* preset = builtin_catalog().find_model_by_repo(command->model)) {
+          j["model"] = {{"preset", preset->id}};
+          j["weights"].erase("stored");
+          g_command.status = command->model + ": read as the preset " + preset->name + ". ";
+        } else {
+          g_command.status = command->model + ": no preset has this model (vramfit downloads nothing): open its config.json. ";
+        }
+      }
+      if (!command->model_file.empty()) {
+        g_command.status += command->model_file + ": open the file itself (Open file...) to size its weights. ";
+      }
+      for (const std::string& flag : command->ignored) g_command.status += flag + " does not change memory. ";
+      auto parsed = request_from_json(j);
+      if (!parsed) {
+        g_command.status = parsed.error().message;
+      } else {
+        request = *parsed;
+        changed = true;
+      }
+    }
+  }
+  if (!g_command.status.empty()) text_wrapped_at_spaces(g_command.status);
+  text_wrapped_at_spaces_disabled(
+      "e.g. llama-server -m x.gguf -c 32768 -ngl 99 -fa on -ctk q8_0, or vllm serve "
+      "meta-llama/Llama-3.1-8B-Instruct -tp 2 --max-model-len 32768");
+  return changed;
+}
+
+bool draw_inputs(Request& request) {
+  bool changed = false;
+  switch (request.engine) {
+    case Engine::llamacpp: changed |= draw_llamacpp_inputs(request); break;
+    case Engine::vllm: changed |= draw_vllm_inputs(request); break;
+    case Engine::transformers: changed |= draw_transformers_inputs(request); break;
+    default: return false;
+  }
+  changed |= draw_gpu_list(request);
+  if (request.engine != Engine::vllm) {
+    changed |= memory_field("Host RAM (GiB)", request.host_memory_bytes, 0, kGiB * 1024 * 64);
+    tip("The host's memory for what stays on the CPU (0: not checked).");
+  }
+  if (request.engine != Engine::transformers) changed |= draw_command_box(request);
+  return changed;
+}
+
+// --- results ---------------------------------------------------------------------------
+
+struct Part {
+  const char* name;
+  int64_t bytes;
+  ImU32 colour;
+};
+const ImU32 kWeights = IM_COL32(86, 145, 222, 255), kKv = IM_COL32(96, 190, 120, 255), kWork = IM_COL32(170, 120, 220, 255),
+            kOther = IM_COL32(242, 171, 60, 255), kMore = IM_COL32(150, 150, 150, 255);
+
+// One device: its name, a bar of its parts against its capacity, and "need of capacity".
+void device_bar(const Request& request, const std::string& name, const std::vector<Part>& parts, int64_t capacity, bool fits) {
+  int64_t need = 0;
+  for (const Part& p : parts) need += p.bytes;
+  ImGui::TextUnformatted(name.c_str());
+  const std::string amount = format_bytes(need, request.units) + (capacity > 0 ? " of " + format_bytes(capacity, request.units)
+                                                                               : std::string(" (capacity not checked)"));
+  ImGui::PushStyleColor(ImGuiCol_Text, fits ? IM_COL32(96, 190, 120, 255) : IM_COL32(235, 90, 80, 255));
+  text_wrapped_at_spaces(amount + (fits ? "" : ": does not fit"));
+  ImGui::PopStyleColor();
+  const double scale = static_cast<double>(std::max<int64_t>(1, std::max(capacity, need)));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const float width = ImGui::GetContentRegionAvail().x, height = em(1.0f);
+  dl->AddRectFilled(p, ImVec2(p.x + width, p.y + height), ImGui::GetColorU32(ImGuiCol_FrameBg), 3.0f);
+  float x = p.x;
+  std::string hovered;
+  for (const Part& part : parts) {
+    const float w = static_cast<float>(static_cast<double>(part.bytes) / scale * width);
+    if (w > 0.5f) dl->AddRectFilled(ImVec2(x, p.y), ImVec2(x + w, p.y + height), part.colour);
+    if (ImGui::IsMouseHoveringRect(ImVec2(x, p.y), ImVec2(x + w, p.y + height))) {
+      hovered = std::string(part.name) + ": " + format_bytes(part.bytes, request.units);
+    }
+    x += w;
+  }
+  if (capacity > 0) {
+    const float cap = p.x + static_cast<float>(static_cast<double>(capacity) / scale * width);
+    dl->AddLine(ImVec2(cap, p.y - 2), ImVec2(cap, p.y + height + 2), ImGui::GetColorU32(ImGuiCol_Text), 2.0f);
+  }
+  ImGui::Dummy(ImVec2(width, height));
+  if (!hovered.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hovered.c_str());
+}
+
+void legend(const std::vector<Part>& parts) {
+  const float h = ImGui::GetTextLineHeight();
+  const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+  bool first = true;
+  for (const Part& part : parts) {
+    if (!first && ImGui::GetCursorScreenPos().x + h + ImGui::CalcTextSize(part.name).x > right) ImGui::NewLine();
+    first = false;
+    const ImVec2 q = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(q.x, q.y + h * 0.2f), ImVec2(q.x + h * 0.6f, q.y + h * 0.8f), part.colour);
+    ImGui::Dummy(ImVec2(h * 0.75f, h));
+    ImGui::SameLine();
+    ImGui::TextUnformatted(part.name);
+    ImGui::SameLine(0, em(0.9f));
+  }
+  ImGui::NewLine();
+}
+
+void verdict(bool fits, const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, fits ? IM_COL32(96, 190, 120, 255) : IM_COL32(235, 90, 80, 255));
+  text_wrapped_at_spaces(text);
+  ImGui::PopStyleColor();
+}
+
+void printed_lines(const char* engine, const std::vector<std::string>& lines) {
+  section((std::string("What ") + engine + " will print").c_str());
+  for (const std::string& line : lines) text_wrapped_at_spaces(line);
+}
+
+std::string per_second(const char* what, double value, const char* unit) {
+  char text[160];
+  if (value >= 1000.0) {
+    return std::string(what) + ": at most " + with_thousands(static_cast<int64_t>(value)) + " " + unit + " (an upper bound)";
+  }
+  std::snprintf(text, sizeof text, "%s: at most %.1f %s (an upper bound)", what, value, unit);
+  return text;
+}
+
+void draw_llamacpp_results(const Request& request, const EngineReport& e) {
+  const LlamaCppMemory& m = e.llamacpp;
+  const LlamaCppFit& f = e.llamacpp_fit;
+  verdict(f.fits, std::string(f.fits ? "llama.cpp: FITS" : "llama.cpp: DOES NOT FIT") + " on " + std::to_string(m.gpus.size()) +
+                      (m.gpus.size() == 1 ? " GPU" : " GPUs") + " and the host");
+  text_wrapped_at_spaces("offloaded " + std::to_string(m.offloaded_layers) + "/" + std::to_string(m.layer_slots) +
+                         " layers to GPU; " + with_thousands(m.n_ctx) + " KV cells; flash attention " +
+                         (m.flash_attention ? "on" : "off"));
+  const std::vector<Part> kinds = {
+      {"model", 0, kWeights}, {"KV", 0, kKv}, {"compute", 0, kWork}, {"output", 0, kMore}, {"CUDA context + margin", 0, kOther}};
+  legend(kinds);
+  for (size_t g = 0; g < m.gpus.size(); ++g) {
+    const LlamaCppBuffers& b = m.gpus[g];
+    const int64_t rest = std::max<int64_t>(0, f.gpu_need[g] - b.total());
+    device_bar(request, b.device + " " + e.devices[g].name + ", " + std::to_string(b.layers) + " layers",
+               {{"model", b.model, kWeights},
+                {"KV", b.kv, kKv},
+                {"compute", b.compute, kWork},
+                {"output", b.output, kMore},
+                {"CUDA context + margin", rest, kOther}},
+               f.gpu_capacity[g], f.gpu_need[g] <= f.gpu_capacity[g]);
+  }
+  const LlamaCppBuffers& h = m.host;
+  device_bar(request, "host (CPU_Mapped, CPU KV, host compute)",
+             {{"model", h.model, kWeights}, {"KV", h.kv, kKv}, {"compute", h.compute, kWork}, {"output", h.output, kMore}},
+             request.host_memory_bytes, request.host_memory_bytes <= 0 || f.host_need <= request.host_memory_bytes);
+  section("What fits");
+  text_wrapped_at_spaces("the most -ngl that fits: " + std::to_string(f.max_gpu_layers) +
+                         "; the longest -c: " + with_thousands(f.max_ctx_size));
+  if (e.llamacpp_decode.tokens_per_second_empty > 0) {
+    text_wrapped_at_spaces(per_second("decode", e.llamacpp_decode.tokens_per_second_empty, "tokens/s"));
+  }
+  if (e.llamacpp_prefill.tokens_per_second > 0) {
+    text_wrapped_at_spaces(per_second("prompt", e.llamacpp_prefill.tokens_per_second, "tokens/s") + " at " + e.prefill_rate);
+  }
+  printed_lines("llama.cpp", llamacpp_log_lines(m));
+}
+
+void draw_vllm_results(const Request& request, const EngineReport& e) {
+  const VllmMemory& m = e.vllm;
+  verdict(m.fits, std::string(m.fits ? "vLLM: STARTS" : "vLLM: DOES NOT START") + " on " + std::to_string(m.ranks.size()) +
+                      (m.ranks.size() == 1 ? " GPU" : " GPUs"));
+  if (!m.fits) text_wrapped_at_spaces(m.refusal);
+  if (!m.warning.empty()) text_wrapped_at_spaces("warning: " + m.warning);
+  char text[200];
+  std::snprintf(text, sizeof text, "KV cache: %s tokens; %.2fx requests of %s tokens at once",
+                with_thousands(m.kv_tokens).c_str(), m.max_concurrency, with_thousands(m.max_model_len).c_str());
+  text_wrapped_at_spaces(text);
+  legend({{"weights", 0, kWeights},
+          {"KV pool", 0, kKv},
+          {"activation", 0, kWork},
+          {"non-torch", 0, kMore},
+          {"context + graphs", 0, kOther}});
+  for (size_t i = 0; i < m.ranks.size(); ++i) {
+    const VllmRank& k = m.ranks[i];
+    device_bar(request, "rank " + std::to_string(i) + " " + e.devices[i].name,
+               {{"weights", k.weights, kWeights},
+                {"KV pool", std::max<int64_t>(0, k.kv_available), kKv},
+                {"activation", k.activation_peak, kWork},
+                {"non-torch", k.non_torch, kMore},
+                {"context + graphs", k.outside_budget, kOther}},
+               k.total, k.kv_available > 0 && k.requested + k.outside_budget <= k.total);
+  }
+  section("What fits");
+  std::snprintf(text, sizeof text, "the longest --max-model-len: %s; the smallest --gpu-memory-utilization: %.3f",
+                with_thousands(m.longest_model_len).c_str(), m.min_utilization);
+  text_wrapped_at_spaces(text);
+  if (e.vllm_decode.tokens_per_second_empty > 0) {
+    text_wrapped_at_spaces(per_second("decode", e.vllm_decode.tokens_per_second_empty, "tokens/s"));
+  }
+  if (e.vllm_prefill_tokens_per_second > 0) {
+    text_wrapped_at_spaces(per_second("prompt", e.vllm_prefill_tokens_per_second, "tokens/s") + " at " + e.prefill_rate);
+  }
+  printed_lines("vLLM", vllm_log_lines(m, request.vllm));
+}
+
+void draw_transformers_results(const Request& request, const EngineReport& e) {
+  const TransformersMemory& m = e.transformers;
+  verdict(m.fits, std::string(m.fits ? "Transformers: FITS" : "Transformers: DOES NOT FIT") + " on " +
+                      std::to_string(m.gpus.size()) + (m.gpus.size() == 1 ? " GPU" : " GPUs") +
+                      (m.host.weights > 0 ? " and the host" : ""));
+  if (!m.fits) text_wrapped_at_spaces(m.refusal);
+  legend({{"weights", 0, kWeights}, {"KV cache", 0, kKv}, {"activations", 0, kWork}, {"CUDA context", 0, kOther}});
+  for (size_t i = 0; i < m.gpus.size(); ++i) {
+    const TransformersDevice& d = m.gpus[i];
+    const Gpu& gpu = e.devices[i];
+    const int64_t total = gpu.cuda_total_bytes > 0 ? gpu.cuda_total_bytes : gpu.usable_bytes();
+    const int64_t kept = d.weights + d.buffers;
+    // At the prompt's peak the cache holds the prompt; at the last step every token but one.
+    const int64_t final_tokens = request.transformers.input_length + request.transformers.max_new_tokens - 1;
+    const int64_t kv =
+        d.peak() == d.decode_peak ? d.kv : d.kv / std::max<int64_t>(1, final_tokens) * request.transformers.input_length;
+    device_bar(request,
+               "cuda:" + std::to_string(i) + " " + gpu.name +
+                   (d.layers() > 0 ? ", layers " + std::to_string(d.first_layer) + "-" + std::to_string(d.last_layer) : ""),
+               {{"weights", kept, kWeights},
+                {"KV cache", kv, kKv},
+                {"activations", std::max<int64_t>(0, d.peak() - kept - kv), kWork},
+                {"CUDA context", request.settings.runtime_bytes, kOther}},
+               total, d.peak() + request.settings.runtime_bytes <= total);
+  }
+  if (m.host.weights > 0) {
+    device_bar(request, "host (device_map \"cpu\")", {{"weights", m.host.weights + m.host.buffers, kWeights}},
+               request.host_memory_bytes, request.host_memory_bytes <= 0 || m.host.weights <= request.host_memory_bytes);
+  }
+  section("What fits");
+  text_wrapped_at_spaces("the largest batch: " + std::to_string(e.transformers_fit.max_batch_size) +
+                         "; the most max_new_tokens: " + with_thousands(e.transformers_fit.max_new_tokens));
+  if (e.transformers_decode_tokens_per_second > 0) {
+    text_wrapped_at_spaces(per_second("decode", e.transformers_decode_tokens_per_second, "tokens/s"));
+  }
+  printed_lines("your script", transformers_log_lines(m));
+}
+
+void draw_results(const Request& request, const Report& report) {
+  if (!report.engine) return;
+  const EngineReport& e = *report.engine;
+  switch (request.engine) {
+    case Engine::llamacpp: draw_llamacpp_results(request, e); break;
+    case Engine::vllm: draw_vllm_results(request, e); break;
+    case Engine::transformers: draw_transformers_results(request, e); break;
+    default: return;
+  }
+  if (!e.assumptions.empty()) {
+    section("Assumed");
+    for (const std::string& a : e.assumptions) text_wrapped_at_spaces_disabled(a);
+  }
+}
+
+}  // namespace
+
+const EngineUi& engine_ui() { return g_engine_ui; }
+
+void enable_engine_ui() {
+  enable_engines();
+  g_engine_ui.draw_inputs = draw_inputs;
+  g_engine_ui.draw_results = draw_results;
+}
+
+}  // namespace vramfit

@@ -1,0 +1,154 @@
+// The engines in the page, used as a person uses them: pick an engine (the page brings the
+// engines' module, engines.html, with the same state), read one bar per device and the lines
+// the engine prints, paste a command line through the clipboard, type a number — at a phone's,
+// a tablet's and a laptop's size, widgets found by their labels (window.vramfitLayout()).
+//   node --test tests/e2e/     (after scripts/build_dist.sh)
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import zlib from "node:zlib";
+import { root, dist, serveDist, launch, open, widget, clickWidget, focusTextBox, frames, settled, layout, tapWidget, swipe,
+         layoutProblems, SIZES, typeText } from "./support.mjs";
+
+let site, browser;
+before(async () => { site = await serveDist(); browser = await launch(); });
+after(async () => { await browser.close(); site.server.close(); });
+
+const hashOf = request => "r=" + Buffer.from(JSON.stringify(request)).toString("base64url");
+const decodeHash = hash => JSON.parse(Buffer.from(hash.replace(/^#?r=/, ""), "base64url").toString() || "{}");
+const state = async page => decodeHash(await page.evaluate(() => Module.UTF8ToString(Module._vramfit_current_hash())));
+async function waitForState(page, check, what) {
+  for (let i = 0; i < 100; i++) {
+    const s = await state(page);
+    if (check(s)) return s;
+    await frames(page, 1).catch(() => {});
+  }
+  assert.fail(`the request never reached: ${what} (${JSON.stringify(await state(page))})`);
+}
+const texts = async page => (await layout(page)).filter(i => i.kind === "text").map(i => i.label);
+const shot = async (page, name) => {
+  const dir = path.join(root, "build/screenshots");
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, name) });
+};
+
+// The texts of the whole page as a person reads them: on a phone the results are under the
+// inputs, so a finger swipes up, a screen at a time, collecting what each screen shows.
+async function readAll(page, touch, height) {
+  const seen = new Set(await texts(page));
+  if (!touch) return [...seen];
+  for (let i = 0; i < 12; i++) {
+    await swipe(page, 60, height * 0.7, 0, -height * 0.5);
+    const now = await texts(page);
+    const before = seen.size;
+    now.forEach(t => seen.add(t));
+    if (seen.size === before && i > 2) break;  // the bottom: nothing new
+  }
+  return [...seen];
+}
+
+// Picks an engine from the "Engine" list by touch (phone, tablet) or the mouse (laptop).
+async function pickEngine(page, touch, entry) {
+  const combo = touch ? await tapWidget(page, "Engine") : await clickWidget(page, "Engine");
+  assert.ok(combo.visible, "the Engine list is on screen");
+  const item = await widget(page, entry);
+  if (touch) await page.touchscreen.tap(item.cx, item.cy); else await page.mouse.click(item.cx, item.cy);
+}
+
+// The page after it loaded engines.html: its app has drawn and settled.
+async function enginesLoaded(page) {
+  await page.waitForURL(/\/engines\.html#r=/, { timeout: 30000 });
+  await page.waitForFunction(() => window.vramfitTiming && typeof Module !== "undefined" && Module._vramfit_current_hash, null,
+                             { timeout: 60000 });
+  await settled(page);
+}
+
+test("picking llama.cpp brings the engines' page with the same state: a bar per device, llama.cpp's own lines", async () => {
+  for (const [name, size] of Object.entries(SIZES)) {
+    const request = { v: 1, model: { preset: "llama-3.1-70b" }, weights: { format: "gguf-q4_k_m" }, gpu: { id: "rtx-3090" }, gpu_count: 2 };
+    const { context, page, errors, urls } = await open(browser, site.origin + "/#" + hashOf(request), size);
+    assert.ok(!urls.some(u => u.includes("vramfit_app_engines")), `${name}: the first page does not load the engines`);
+    await pickEngine(page, name !== "desktop", "llama.cpp (Ollama, LM Studio)");
+    await enginesLoaded(page);
+    const s = await waitForState(page, s => s.engine === "llama.cpp", "engine llama.cpp");
+    assert.equal(s.model.preset, "llama-3.1-70b", "the model came along");
+    assert.equal(s.gpu.id, "rtx-3090", "the GPU came along");
+    const problems = layoutProblems(await layout(page), size.viewport);
+    const all = await readAll(page, name === "phone", size.viewport.height);
+    assert.ok(all.some(t => t.startsWith("llama.cpp: ")), `${name}: the engine's verdict`);
+    assert.ok(all.some(t => /^CUDA0 GeForce RTX 3090, \d+ layers$/.test(t)), `${name}: a bar for CUDA0`);
+    assert.ok(all.some(t => /^CUDA1 GeForce RTX 3090, \d+ layers$/.test(t)), `${name}: a bar for CUDA1`);
+    assert.ok(all.some(t => t.startsWith("host (CPU_Mapped")), `${name}: a bar for the host`);
+    // (A line wraps at spaces on a narrow screen: its pieces are read in order.)
+    assert.match(all.join(" "), /load_tensors: CUDA0 model buffer size = +[\d.]+ MiB/, `${name}: llama.cpp's own line`);
+    assert.deepEqual(problems, [], `${name}: the engine view's layout`);
+    await shot(page, `engines-${name}-llamacpp.png`);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test("a pasted vllm serve command (clipboard) becomes vLLM's settings; its KV lines show", async () => {
+  const request = { v: 1, model: { preset: "qwen2.5-7b" }, weights: { format: "bf16" }, gpu: { id: "h100-80" }, engine: "vllm" };
+  const opened = await open(browser, site.origin + "/engines.html#" + hashOf(request),
+                            { ...SIZES.desktop, permissions: ["clipboard-read", "clipboard-write"] });
+  const { page, errors } = opened;
+  await clickWidget(page, "Paste a command");
+  await frames(page, 2);
+  await focusTextBox(page, "##command");
+  await page.evaluate(text => navigator.clipboard.writeText(text),
+                      "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2 --max-model-len 32k --port 8000");
+  await page.keyboard.press("Control+V");
+  await frames(page, 3);
+  await clickWidget(page, "Use this command");
+  const s = await waitForState(page, s => s.vllm && s.vllm["tensor-parallel-size"] === 2, "-tp 2 from the command");
+  assert.equal(s.model ? s.model.preset : "llama-3.1-8b", "llama-3.1-8b", "the Hugging Face id read as its preset (the default: left out of the link)");
+  assert.equal(s.vllm["max-model-len"], 32000, "32k is vLLM's 32,000");
+  // What reading the command said is under its button: the wheel brings it up.
+  const button = await widget(page, "Use this command", { visible: false });
+  await page.mouse.move(button.cx, Math.min(button.cy, 700));
+  await page.mouse.wheel(0, 400);
+  await frames(page, 3);
+  await settled(page);
+  const all = await texts(page);
+  const read = all.join(" ");
+  assert.ok(read.includes("read as the preset Llama 3.1 8B"), "says how the model id was read");
+  assert.ok(read.includes("--port 8000 does not change memory"), "names the flag it set aside");
+  assert.ok(all.some(t => /^GPU KV cache size: [\d,]+ tokens$/.test(t)), "vLLM's KV line");
+  assert.ok(all.some(t => t.startsWith("rank 1 H100 80 GB")), "a bar for the second rank");
+  await shot(page, "engines-desktop-vllm.png");
+  assert.deepEqual(errors, []);
+  await opened.context.close();
+});
+
+test("tablet: Transformers by touch, a typed max_new_tokens, the peak per GPU as torch prints it", async () => {
+  const { context, page, errors } = await open(browser, site.origin + "/", SIZES.tablet);
+  await pickEngine(page, true, "Transformers");
+  await enginesLoaded(page);
+  await waitForState(page, s => s.engine === "transformers", "engine transformers");
+  assert.deepEqual(layoutProblems(await layout(page), SIZES.tablet.viewport), []);
+  await shot(page, "engines-tablet-transformers.png");
+  await focusTextBox(page, "##max_new_tokens", { tap: true });
+  await page.keyboard.press("Control+A");
+  await typeText(page, "3k");
+  await page.keyboard.press("Enter");
+  await waitForState(page, s => s.transformers && s.transformers.max_new_tokens === 3072, "max_new_tokens 3k (3 x 1,024)");
+  const all = await texts(page);
+  assert.ok(all.some(t => /^torch\.cuda\.max_memory_allocated\(0\): \d+ \([\d.]+ GiB\)$/.test(t)), "torch's own figure");
+  assert.ok(all.some(t => t.startsWith("Transformers: ")), "the verdict");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("the engines' module is fetched only by engines.html; its size is reported", async () => {
+  let total = 0;
+  for (const file of ["engines.html", "shell.js", "vramfit_app_engines.js", "vramfit_app_engines.wasm"]) {
+    total += zlib.gzipSync(fs.readFileSync(path.join(dist, file)), { level: 9 }).length;
+  }
+  console.log(`engines page transfer size: ${total} B gzip (loaded only when an engine is picked)`);
+  const { context, urls } = await open(browser, site.origin + "/engines.html#" + hashOf({ v: 1, engine: "transformers" }));
+  assert.ok(urls.some(u => u.endsWith("/vramfit_app_engines.wasm")));
+  assert.ok(!urls.some(u => u.endsWith("/vramfit_app.wasm")), "not the first module as well");
+  await context.close();
+});
