@@ -218,3 +218,21 @@ TEST_CASE("vramfit infer --engine transformers takes from_pretrained's and gener
   CHECK(run_cli({"infer", "-m", "llama-2-7b", "--batch-size", "4"}, out2, err2) == 2);
   CHECK(err2.str().find("transformers") != std::string::npos);
 }
+
+TEST_CASE("the Transformers prompt bound: every layer's FLOPs at its GPU's BF16 rate, offloaded layers on GPU 0",
+          "[transformers]") {
+  const ModelSpec& spec = preset("llama-3.1-8b").spec;
+  const std::vector<int64_t> active = active_parameters_per_layer(spec);
+  const double flops = prefill_flops_per_token(spec, active, 0, spec.layers, 8192);
+  TransformersSettings s = at("4.57.0", 1, 8192, 16);
+  const TransformersMemory one = run("llama-3.1-8b", "bf16", s, {gib(79)});
+  CHECK(transformers_prefill_bound(spec, one, {989.4}, 8192) == Approx(989.4e12 / flops));
+  // Two equal GPUs in turn, or one GPU running the CPU's layers too: the same FLOPs at the same rate.
+  s.device_map = TransformersDeviceMap::auto_map;
+  const TransformersMemory two = run("llama-3.1-8b", "bf16", s, {gib(79), gib(79)});
+  CHECK(transformers_prefill_bound(spec, two, {989.4, 989.4}, 8192) == Approx(989.4e12 / flops));
+  const TransformersMemory offload = run("llama-3.1-8b", "bf16", s, {gib(8)}, gib(64));
+  REQUIRE(offload.host.layers() > 0);
+  CHECK(transformers_prefill_bound(spec, offload, {989.4}, 8192) == Approx(989.4e12 / flops));
+  CHECK(transformers_prefill_bound(spec, one, {0.0}, 8192) == 0.0);  // a rate not in the catalog: no bound
+}

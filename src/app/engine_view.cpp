@@ -457,6 +457,9 @@ void draw_transformers_results(const Request& request, const EngineReport& e) {
   if (e.transformers_decode_tokens_per_second > 0) {
     text_wrapped_at_spaces(per_second("decode", e.transformers_decode_tokens_per_second, "tokens/s"));
   }
+  if (e.transformers_prefill_tokens_per_second > 0) {
+    text_wrapped_at_spaces(per_second("prompt", e.transformers_prefill_tokens_per_second, "tokens/s") + " at " + e.prefill_rate);
+  }
   printed_lines("your script", transformers_log_lines(m));
 }
 

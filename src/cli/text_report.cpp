@@ -242,6 +242,14 @@ void print_transformers_report(std::ostream& out, const Report& r) {
     std::snprintf(text, sizeof text, "  decode speed, an upper bound: %.1f tokens/s", r.engine->transformers_decode_tokens_per_second);
     out << text << "\n    = 1 / sum of (each device's weights / its bandwidth; offloaded weights at the host's); real runs are slower\n";
   }
+  if (r.engine->transformers_prefill_tokens_per_second > 0) {
+    char text[200];
+    std::snprintf(text, sizeof text, "  prompt speed, an upper bound: %.0f tokens/s over one %s-token prompt",
+                  r.engine->transformers_prefill_tokens_per_second, with_thousands(t.input_length).c_str());
+    out << text << "\n    = 1 / sum over GPUs of FLOPs per token of its layers / its " << r.engine->prefill_rate << " rate\n";
+  } else {
+    out << "  prompt speed: no bound (a GPU's BF16 rate is not in the catalog)\n";
+  }
   for (const std::string& a : r.engine->assumptions) out << "assumed: " << a << "\n";
 }
 

@@ -403,4 +403,22 @@ double transformers_decode_bound(const TransformersMemory& r, const std::vector<
   return seconds > 0 ? 1.0 / seconds : 0.0;
 }
 
+double transformers_prefill_bound(const ModelSpec& m, const TransformersMemory& r, const std::vector<double>& rates,
+                                  int64_t prompt_tokens) {
+  const std::vector<int64_t> active = active_parameters_per_layer(m);
+  double seconds = 0;
+  for (size_t g = 0; g < r.gpus.size(); ++g) {
+    const TransformersDevice& d = r.gpus[g];
+    double flops = d.layers() > 0 ? prefill_flops_per_token(m, active, d.first_layer, d.layers(), prompt_tokens) : 0.0;
+    if (g == 0 && r.host.layers() > 0) {
+      flops += prefill_flops_per_token(m, active, r.host.first_layer, r.host.layers(), prompt_tokens);
+    }
+    if (flops <= 0) continue;
+    const double rate = g < rates.size() ? rates[g] * 1e12 : 0.0;
+    if (rate <= 0) return 0.0;
+    seconds += flops / rate;
+  }
+  return seconds > 0 ? 1.0 / seconds : 0.0;
+}
+
 }  // namespace vramfit

@@ -126,4 +126,11 @@ std::vector<std::string> transformers_log_lines(const TransformersMemory& memory
 double transformers_decode_bound(const TransformersMemory& memory, const std::vector<double>& gpu_bandwidth_gbs,
                                  double host_bandwidth_gbs);
 
+// An upper bound on prompt speed: each prompt token costs its layers' FLOPs
+// (prefill_flops_per_token), each GPU running its own layers and GPU 0 the CPU-offloaded ones
+// (their weights' trip over PCIe left out), the GPUs in turn, at their dense BF16 rate (PyTorch's
+// GEMMs; bitsandbytes dequantizes to 16 bits first). 0 when a GPU's rate is not known.
+double transformers_prefill_bound(const ModelSpec& model, const TransformersMemory& memory, const std::vector<double>& gpu_bf16_tflops,
+                                  int64_t prompt_tokens);
+
 }  // namespace vramfit

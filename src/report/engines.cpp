@@ -361,6 +361,9 @@ std::optional<Error> estimate_transformers(const Request& request, const Catalog
       transformers_fit(catalog.formats, m, *format, request.group_size, activation, t, free, request.host_memory_bytes);
   e.transformers_decode_tokens_per_second =
       transformers_decode_bound(e.transformers, per_device(e.devices, &Gpu::bandwidth_gbs), request.host_bandwidth_gbs);
+  e.prefill_rate = "BF16 with FP32 accumulation (PyTorch's GEMMs)";
+  e.transformers_prefill_tokens_per_second =
+      transformers_prefill_bound(m, e.transformers, per_device(e.devices, &Gpu::bf16_tflops), t.input_length);
   const TransformersGeneration& g = e.transformers.generation;
   e.assumptions.push_back("transformers " + transformers_version_text(t) + ": " +
                           (g.legacy_cache ? "generate keeps tuple caches (before 4.42): the old and new caches overlap each step"
@@ -424,7 +427,11 @@ json transformers_to_json(const Report& r) {
           {"log_lines", transformers_log_lines(m)},
           {"assumptions", en.assumptions},
           {"decode_bound", {{"tokens_per_second", en.transformers_decode_tokens_per_second},
-                            {"host_bandwidth_gbs", r.request.host_bandwidth_gbs}}}};
+                            {"host_bandwidth_gbs", r.request.host_bandwidth_gbs}}},
+          {"prefill_bound",
+           {{"tokens_per_second", en.transformers_prefill_tokens_per_second},
+            {"prompt_tokens", t.input_length},
+            {"tensor_rate", en.prefill_rate}}}};
 }
 
 }  // namespace

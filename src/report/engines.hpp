@@ -25,7 +25,8 @@ struct EngineReport {
   double vllm_prefill_tokens_per_second = 0;  // vllm_prefill_bound
   TransformersMemory transformers;     // engine "transformers": each GPU and the host
   TransformersFit transformers_fit;
-  double transformers_decode_tokens_per_second = 0;  // transformers_decode_bound
+  double transformers_decode_tokens_per_second = 0;   // transformers_decode_bound
+  double transformers_prefill_tokens_per_second = 0;  // transformers_prefill_bound
   std::vector<std::string> assumptions;  // what the engine's estimate assumed
 };
 
