@@ -39,6 +39,13 @@
       catalog() {
         return JSON.parse(callString("_vramfit_catalog"));
       },
+      // A pasted engine command line ("llama-server -m x.gguf -c 32768 -ngl 99",
+      // "vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2") as request fields:
+      // {fields: {engine, "<engine>": {...}, model?, weights?}, model_file, notes} or {error}.
+      // Merge fields into a request and call estimate(); notes say what was set aside.
+      readCommand(line) {
+        return JSON.parse(callString("_vramfit_read_command", line));
+      },
       // A dropped File (or Blob with a name): reads only its header bytes with slice(),
       // growing the slice while a GGUF header runs on, and returns the request fields it
       // gives ({model, weights}) or {error}. Merge them into a request and call estimate().

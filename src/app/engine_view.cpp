@@ -8,8 +8,8 @@
 
 #include "catalog/catalog.hpp"
 #include "core/units.hpp"
-#include "io/engine_command.hpp"
 #include "io/request_json.hpp"
+#include "report/command_request.hpp"
 #include "report/engines.hpp"
 #include "widgets.hpp"
 
@@ -210,29 +210,15 @@ bool draw_command_box(Request& request) {
   ImGui::InputTextMultiline("##command", &g_command.text, ImVec2(-1, ImGui::GetTextLineHeight() * 4));
   bool changed = false;
   if (ImGui::Button("Use this command")) {
-    auto command = read_engine_command(g_command.text);
+    auto command = command_request(g_command.text, builtin_catalog());
     if (!command) {
       g_command.status = command.error().message;
     } else {
       json j = request_to_json(request);
-      const std::string engine = command->request["engine"].get<std::string>();
-      j["engine"] = engine;
-      j[engine].merge_patch(command->request[engine]);
+      j.merge_patch(command->fields);
+      if (command->fields.contains("model") && j.contains("weights")) j["weights"].erase("stored");
       g_command.status.clear();
-      if (!command->weights_format.empty()) j["weights"]["format"] = command->weights_format;
-      if (!command->model.empty()) {
-        if (const ModelPreset* preset = builtin_catalog().find_model_by_repo(command->model)) {
-          j["model"] = {{"preset", preset->id}};
-          j["weights"].erase("stored");
-          g_command.status = command->model + ": read as the preset " + preset->name + ". ";
-        } else {
-          g_command.status = command->model + ": no preset has this model (vramfit downloads nothing): open its config.json. ";
-        }
-      }
-      if (!command->model_file.empty()) {
-        g_command.status += command->model_file + ": open the file itself (Open file...) to size its weights. ";
-      }
-      for (const std::string& flag : command->ignored) g_command.status += flag + " does not change memory. ";
+      for (const std::string& note : command->notes) g_command.status += note + ". ";
       auto parsed = request_from_json(j);
       if (!parsed) {
         g_command.status = parsed.error().message;

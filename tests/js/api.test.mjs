@@ -91,3 +91,25 @@ test("readModelFile() takes a config.json and its quantization_config", async ()
   assert.equal(report.error, undefined);
   assert.equal(report.model.parameters, 7248023552);
 });
+
+test("readCommand(): a pasted llama-server or vllm serve line as request fields, then estimate()", () => {
+  const vllm = vramfit.readCommand("vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2 --max-model-len 32k --port 8000");
+  assert.equal(vllm.fields.engine, "vllm");
+  assert.equal(vllm.fields.vllm["tensor-parallel-size"], 2);
+  assert.equal(vllm.fields.vllm["max-model-len"], 32000, "32k is vLLM's 32,000");
+  assert.deepEqual(vllm.fields.model, { preset: "llama-3.1-8b" });
+  assert.ok(vllm.notes.some(n => n.includes("--port 8000 does not change memory")));
+  const report = vramfit.estimate({ ...vllm.fields, gpu: { id: "h100-80" } });
+  assert.equal(report.engine.name, "vllm");
+  assert.equal(report.engine.ranks.length, 2);
+  const native = JSON.parse(cli("infer", "--json", "-g", "h100-80", "--cmd",
+                                "vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2 --max-model-len 32k --port 8000"));
+  assert.equal(report.engine.kv_tokens, native.engine.kv_tokens, "the same answer as the CLI's --cmd");
+  const llama = vramfit.readCommand("llama-server -m model.gguf -c 16384 -ngl 20 -fa on -ctk q8_0");
+  assert.equal(llama.fields.engine, "llama.cpp");
+  assert.equal(llama.fields["llama.cpp"]["n-gpu-layers"], 20);
+  assert.equal(llama.model_file, "model.gguf");
+  const unknown = vramfit.readCommand("llama-server --no-such-flag 3");
+  assert.equal(unknown.error.field, "command.--no-such-flag", "the field names the flag");
+  assert.match(unknown.error.message, /--no-such-flag/);
+});

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "report/command_request.hpp"
 #include "report/engines.hpp"
 #include "report/estimate.hpp"
 #include "catalog/catalog.hpp"
@@ -45,6 +46,11 @@ double vramfit_next_header_read(const char* name, double file_size, double previ
   return static_cast<double>(vramfit::next_header_read(vramfit::model_file_kind(name ? name : ""),
                                                        static_cast<int64_t>(file_size), static_cast<int64_t>(previous),
                                                        prefix, header_runs_on != 0));
+}
+
+// A pasted engine command line as request fields (report/command_request.hpp).
+char* vramfit_read_command(const char* line) {
+  return copy_out(vramfit::command_request_json(line ? line : "", vramfit::builtin_catalog()).dump());
 }
 
 void vramfit_free(char* pointer) { std::free(pointer); }
