@@ -219,8 +219,7 @@ TEST_CASE("vramfit infer --engine transformers takes from_pretrained's and gener
   CHECK(err2.str().find("transformers") != std::string::npos);
 }
 
-TEST_CASE("the Transformers prompt bound: every layer's FLOPs at its GPU's BF16 rate, offloaded layers on GPU 0",
-          "[transformers]") {
+TEST_CASE("the Transformers prompt bound: each layer's FLOPs at its GPU's BF16 rate", "[transformers]") {
   const ModelSpec& spec = preset("llama-3.1-8b").spec;
   const std::vector<int64_t> active = active_parameters_per_layer(spec);
   const double flops = prefill_flops_per_token(spec, active, 0, spec.layers, 8192);
