@@ -29,6 +29,23 @@ void print_error_table(const char* engine, size_t points, std::map<std::string, 
   }
 }
 
+// Each point of validation/engines/<file>: its request, estimated as vramfit does, to `check`.
+template <class Check>
+size_t for_each_point(const char* file, Check check) {
+  std::ifstream in(std::string(VRAMFIT_SOURCE_DIR) + "/validation/engines/" + file);
+  REQUIRE(in);
+  const json data = json::parse(in);
+  for (const json& point : data.at("points")) {
+    INFO(point.at("id").get<std::string>());
+    auto request = request_from_json(point.at("request"));
+    REQUIRE(request);
+    auto report = estimate(*request, builtin_catalog());
+    REQUIRE(report);
+    check(point, *report);
+  }
+  return data.at("points").size();
+}
+
 double estimated_mib(const Report& r, const std::string& quantity) {
   const std::string device = quantity.substr(0, quantity.find('.'));
   const std::string buffer = quantity.substr(quantity.find('.') + 1);
@@ -43,18 +60,10 @@ double estimated_mib(const Report& r, const std::string& quantity) {
 }  // namespace
 
 TEST_CASE("llama.cpp's printed buffers, point by point (validation/engines/llamacpp.json)", "[llamacpp]") {
-  std::ifstream in(std::string(VRAMFIT_SOURCE_DIR) + "/validation/engines/llamacpp.json");
-  REQUIRE(in);
-  const json data = json::parse(in);
   std::map<std::string, std::vector<double>> errors;  // by buffer kind: model, kv, compute, output
-  for (const json& point : data.at("points")) {
-    INFO(point.at("id").get<std::string>());
-    auto request = request_from_json(point.at("request"));
-    REQUIRE(request);
-    auto report = estimate(*request, builtin_catalog());
-    REQUIRE(report);
+  const size_t points = for_each_point("llamacpp.json", [&](const json& point, const Report& report) {
     for (const auto& [quantity, measured] : point.at("measured_mib").items()) {
-      const double estimated = estimated_mib(*report, quantity);
+      const double estimated = estimated_mib(report, quantity);
       const double error = (estimated - measured.get<double>()) / measured.get<double>();
       std::printf("  %-40s %-16s measured %9.2f MiB  vramfit %9.2f MiB  %+6.1f%%\n", point.at("id").get<std::string>().c_str(),
                   quantity.c_str(), measured.get<double>(), estimated, 100.0 * error);
@@ -71,8 +80,8 @@ TEST_CASE("llama.cpp's printed buffers, point by point (validation/engines/llama
         CHECK(std::abs(error) <= 0.90);   // host compute, worst today -88.9 %: the CPU's expert work is not modelled
       }
     }
-  }
-  print_error_table("llama.cpp", data.at("points").size(), errors);
+  });
+  print_error_table("llama.cpp", points, errors);
 }
 
 namespace {
@@ -107,51 +116,35 @@ double vllm_allowed(const json& point, const std::string& quantity) {
 }  // namespace
 
 TEST_CASE("vLLM's printed memory, point by point (validation/engines/vllm.json)", "[vllm]") {
-  std::ifstream in(std::string(VRAMFIT_SOURCE_DIR) + "/validation/engines/vllm.json");
-  REQUIRE(in);
-  const json data = json::parse(in);
   std::map<std::string, std::vector<double>> errors;
-  for (const json& point : data.at("points")) {
-    const std::string id = point.at("id").get<std::string>();
-    INFO(id);
-    auto request = request_from_json(point.at("request"));
-    REQUIRE(request);
-    auto report = estimate(*request, builtin_catalog());
-    REQUIRE(report);
+  const size_t points = for_each_point("vllm.json", [&](const json& point, const Report& report) {
     json measured = point.at("measured_gib");
     if (point.contains("measured_kv_tokens")) measured["kv_tokens"] = point.at("measured_kv_tokens");
     if (point.contains("measured_concurrency")) measured["concurrency"] = point.at("measured_concurrency");
     for (const auto& [quantity, value] : measured.items()) {
       const double m = value.get<double>();
-      const double e = vllm_estimated(*report, quantity);
+      const double e = vllm_estimated(report, quantity);
       const double error = (e - m) / m;
-      std::printf("  %-58s %-13s measured %10.2f  vramfit %10.2f  %+6.1f%%\n", id.c_str(), quantity.c_str(), m, e, 100.0 * error);
+      std::printf("  %-58s %-13s measured %10.2f  vramfit %10.2f  %+6.1f%%\n", point.at("id").get<std::string>().c_str(),
+                  quantity.c_str(), m, e, 100.0 * error);
       errors[quantity].push_back(std::abs(error));
       INFO(quantity << ": measured " << m << ", vramfit " << e);
       CHECK(std::abs(error) <= vllm_allowed(point, quantity));
     }
-  }
-  print_error_table("vLLM", data.at("points").size(), errors);
+  });
+  print_error_table("vLLM", points, errors);
 }
 
 TEST_CASE("Transformers' max_memory_allocated, point by point (validation/engines/transformers.json)", "[transformers]") {
-  std::ifstream in(std::string(VRAMFIT_SOURCE_DIR) + "/validation/engines/transformers.json");
-  REQUIRE(in);
-  const json data = json::parse(in);
   std::map<std::string, std::vector<double>> errors;
-  for (const json& point : data.at("points")) {
-    const std::string id = point.at("id").get<std::string>();
-    INFO(id);
-    auto request = request_from_json(point.at("request"));
-    REQUIRE(request);
-    auto report = estimate(*request, builtin_catalog());
-    REQUIRE(report);
-    const TransformersDevice& gpu0 = report->engine->transformers.gpus.front();
+  const size_t points = for_each_point("transformers.json", [&](const json& point, const Report& report) {
+    const TransformersDevice& gpu0 = report.engine->transformers.gpus.front();
     for (const auto& [quantity, value] : point.at("measured_mb").items()) {
       const double m = value.get<double>();
       const double e = static_cast<double>(quantity == "forward" ? gpu0.prefill_peak : gpu0.peak()) / 1e6;  // MB as printed
       const double error = (e - m) / m;
-      std::printf("  %-58s %-9s measured %9.0f MB  vramfit %9.0f MB  %+6.2f%%\n", id.c_str(), quantity.c_str(), m, e, 100.0 * error);
+      std::printf("  %-58s %-9s measured %9.0f MB  vramfit %9.0f MB  %+6.2f%%\n", point.at("id").get<std::string>().c_str(),
+                  quantity.c_str(), m, e, 100.0 * error);
       errors[quantity].push_back(std::abs(error));
       INFO(quantity << ": measured " << m << " MB, vramfit " << e << " MB");
       const double allowed = point.contains("misses") && point.at("misses").contains(quantity)
@@ -159,6 +152,6 @@ TEST_CASE("Transformers' max_memory_allocated, point by point (validation/engine
                                  : 0.05;  // the goal: 5 % (README "Engines")
       CHECK(std::abs(error) <= allowed);
     }
-  }
-  print_error_table("Transformers", data.at("points").size(), errors);
+  });
+  print_error_table("Transformers", points, errors);
 }

@@ -9,29 +9,12 @@ import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { root, dist, serveDist, launch, open, widget, clickWidget, focusTextBox, frames, settled, layout, tapWidget, swipe,
-         layoutProblems, SIZES, typeText } from "./support.mjs";
+         layoutProblems, SIZES, typeText, hashOf, waitForState, texts, shot } from "./support.mjs";
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
 after(async () => { await browser.close(); site.server.close(); });
 
-const hashOf = request => "r=" + Buffer.from(JSON.stringify(request)).toString("base64url");
-const decodeHash = hash => JSON.parse(Buffer.from(hash.replace(/^#?r=/, ""), "base64url").toString() || "{}");
-const state = async page => decodeHash(await page.evaluate(() => Module.UTF8ToString(Module._vramfit_current_hash())));
-async function waitForState(page, check, what) {
-  for (let i = 0; i < 100; i++) {
-    const s = await state(page);
-    if (check(s)) return s;
-    await frames(page, 1).catch(() => {});
-  }
-  assert.fail(`the request never reached: ${what} (${JSON.stringify(await state(page))})`);
-}
-const texts = async page => (await layout(page)).filter(i => i.kind === "text").map(i => i.label);
-const shot = async (page, name) => {
-  const dir = path.join(root, "build/screenshots");
-  fs.mkdirSync(dir, { recursive: true });
-  await page.screenshot({ path: path.join(dir, name) });
-};
 
 // The texts of the whole page as a person reads them: on a phone the results are under the
 // inputs, so a finger swipes up, a screen at a time, collecting what each screen shows.

@@ -8,30 +8,13 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { root, dist, serveDist, launch, open, widget, clickWidget, focusTextBox, textFieldHasKeyboard, frames, settled, layout, tapWidget, swipe, layoutProblems,
-         SIZES, typeText } from "./support.mjs";
+         SIZES, typeText, hashOf, decodeHash, appState as state, waitForState, texts, shot } from "./support.mjs";
 import { ggufBytes } from "../support/gguf_bytes.mjs";
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
 after(async () => { await browser.close(); site.server.close(); });
 
-const hashOf = request => "r=" + Buffer.from(JSON.stringify(request)).toString("base64url");
-const decodeHash = hash => JSON.parse(Buffer.from(hash.replace(/^#?r=/, ""), "base64url").toString() || "{}");
-const state = async page => decodeHash(await page.evaluate(() => Module.UTF8ToString(Module._vramfit_current_hash())));
-async function waitForState(page, check, what) {
-  for (let i = 0; i < 100; i++) {
-    const s = await state(page);
-    if (check(s)) return s;
-    await frames(page, 1).catch(() => {});
-  }
-  assert.fail(`the request never reached: ${what} (${JSON.stringify(await state(page))})`);
-}
-const texts = async page => (await layout(page)).filter(i => i.kind === "text").map(i => i.label);
-const shot = async (page, name) => {
-  const dir = path.join(root, "build/screenshots");
-  fs.mkdirSync(dir, { recursive: true });
-  await page.screenshot({ path: path.join(dir, name) });
-};
 
 test("#1 #21 every size: no text over another, nothing cut or outside the viewport, on every tab", async () => {
   for (const [name, size] of Object.entries(SIZES)) {

@@ -5,6 +5,7 @@ import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
+import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 
 export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
@@ -216,4 +217,30 @@ export function layoutProblems(items, viewport) {
     }
   }
   return problems;
+}
+
+// The app's state as a URL hash (r=<request JSON, base64url>), and back.
+export const hashOf = request => "r=" + Buffer.from(JSON.stringify(request)).toString("base64url");
+export const decodeHash = hash => JSON.parse(Buffer.from(hash.replace(/^#?r=/, ""), "base64url").toString() || "{}");
+// The request the app holds now.
+export const appState = async page => decodeHash(await page.evaluate(() => Module.UTF8ToString(Module._vramfit_current_hash())));
+
+// Waits, a frame at a time, until the app's request passes `check`.
+export async function waitForState(page, check, what) {
+  for (let i = 0; i < 100; i++) {
+    const s = await appState(page);
+    if (check(s)) return s;
+    await frames(page, 1).catch(() => {});
+  }
+  assert.fail(`the request never reached: ${what} (${JSON.stringify(await appState(page))})`);
+}
+
+// The text items of the last frame.
+export const texts = async page => (await layout(page)).filter(i => i.kind === "text").map(i => i.label);
+
+// A screenshot for the README, in build/screenshots/ (docs/screenshots/ holds the copies).
+export async function shot(page, name) {
+  const dir = path.join(root, "build/screenshots");
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, name) });
 }
