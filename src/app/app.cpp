@@ -124,7 +124,8 @@ void App::frame(Platform& platform) {
     const bool same_edit = editing != 0 && editing == history_edit_id_;
     platform.set_location_hash(hash_, from_location_ || same_edit);
     history_edit_id_ = editing;
-    platform.announce(spoken_summary(request_, report_));
+    const bool engine = request_.engine != Engine::generic && engine_ui().spoken && report_;
+    platform.announce(engine ? engine_ui().spoken(request_, *report_) : spoken_summary(request_, report_));
     from_location_ = false;
   }
   request_glyphs(platform);
@@ -225,7 +226,10 @@ void App::draw_top_bar(Platform& platform) {
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Units: GB = 10^9 bytes, GiB = 2^30 bytes (click to switch)");
   if (button(dark_ ? "Light" : "Dark")) set_dark(!dark_);
-  if (button("Copy Markdown")) platform.copy_text(markdown(request_, report_));
+  if (button("Copy Markdown")) {
+    const bool engine = request_.engine != Engine::generic && engine_ui().markdown && report_;
+    platform.copy_text(engine ? engine_ui().markdown(request_, *report_) : markdown(request_, report_));
+  }
   if (button("Copy JSON") && report_) platform.copy_text(report_to_json(*report_).dump(2));
   const std::string link = platform.link_to(hash_);
   if (!link.empty()) {

@@ -261,25 +261,209 @@ struct Part {
 };
 const ImU32 kWeights = IM_COL32(86, 145, 222, 255), kKv = IM_COL32(96, 190, 120, 255), kWork = IM_COL32(170, 120, 220, 255),
             kOther = IM_COL32(242, 171, 60, 255), kMore = IM_COL32(150, 150, 150, 255);
+const ImU32 kFits = IM_COL32(96, 190, 120, 255), kDoesNotFit = IM_COL32(235, 90, 80, 255);
 
-// One device: its name, a bar of its parts against its capacity, and "need of capacity".
-void device_bar(const Request& request, const std::string& name, const std::vector<Part>& parts, int64_t capacity, bool fits) {
-  int64_t need = 0;
-  for (const Part& p : parts) need += p.bytes;
-  ImGui::TextUnformatted(name.c_str());
-  const std::string amount = format_bytes(need, request.units) + (capacity > 0 ? " of " + format_bytes(capacity, request.units)
-                                                                               : std::string(" (capacity not checked)"));
-  ImGui::PushStyleColor(ImGuiCol_Text, fits ? IM_COL32(96, 190, 120, 255) : IM_COL32(235, 90, 80, 255));
-  text_wrapped_at_spaces(amount + (fits ? "" : ": does not fit"));
+// One device (a GPU, a vLLM rank, the host): its parts against its capacity (0: not checked).
+struct DeviceRow {
+  std::string name;
+  std::vector<Part> parts;
+  int64_t capacity = 0;
+  bool fits = true;
+  int64_t need() const {
+    int64_t sum = 0;
+    for (const Part& p : parts) sum += p.bytes;
+    return sum;
+  }
+};
+
+// An engine's answer as the app shows it and Copy Markdown and screen readers say it.
+struct EngineAnswer {
+  bool fits = false;
+  std::string verdict;             // "llama.cpp: FITS on 2 GPUs and the host"
+  std::vector<std::string> facts;  // under the verdict
+  std::vector<Part> legend;        // the parts' names and colours
+  std::vector<DeviceRow> devices;
+  std::vector<std::string> limits;   // what fits, the speed bounds
+  std::string printer;               // "llama.cpp", "vLLM", "your script"
+  std::vector<std::string> printed;  // the lines it prints
+  std::vector<std::string> assumptions;
+};
+
+std::string per_second(const char* what, double value, const std::string& rate) {
+  char text[160];
+  std::string number;
+  if (value >= 1000.0) {
+    number = with_thousands(static_cast<int64_t>(value));
+  } else {
+    std::snprintf(text, sizeof text, "%.1f", value);
+    number = text;
+  }
+  return std::string(what) + ": at most " + number + " tokens/s (an upper bound)" + (rate.empty() ? "" : " at " + rate);
+}
+
+std::string devices_text(size_t count) { return std::to_string(count) + (count == 1 ? " GPU" : " GPUs"); }
+
+EngineAnswer llamacpp_answer(const Request& request, const EngineReport& e) {
+  const LlamaCppMemory& m = e.llamacpp;
+  const LlamaCppFit& f = e.llamacpp_fit;
+  EngineAnswer a;
+  a.fits = f.fits;
+  a.verdict = std::string(f.fits ? "llama.cpp: FITS" : "llama.cpp: DOES NOT FIT") + " on " + devices_text(m.gpus.size()) +
+              " and the host";
+  a.facts.push_back("offloaded " + std::to_string(m.offloaded_layers) + "/" + std::to_string(m.layer_slots) + " layers to GPU; " +
+                    with_thousands(m.n_ctx) + " KV cells; flash attention " + (m.flash_attention ? "on" : "off"));
+  a.legend = {
+      {"model", 0, kWeights}, {"KV", 0, kKv}, {"compute", 0, kWork}, {"output", 0, kMore}, {"CUDA context + margin", 0, kOther}};
+  for (size_t g = 0; g < m.gpus.size(); ++g) {
+    const LlamaCppBuffers& b = m.gpus[g];
+    const int64_t rest = std::max<int64_t>(0, f.gpu_need[g] - b.total());
+    a.devices.push_back({b.device + " " + e.devices[g].name + ", " + std::to_string(b.layers) + " layers",
+                         {{"model", b.model, kWeights},
+                          {"KV", b.kv, kKv},
+                          {"compute", b.compute, kWork},
+                          {"output", b.output, kMore},
+                          {"CUDA context + margin", rest, kOther}},
+                         f.gpu_capacity[g],
+                         f.gpu_need[g] <= f.gpu_capacity[g]});
+  }
+  const LlamaCppBuffers& h = m.host;
+  a.devices.push_back(
+      {"host (CPU_Mapped, CPU KV, host compute)",
+       {{"model", h.model, kWeights}, {"KV", h.kv, kKv}, {"compute", h.compute, kWork}, {"output", h.output, kMore}},
+       request.host_memory_bytes,
+       request.host_memory_bytes <= 0 || f.host_need <= request.host_memory_bytes});
+  a.limits.push_back("the most -ngl that fits: " + std::to_string(f.max_gpu_layers) +
+                     "; the longest -c: " + with_thousands(f.max_ctx_size));
+  if (e.llamacpp_decode.tokens_per_second_empty > 0) {
+    a.limits.push_back(per_second("decode", e.llamacpp_decode.tokens_per_second_empty, ""));
+  }
+  if (e.llamacpp_prefill.tokens_per_second > 0) {
+    a.limits.push_back(per_second("prompt", e.llamacpp_prefill.tokens_per_second, e.prefill_rate));
+  }
+  a.printer = "llama.cpp";
+  a.printed = llamacpp_log_lines(m);
+  return a;
+}
+
+EngineAnswer vllm_answer(const Request& request, const EngineReport& e) {
+  const VllmMemory& m = e.vllm;
+  EngineAnswer a;
+  a.fits = m.fits;
+  a.verdict = std::string(m.fits ? "vLLM: STARTS" : "vLLM: DOES NOT START") + " on " + devices_text(m.ranks.size());
+  if (!m.fits) a.facts.push_back(m.refusal);
+  if (!m.warning.empty()) a.facts.push_back("warning: " + m.warning);
+  char text[200];
+  std::snprintf(text, sizeof text, "KV cache: %s tokens; %.2fx requests of %s tokens at once",
+                with_thousands(m.kv_tokens).c_str(), m.max_concurrency, with_thousands(m.max_model_len).c_str());
+  a.facts.push_back(text);
+  a.legend = {{"weights", 0, kWeights},
+              {"KV pool", 0, kKv},
+              {"activation", 0, kWork},
+              {"non-torch", 0, kMore},
+              {"context + graphs", 0, kOther}};
+  for (size_t i = 0; i < m.ranks.size(); ++i) {
+    const VllmRank& k = m.ranks[i];
+    a.devices.push_back({"rank " + std::to_string(i) + " " + e.devices[i].name,
+                         {{"weights", k.weights, kWeights},
+                          {"KV pool", std::max<int64_t>(0, k.kv_available), kKv},
+                          {"activation", k.activation_peak, kWork},
+                          {"non-torch", k.non_torch, kMore},
+                          {"context + graphs", k.outside_budget, kOther}},
+                         k.total,
+                         k.kv_available > 0 && k.requested + k.outside_budget <= k.total});
+  }
+  std::snprintf(text, sizeof text, "the longest --max-model-len: %s; the smallest --gpu-memory-utilization: %.3f",
+                with_thousands(m.longest_model_len).c_str(), m.min_utilization);
+  a.limits.push_back(text);
+  if (e.vllm_decode.tokens_per_second_empty > 0)
+    a.limits.push_back(per_second("decode", e.vllm_decode.tokens_per_second_empty, ""));
+  if (e.vllm_prefill_tokens_per_second > 0)
+    a.limits.push_back(per_second("prompt", e.vllm_prefill_tokens_per_second, e.prefill_rate));
+  a.printer = "vLLM";
+  a.printed = vllm_log_lines(m, request.vllm);
+  return a;
+}
+
+EngineAnswer transformers_answer(const Request& request, const EngineReport& e) {
+  const TransformersMemory& m = e.transformers;
+  const TransformersSettings& t = request.transformers;
+  EngineAnswer a;
+  a.fits = m.fits;
+  a.verdict = std::string(m.fits ? "Transformers: FITS" : "Transformers: DOES NOT FIT") + " on " + devices_text(m.gpus.size()) +
+              (m.host.weights > 0 ? " and the host" : "");
+  if (!m.fits) a.facts.push_back(m.refusal);
+  a.legend = {{"weights", 0, kWeights}, {"KV cache", 0, kKv}, {"activations", 0, kWork}, {"CUDA context", 0, kOther}};
+  for (size_t i = 0; i < m.gpus.size(); ++i) {
+    const TransformersDevice& d = m.gpus[i];
+    const Gpu& gpu = e.devices[i];
+    const int64_t total = gpu.cuda_total_bytes > 0 ? gpu.cuda_total_bytes : gpu.usable_bytes();
+    const int64_t kept = d.weights + d.buffers;
+    // At the prompt's peak the cache holds the prompt; at the last step every token but one.
+    const int64_t final_tokens = t.input_length + t.max_new_tokens - 1;
+    const int64_t kv = d.peak() == d.decode_peak ? d.kv : d.kv / std::max<int64_t>(1, final_tokens) * t.input_length;
+    a.devices.push_back(
+        {"cuda:" + std::to_string(i) + " " + gpu.name +
+             (d.layers() > 0 ? ", layers " + std::to_string(d.first_layer) + "-" + std::to_string(d.last_layer) : ""),
+         {{"weights", kept, kWeights},
+          {"KV cache", kv, kKv},
+          {"activations", std::max<int64_t>(0, d.peak() - kept - kv), kWork},
+          {"CUDA context", request.settings.runtime_bytes, kOther}},
+         total,
+         d.peak() + request.settings.runtime_bytes <= total});
+  }
+  if (m.host.weights > 0) {
+    a.devices.push_back({"host (device_map \"cpu\")",
+                         {{"weights", m.host.weights + m.host.buffers, kWeights}},
+                         request.host_memory_bytes,
+                         request.host_memory_bytes <= 0 || m.host.weights <= request.host_memory_bytes});
+  }
+  a.limits.push_back("the largest batch: " + std::to_string(e.transformers_fit.max_batch_size) +
+                     "; the most max_new_tokens: " + with_thousands(e.transformers_fit.max_new_tokens));
+  if (e.transformers_decode_tokens_per_second > 0) {
+    a.limits.push_back(per_second("decode", e.transformers_decode_tokens_per_second, ""));
+  }
+  if (e.transformers_prefill_tokens_per_second > 0) {
+    a.limits.push_back(per_second("prompt", e.transformers_prefill_tokens_per_second, e.prefill_rate));
+  }
+  a.printer = "your script";
+  a.printed = transformers_log_lines(m);
+  return a;
+}
+
+EngineAnswer engine_answer(const Request& request, const Report& report) {
+  EngineAnswer a;
+  if (!report.engine) return a;
+  const EngineReport& e = *report.engine;
+  switch (request.engine) {
+    case Engine::llamacpp: a = llamacpp_answer(request, e); break;
+    case Engine::vllm: a = vllm_answer(request, e); break;
+    case Engine::transformers: a = transformers_answer(request, e); break;
+    default: break;
+  }
+  a.assumptions = e.assumptions;
+  return a;
+}
+
+std::string amount(const Request& request, const DeviceRow& d) {
+  return format_bytes(d.need(), request.units) +
+         (d.capacity > 0 ? " of " + format_bytes(d.capacity, request.units) : std::string(" (capacity not checked)")) +
+         (d.fits ? "" : ": does not fit");
+}
+
+// One device: its name, "need of capacity", and a bar of its parts against its capacity.
+void device_bar(const Request& request, const DeviceRow& d) {
+  ImGui::TextUnformatted(d.name.c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, d.fits ? kFits : kDoesNotFit);
+  text_wrapped_at_spaces(amount(request, d));
   ImGui::PopStyleColor();
-  const double scale = static_cast<double>(std::max<int64_t>(1, std::max(capacity, need)));
+  const double scale = static_cast<double>(std::max<int64_t>(1, std::max(d.capacity, d.need())));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 p = ImGui::GetCursorScreenPos();
   const float width = ImGui::GetContentRegionAvail().x, height = em(1.0f);
   dl->AddRectFilled(p, ImVec2(p.x + width, p.y + height), ImGui::GetColorU32(ImGuiCol_FrameBg), 3.0f);
   float x = p.x;
   std::string hovered;
-  for (const Part& part : parts) {
+  for (const Part& part : d.parts) {
     const float w = static_cast<float>(static_cast<double>(part.bytes) / scale * width);
     if (w > 0.5f) dl->AddRectFilled(ImVec2(x, p.y), ImVec2(x + w, p.y + height), part.colour);
     if (ImGui::IsMouseHoveringRect(ImVec2(x, p.y), ImVec2(x + w, p.y + height))) {
@@ -287,8 +471,8 @@ void device_bar(const Request& request, const std::string& name, const std::vect
     }
     x += w;
   }
-  if (capacity > 0) {
-    const float cap = p.x + static_cast<float>(static_cast<double>(capacity) / scale * width);
+  if (d.capacity > 0) {
+    const float cap = p.x + static_cast<float>(static_cast<double>(d.capacity) / scale * width);
     dl->AddLine(ImVec2(cap, p.y - 2), ImVec2(cap, p.y + height + 2), ImGui::GetColorU32(ImGuiCol_Text), 2.0f);
   }
   ImGui::Dummy(ImVec2(width, height));
@@ -312,157 +496,49 @@ void legend(const std::vector<Part>& parts) {
   ImGui::NewLine();
 }
 
-void verdict(bool fits, const std::string& text) {
-  ImGui::PushStyleColor(ImGuiCol_Text, fits ? IM_COL32(96, 190, 120, 255) : IM_COL32(235, 90, 80, 255));
-  text_wrapped_at_spaces(text);
-  ImGui::PopStyleColor();
-}
-
-void printed_lines(const char* engine, const std::vector<std::string>& lines) {
-  section((std::string("What ") + engine + " will print").c_str());
-  for (const std::string& line : lines) text_wrapped_at_spaces(line);
-}
-
-std::string per_second(const char* what, double value, const char* unit) {
-  char text[160];
-  if (value >= 1000.0) {
-    return std::string(what) + ": at most " + with_thousands(static_cast<int64_t>(value)) + " " + unit + " (an upper bound)";
-  }
-  std::snprintf(text, sizeof text, "%s: at most %.1f %s (an upper bound)", what, value, unit);
-  return text;
-}
-
-void draw_llamacpp_results(const Request& request, const EngineReport& e) {
-  const LlamaCppMemory& m = e.llamacpp;
-  const LlamaCppFit& f = e.llamacpp_fit;
-  verdict(f.fits, std::string(f.fits ? "llama.cpp: FITS" : "llama.cpp: DOES NOT FIT") + " on " + std::to_string(m.gpus.size()) +
-                      (m.gpus.size() == 1 ? " GPU" : " GPUs") + " and the host");
-  text_wrapped_at_spaces("offloaded " + std::to_string(m.offloaded_layers) + "/" + std::to_string(m.layer_slots) +
-                         " layers to GPU; " + with_thousands(m.n_ctx) + " KV cells; flash attention " +
-                         (m.flash_attention ? "on" : "off"));
-  const std::vector<Part> kinds = {
-      {"model", 0, kWeights}, {"KV", 0, kKv}, {"compute", 0, kWork}, {"output", 0, kMore}, {"CUDA context + margin", 0, kOther}};
-  legend(kinds);
-  for (size_t g = 0; g < m.gpus.size(); ++g) {
-    const LlamaCppBuffers& b = m.gpus[g];
-    const int64_t rest = std::max<int64_t>(0, f.gpu_need[g] - b.total());
-    device_bar(request, b.device + " " + e.devices[g].name + ", " + std::to_string(b.layers) + " layers",
-               {{"model", b.model, kWeights},
-                {"KV", b.kv, kKv},
-                {"compute", b.compute, kWork},
-                {"output", b.output, kMore},
-                {"CUDA context + margin", rest, kOther}},
-               f.gpu_capacity[g], f.gpu_need[g] <= f.gpu_capacity[g]);
-  }
-  const LlamaCppBuffers& h = m.host;
-  device_bar(request, "host (CPU_Mapped, CPU KV, host compute)",
-             {{"model", h.model, kWeights}, {"KV", h.kv, kKv}, {"compute", h.compute, kWork}, {"output", h.output, kMore}},
-             request.host_memory_bytes, request.host_memory_bytes <= 0 || f.host_need <= request.host_memory_bytes);
-  section("What fits");
-  text_wrapped_at_spaces("the most -ngl that fits: " + std::to_string(f.max_gpu_layers) +
-                         "; the longest -c: " + with_thousands(f.max_ctx_size));
-  if (e.llamacpp_decode.tokens_per_second_empty > 0) {
-    text_wrapped_at_spaces(per_second("decode", e.llamacpp_decode.tokens_per_second_empty, "tokens/s"));
-  }
-  if (e.llamacpp_prefill.tokens_per_second > 0) {
-    text_wrapped_at_spaces(per_second("prompt", e.llamacpp_prefill.tokens_per_second, "tokens/s") + " at " + e.prefill_rate);
-  }
-  printed_lines("llama.cpp", llamacpp_log_lines(m));
-}
-
-void draw_vllm_results(const Request& request, const EngineReport& e) {
-  const VllmMemory& m = e.vllm;
-  verdict(m.fits, std::string(m.fits ? "vLLM: STARTS" : "vLLM: DOES NOT START") + " on " + std::to_string(m.ranks.size()) +
-                      (m.ranks.size() == 1 ? " GPU" : " GPUs"));
-  if (!m.fits) text_wrapped_at_spaces(m.refusal);
-  if (!m.warning.empty()) text_wrapped_at_spaces("warning: " + m.warning);
-  char text[200];
-  std::snprintf(text, sizeof text, "KV cache: %s tokens; %.2fx requests of %s tokens at once",
-                with_thousands(m.kv_tokens).c_str(), m.max_concurrency, with_thousands(m.max_model_len).c_str());
-  text_wrapped_at_spaces(text);
-  legend({{"weights", 0, kWeights},
-          {"KV pool", 0, kKv},
-          {"activation", 0, kWork},
-          {"non-torch", 0, kMore},
-          {"context + graphs", 0, kOther}});
-  for (size_t i = 0; i < m.ranks.size(); ++i) {
-    const VllmRank& k = m.ranks[i];
-    device_bar(request, "rank " + std::to_string(i) + " " + e.devices[i].name,
-               {{"weights", k.weights, kWeights},
-                {"KV pool", std::max<int64_t>(0, k.kv_available), kKv},
-                {"activation", k.activation_peak, kWork},
-                {"non-torch", k.non_torch, kMore},
-                {"context + graphs", k.outside_budget, kOther}},
-               k.total, k.kv_available > 0 && k.requested + k.outside_budget <= k.total);
-  }
-  section("What fits");
-  std::snprintf(text, sizeof text, "the longest --max-model-len: %s; the smallest --gpu-memory-utilization: %.3f",
-                with_thousands(m.longest_model_len).c_str(), m.min_utilization);
-  text_wrapped_at_spaces(text);
-  if (e.vllm_decode.tokens_per_second_empty > 0) {
-    text_wrapped_at_spaces(per_second("decode", e.vllm_decode.tokens_per_second_empty, "tokens/s"));
-  }
-  if (e.vllm_prefill_tokens_per_second > 0) {
-    text_wrapped_at_spaces(per_second("prompt", e.vllm_prefill_tokens_per_second, "tokens/s") + " at " + e.prefill_rate);
-  }
-  printed_lines("vLLM", vllm_log_lines(m, request.vllm));
-}
-
-void draw_transformers_results(const Request& request, const EngineReport& e) {
-  const TransformersMemory& m = e.transformers;
-  verdict(m.fits, std::string(m.fits ? "Transformers: FITS" : "Transformers: DOES NOT FIT") + " on " +
-                      std::to_string(m.gpus.size()) + (m.gpus.size() == 1 ? " GPU" : " GPUs") +
-                      (m.host.weights > 0 ? " and the host" : ""));
-  if (!m.fits) text_wrapped_at_spaces(m.refusal);
-  legend({{"weights", 0, kWeights}, {"KV cache", 0, kKv}, {"activations", 0, kWork}, {"CUDA context", 0, kOther}});
-  for (size_t i = 0; i < m.gpus.size(); ++i) {
-    const TransformersDevice& d = m.gpus[i];
-    const Gpu& gpu = e.devices[i];
-    const int64_t total = gpu.cuda_total_bytes > 0 ? gpu.cuda_total_bytes : gpu.usable_bytes();
-    const int64_t kept = d.weights + d.buffers;
-    // At the prompt's peak the cache holds the prompt; at the last step every token but one.
-    const int64_t final_tokens = request.transformers.input_length + request.transformers.max_new_tokens - 1;
-    const int64_t kv =
-        d.peak() == d.decode_peak ? d.kv : d.kv / std::max<int64_t>(1, final_tokens) * request.transformers.input_length;
-    device_bar(request,
-               "cuda:" + std::to_string(i) + " " + gpu.name +
-                   (d.layers() > 0 ? ", layers " + std::to_string(d.first_layer) + "-" + std::to_string(d.last_layer) : ""),
-               {{"weights", kept, kWeights},
-                {"KV cache", kv, kKv},
-                {"activations", std::max<int64_t>(0, d.peak() - kept - kv), kWork},
-                {"CUDA context", request.settings.runtime_bytes, kOther}},
-               total, d.peak() + request.settings.runtime_bytes <= total);
-  }
-  if (m.host.weights > 0) {
-    device_bar(request, "host (device_map \"cpu\")", {{"weights", m.host.weights + m.host.buffers, kWeights}},
-               request.host_memory_bytes, request.host_memory_bytes <= 0 || m.host.weights <= request.host_memory_bytes);
-  }
-  section("What fits");
-  text_wrapped_at_spaces("the largest batch: " + std::to_string(e.transformers_fit.max_batch_size) +
-                         "; the most max_new_tokens: " + with_thousands(e.transformers_fit.max_new_tokens));
-  if (e.transformers_decode_tokens_per_second > 0) {
-    text_wrapped_at_spaces(per_second("decode", e.transformers_decode_tokens_per_second, "tokens/s"));
-  }
-  if (e.transformers_prefill_tokens_per_second > 0) {
-    text_wrapped_at_spaces(per_second("prompt", e.transformers_prefill_tokens_per_second, "tokens/s") + " at " + e.prefill_rate);
-  }
-  printed_lines("your script", transformers_log_lines(m));
-}
-
 void draw_results(const Request& request, const Report& report) {
-  if (!report.engine) return;
-  const EngineReport& e = *report.engine;
-  switch (request.engine) {
-    case Engine::llamacpp: draw_llamacpp_results(request, e); break;
-    case Engine::vllm: draw_vllm_results(request, e); break;
-    case Engine::transformers: draw_transformers_results(request, e); break;
-    default: return;
-  }
-  if (!e.assumptions.empty()) {
+  const EngineAnswer a = engine_answer(request, report);
+  if (a.verdict.empty()) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, a.fits ? kFits : kDoesNotFit);
+  text_wrapped_at_spaces(a.verdict);
+  ImGui::PopStyleColor();
+  for (const std::string& fact : a.facts) text_wrapped_at_spaces(fact);
+  legend(a.legend);
+  for (const DeviceRow& d : a.devices) device_bar(request, d);
+  section("What fits");
+  for (const std::string& line : a.limits) text_wrapped_at_spaces(line);
+  section(("What " + a.printer + " will print").c_str());
+  for (const std::string& line : a.printed) text_wrapped_at_spaces(line);
+  if (!a.assumptions.empty()) {
     section("Assumed");
-    for (const std::string& a : e.assumptions) text_wrapped_at_spaces_disabled(a);
+    for (const std::string& line : a.assumptions) text_wrapped_at_spaces_disabled(line);
   }
 }
+
+// The same answer as Markdown (Copy Markdown; screen readers hear it without the code block).
+std::string answer_text(const Request& request, const Report& report, bool markdown) {
+  const EngineAnswer a = engine_answer(request, report);
+  std::string out = (markdown ? "**" + report.model_name + "**, " : report.model_name + ", ") + a.verdict + "\n";
+  for (const std::string& fact : a.facts) out += fact + "\n";
+  for (const DeviceRow& d : a.devices) {
+    out += "- " + d.name + ": " + amount(request, d);
+    std::string parts;
+    for (const Part& p : d.parts) {
+      if (p.bytes > 0) parts += std::string(parts.empty() ? "" : ", ") + p.name + " " + format_bytes(p.bytes, request.units);
+    }
+    out += (parts.empty() ? "" : " (" + parts + ")") + "\n";
+  }
+  for (const std::string& line : a.limits) out += "- " + line + "\n";
+  if (markdown) {
+    out += "\nWhat " + a.printer + " will print:\n\n```\n";
+    for (const std::string& line : a.printed) out += line + "\n";
+    out += "```\n";
+  }
+  return out;
+}
+
+std::string markdown_text(const Request& request, const Report& report) { return answer_text(request, report, true); }
+std::string spoken_text(const Request& request, const Report& report) { return answer_text(request, report, false); }
 
 }  // namespace
 
@@ -472,6 +548,8 @@ void enable_engine_ui() {
   enable_engines();
   g_engine_ui.draw_inputs = draw_inputs;
   g_engine_ui.draw_results = draw_results;
+  g_engine_ui.markdown = markdown_text;
+  g_engine_ui.spoken = spoken_text;
 }
 
 }  // namespace vramfit

@@ -7,6 +7,8 @@
 // engines module (vramfit_app_engines). The page's first module leaves them out for its size
 // budget; picking an engine there loads the engines module (Platform::use_engines).
 #pragma once
+#include <string>
+
 #include "core/request.hpp"
 #include "report/estimate.hpp"
 
@@ -15,6 +17,9 @@ namespace vramfit {
 struct EngineUi {
   bool (*draw_inputs)(Request& request) = nullptr;  // true when the request changed
   void (*draw_results)(const Request& request, const Report& report) = nullptr;
+  // The answer as text: Copy Markdown's, and the words read to screen readers.
+  std::string (*markdown)(const Request& request, const Report& report) = nullptr;
+  std::string (*spoken)(const Request& request, const Report& report) = nullptr;
 };
 
 // Empty until enable_engine_ui() has run.

@@ -101,6 +101,14 @@ test("a pasted vllm serve command (clipboard) becomes vLLM's settings; its KV li
   assert.ok(all.some(t => /^GPU KV cache size: [\d,]+ tokens$/.test(t)), "vLLM's KV line");
   assert.ok(all.some(t => t.startsWith("rank 1 H100 80 GB")), "a bar for the second rank");
   await shot(page, "engines-desktop-vllm.png");
+  // Copy Markdown and the screen reader's words carry the engine's answer, not the generic one.
+  await page.evaluate(() => { window.copied = []; window.vramfitCopied = text => window.copied.push(text); });
+  await clickWidget(page, "Copy Markdown");
+  const markdown = await page.evaluate(() => window.copied[window.copied.length - 1]);
+  assert.match(markdown, /^\*\*Llama 3\.1 8B\*\*, vLLM: STARTS on 2 GPUs$/m);
+  assert.match(markdown, /^- rank 1 H100 80 GB: [\d.]+ GB of [\d.]+ GB \(weights /m);
+  assert.match(markdown, /^GPU KV cache size: [\d,]+ tokens$/m);
+  assert.match(await page.evaluate(() => document.getElementById("live").textContent), /vLLM: STARTS on 2 GPUs/);
   assert.deepEqual(errors, []);
   await opened.context.close();
 });
