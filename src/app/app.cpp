@@ -28,6 +28,10 @@ void App::init(const std::string& hash, bool embed, FitMapRenderer* renderer) {
 
 bool App::load_hash(const std::string& hash) {
   auto decoded = decode_url_hash(hash);
+  if (!decoded && decoded.error().id == "request.engine_not_included") {
+    engines_hash_ = hash;  // an engine's settings: the platform brings the engines with this link
+    return false;
+  }
   if (!decoded) {
     notice_ = "The link's configuration could not be read (" + decoded.error().message + "); showing the defaults.";
     return false;
@@ -130,9 +134,9 @@ void App::frame(Platform& platform) {
   }
   request_glyphs(platform);
   // An engine without the engines in this program: the platform brings them (once).
-  if (request_.engine != Engine::generic && !engine_ui().draw_results && !asked_for_engines_) {
+  if ((request_.engine != Engine::generic || !engines_hash_.empty()) && !engine_ui().draw_results && !asked_for_engines_) {
     asked_for_engines_ = true;
-    platform.use_engines(hash_);
+    platform.use_engines(engines_hash_.empty() ? hash_ : engines_hash_);
   }
   const AppMode mode = app_mode(request_);
   if (mode != shown_mode_) {  // a new mode keeps the tab it has (or the breakdown)

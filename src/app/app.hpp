@@ -62,6 +62,7 @@ class App {
   unsigned history_edit_id_ = 0;  // the widget whose edit made the current history entry
   bool first_frame_ = true;
   bool asked_for_engines_ = false;  // Platform::use_engines was called
+  std::string engines_hash_;        // a link with an engine's settings this program cannot read
   std::string glyph_text_;      // the text whose characters were last asked of the platform
   std::string notice_;          // shown until dismissed: malformed hash, file read errors
   InputsPanel inputs_;

@@ -138,7 +138,7 @@ bool InputsPanel::draw_inference(Request& request, Outcome& outcome) {
   // picking one asks the platform for them (Outcome::wants_engines).
   section("Engine");
   int engine = static_cast<int>(request.engine);
-  const Choice engines[] = {{static_cast<int>(Engine::generic), "Any engine (vramfit's model)"},
+  const Choice engines[] = {{static_cast<int>(Engine::generic), "vramfit's own model"},
                             {static_cast<int>(Engine::llamacpp), "llama.cpp (Ollama, LM Studio)"},
                             {static_cast<int>(Engine::vllm), "vLLM"},
                             {static_cast<int>(Engine::transformers), "Transformers"}};

@@ -132,6 +132,27 @@ test("tablet: Transformers by touch, a typed max_new_tokens, the peak per GPU as
   await context.close();
 });
 
+test("a link with an engine's settings opened on the first page (or its embed) moves to engines.html with them", async () => {
+  const request = { v: 1, model: { preset: "qwen2.5-7b" }, weights: { format: "gguf-q4_k_m" }, engine: "llama.cpp",
+                    "llama.cpp": { "ctx-size": 16384, "n-gpu-layers": 20, "cache-type-k": "q8_0" }, gpus: ["rtx-4090", "rtx-3090"] };
+  for (const page_name of ["", "embed.html"]) {
+    // The first page moves on before it settles: opened here without waiting for it.
+    const context = await browser.newContext(SIZES.desktop);
+    const page = await context.newPage();
+    const errors = [];
+    page.on("pageerror", error => errors.push(String(error)));
+    await page.goto(site.origin + "/" + page_name + "#" + hashOf(request));
+    await enginesLoaded(page);
+    const s = await waitForState(page, s => s.engine === "llama.cpp", "engine llama.cpp");
+    assert.equal(s["llama.cpp"]["ctx-size"], 16384, `${page_name || "index.html"}: -c came along`);
+    assert.equal(s["llama.cpp"]["n-gpu-layers"], 20);
+    assert.deepEqual(s.gpus, ["rtx-4090", "rtx-3090"]);
+    assert.ok((await texts(page)).some(t => t.startsWith("load_tensors: offloaded 20/")), "llama.cpp's line for -ngl 20");
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
 test("the engines' module is fetched only by engines.html; its size is reported", async () => {
   let total = 0;
   for (const file of ["engines.html", "shell.js", "vramfit_app_engines.js", "vramfit_app_engines.wasm"]) {
