@@ -1,8 +1,10 @@
 #include "transformers.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 
+#include "fit.hpp"
 #include "units.hpp"
 
 namespace vramfit {
@@ -138,7 +140,6 @@ TransformersMemory transformers_memory(const FormatTables& tables, const ModelSp
   r.generation = transformers_generation(s.version_major, s.version_minor);
   const TransformersGeneration& g = r.generation;
   const int64_t ab = std::max<int64_t>(1, activation_bytes);
-  r.activation_bytes = ab;
   const int64_t gpus = static_cast<int64_t>(gpu_free.size());
 
   // Rotary cos/sin caches of old releases: cos and sin, max_position_embeddings x head_dim each,
@@ -301,7 +302,6 @@ TransformersMemory transformers_memory(const FormatTables& tables, const ModelSp
     if (logits_here) decode_work += decode_logits;
     d.decode_peak = base + d.kv + old_cache + decode_work;
   }
-  r.host.kv = 0;
 
   r.fits = true;
   if (on_disk) {
@@ -324,32 +324,26 @@ TransformersMemory transformers_memory(const FormatTables& tables, const ModelSp
 TransformersFit transformers_fit(const FormatTables& tables, const ModelSpec& m, const WeightFormat& format, int64_t group_size,
                                  int64_t activation_bytes, const TransformersSettings& s, const std::vector<int64_t>& gpu_free,
                                  int64_t host_free) {
-  // The largest value in [1, limit] for which `fits` holds (it only gets harder as it grows).
-  auto largest = [](int64_t limit, auto fits) {
-    if (!fits(1)) return int64_t(0);
-    int64_t lo = 1, hi = 2;
-    while (hi <= limit && fits(hi)) {
-      lo = hi;
-      hi *= 2;
-    }
-    hi = std::min(hi, limit + 1);
-    while (hi - lo > 1) {
-      const int64_t mid = lo + (hi - lo) / 2;
-      (fits(mid) ? lo : hi) = mid;
-    }
-    return lo;
-  };
-  TransformersFit f;
-  f.max_batch_size = largest(int64_t(1) << 16, [&](int64_t batch) {
+  // Each search asks largest_fitting (core/fit.hpp) for the largest value that fits every GPU,
+  // guided by how far the fullest GPU's peak is over its free memory (0 or less: within it).
+  auto memory_at = [&](int64_t batch, int64_t tokens) {
     TransformersSettings t = s;
     t.batch_size = batch;
-    return transformers_memory(tables, m, format, group_size, activation_bytes, t, gpu_free, host_free).fits;
-  });
-  f.max_new_tokens = largest(int64_t(1) << 24, [&](int64_t tokens) {
-    TransformersSettings t = s;
     t.max_new_tokens = tokens;
-    return transformers_memory(tables, m, format, group_size, activation_bytes, t, gpu_free, host_free).fits;
-  });
+    return transformers_memory(tables, m, format, group_size, activation_bytes, t, gpu_free, host_free);
+  };
+  auto overrun = [&](const TransformersMemory& r) {
+    int64_t worst = INT64_MIN;
+    for (size_t i = 0; i < r.gpus.size() && i < gpu_free.size(); ++i) worst = std::max(worst, r.gpus[i].peak() - gpu_free[i]);
+    return worst;
+  };
+  TransformersFit f;
+  auto batch_fits = [&](int64_t batch) { return memory_at(batch, s.max_new_tokens).fits; };
+  auto batch_overrun = [&](int64_t batch) { return overrun(memory_at(batch, s.max_new_tokens)); };
+  f.max_batch_size = batch_fits(1) ? largest_fitting(1, kMaxSequences, 0, batch_fits, batch_overrun) : 0;
+  auto tokens_fit = [&](int64_t tokens) { return memory_at(s.batch_size, tokens).fits; };
+  auto tokens_overrun = [&](int64_t tokens) { return overrun(memory_at(s.batch_size, tokens)); };
+  f.max_new_tokens = tokens_fit(1) ? largest_fitting(1, kMaxContextTokens, 0, tokens_fit, tokens_overrun) : 0;
   return f;
 }
 

@@ -92,7 +92,6 @@ struct TransformersMemory {
   std::vector<TransformersDevice> gpus;  // one per GPU, CUDA index order
   TransformersDevice host;               // weights accelerate offloads to "cpu"
   TransformersGeneration generation;
-  int64_t activation_bytes = 2;     // torch_dtype's element size
   int64_t kv_bytes_per_token = 0;   // one token of one sequence, all layers
   int64_t footprint = 0;            // model.get_memory_footprint(): parameters and buffers
   std::vector<int64_t> max_memory;  // accelerate's max_memory per GPU for the device map
