@@ -396,7 +396,7 @@ EngineAnswer transformers_answer(const Request& request, const EngineReport& e) 
   for (size_t i = 0; i < m.gpus.size(); ++i) {
     const TransformersDevice& d = m.gpus[i];
     const Gpu& gpu = e.devices[i];
-    const int64_t total = gpu.cuda_total_bytes > 0 ? gpu.cuda_total_bytes : gpu.usable_bytes();
+    const int64_t total = gpu.cuda_visible_bytes();
     const int64_t kept = d.weights + d.buffers;
     // At the prompt's peak the cache holds the prompt; at the last step every token but one.
     const int64_t final_tokens = t.input_length + t.max_new_tokens - 1;

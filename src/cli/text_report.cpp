@@ -213,7 +213,7 @@ void print_transformers_report(std::ostream& out, const Report& r) {
   for (size_t i = 0; i < m.gpus.size(); ++i) {
     const TransformersDevice& d = m.gpus[i];
     const Gpu& gpu = r.engine->devices[i];
-    const int64_t total = gpu.cuda_total_bytes > 0 ? gpu.cuda_total_bytes : gpu.usable_bytes();
+    const int64_t total = gpu.cuda_visible_bytes();
     out << "  " << pad(std::to_string(i) + " " + gpu.name, 26)
         << pad_left(d.layers() > 0 ? std::to_string(d.first_layer) + "-" + std::to_string(d.last_layer) : "-", 9)
         << pad_left(format_bytes(d.weights + d.buffers, u), 11) << pad_left(format_bytes(d.kv, u), 11)

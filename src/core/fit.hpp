@@ -26,6 +26,8 @@ struct Gpu {
     return usable_fraction >= 1.0 ? total_bytes
                                   : static_cast<int64_t>(static_cast<double>(total_bytes) * usable_fraction);
   }
+  // What CUDA reports as the total (cuda_total_bytes) where the catalog has it, else the usable total.
+  int64_t cuda_visible_bytes() const { return cuda_total_bytes > 0 ? cuda_total_bytes : usable_bytes(); }
 };
 
 struct FitResult {

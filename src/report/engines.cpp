@@ -352,7 +352,7 @@ std::optional<Error> estimate_transformers(const Request& request, const Catalog
   // Each GPU's free memory for the model: its total (CUDA's, where known) less the CUDA context.
   std::vector<int64_t> free;
   for (const Gpu& gpu : e.devices) {
-    const int64_t total = gpu.cuda_total_bytes > 0 ? gpu.cuda_total_bytes : gpu.usable_bytes();
+    const int64_t total = gpu.cuda_visible_bytes();
     free.push_back(std::max<int64_t>(0, total - request.settings.runtime_bytes));
   }
   const int64_t activation = report.prepared.activation_bytes;
@@ -386,9 +386,7 @@ json transformers_to_json(const Report& r) {
   json gpus = json::array();
   for (size_t i = 0; i < m.gpus.size(); ++i) {
     const TransformersDevice& d = m.gpus[i];
-    const int64_t capacity = i < en.devices.size()
-                                 ? (en.devices[i].cuda_total_bytes > 0 ? en.devices[i].cuda_total_bytes : en.devices[i].usable_bytes())
-                                 : 0;
+    const int64_t capacity = i < en.devices.size() ? en.devices[i].cuda_visible_bytes() : 0;
     const int64_t need = d.peak() + r.request.settings.runtime_bytes;
     gpus.push_back({{"gpu", {{"id", en.devices[i].id}, {"name", en.devices[i].name}}},
                     {"index", d.index},
