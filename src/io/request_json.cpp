@@ -486,19 +486,16 @@ json request_to_json(const Request& r) {
                               {"assumed", w.assumed}, {"warnings", w.warnings}};
     if (w.has_layers && engine_json().write_layers) j["weights"]["stored"]["by_layer"] = engine_json().write_layers(w.by_layer);
   }
-  if (r.engine == Engine::llamacpp) {
-    j["engine"] = engine_name(r.engine);
-    j["host"] = {{"bandwidth_gbs", r.host_bandwidth_gbs}, {"memory_bytes", r.host_memory_bytes}};
-    if (engine_json().write_llamacpp) j["llama.cpp"] = engine_json().write_llamacpp(r.llamacpp);
-  }
-  if (r.engine == Engine::vllm) {
-    j["engine"] = engine_name(r.engine);
-    if (engine_json().write_vllm) j["vllm"] = engine_json().write_vllm(r.vllm);
-  }
-  if (r.engine == Engine::transformers) {
-    j["engine"] = engine_name(r.engine);
-    j["host"] = {{"bandwidth_gbs", r.host_bandwidth_gbs}, {"memory_bytes", r.host_memory_bytes}};
-    if (engine_json().write_transformers) j["transformers"] = engine_json().write_transformers(r.transformers);
+  // An engine's name and its settings under that name (the writers: nullptr where not linked);
+  // the host for the engines that place work on it (llama.cpp, Transformers).
+  if (r.engine != Engine::generic) {
+    const EngineJson& parts = engine_json();
+    const char* name = engine_name(r.engine);
+    j["engine"] = name;
+    if (r.engine != Engine::vllm) j["host"] = {{"bandwidth_gbs", r.host_bandwidth_gbs}, {"memory_bytes", r.host_memory_bytes}};
+    if (r.engine == Engine::llamacpp && parts.write_llamacpp) j[name] = parts.write_llamacpp(r.llamacpp);
+    if (r.engine == Engine::vllm && parts.write_vllm) j[name] = parts.write_vllm(r.vllm);
+    if (r.engine == Engine::transformers && parts.write_transformers) j[name] = parts.write_transformers(r.transformers);
   }
   if (r.mode == Mode::training) {
     const TrainingSettings& t = r.training;
