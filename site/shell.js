@@ -54,6 +54,13 @@
   const SOURCE = {mouse: 0, touch: 1, pen: 2};
   const TAP_SLOP = 10;  // CSS pixels a finger may move and still tap
   let finger = null;    // the tracked touch: {id, x0, y0, x, y, moved}
+  // Calls one of the app's exports with a string (UTF-8 in the module's memory, freed after).
+  const withString = (text, exported) => {
+    const size = Module.lengthBytesUTF8(text) + 1, pointer = Module._malloc(size);
+    Module.stringToUTF8(text, pointer, size);
+    exported(pointer);
+    Module._free(pointer);
+  };
   const position = (x, y, source) => Module._vramfit_pointer(x, y, SOURCE[source] || 0);
   canvas.addEventListener("pointerdown", event => {
     if (!ready()) return;
@@ -64,6 +71,7 @@
       position(event.offsetX, event.offsetY, "touch");
     } else {
       canvas.setPointerCapture(event.pointerId);
+      pressedAt = {x: event.offsetX, y: event.offsetY};
       position(event.offsetX, event.offsetY, event.pointerType);
       Module._vramfit_button(event.button === 2 ? 1 : event.button === 1 ? 2 : 0, 1, SOURCE[event.pointerType] || 0);
       if (event.button === 2) textField.underPointer(event);
@@ -80,9 +88,25 @@
     finger.y = event.offsetY;
     wake();
   });
+  // Browsers open a file picker only inside an input event's handler (iOS Safari strictly,
+  // Chrome for a few seconds after one): a click or tap on the app's Open button (its box:
+  // window.vramfitOpenFileBox, set by the app each frame) opens it here, in the release itself.
+  let pressedAt = null;              // where the mouse or pen went down
+  let pickerOpenedAt = -Infinity;    // when a release on the Open button opened the picker
+  const onOpenButton = point => {
+    const box = window.vramfitOpenFileBox;
+    return !!box && !!point && point.x >= box[0] && point.x < box[2] && point.y >= box[1] && point.y < box[3];
+  };
   const pointerEnd = (event, cancelled) => {
     if (!ready()) return;
+    const tap = finger && finger.id === event.pointerId && !finger.moved;
+    const pressed = event.pointerType === "touch" ? (tap ? {x: finger.x0, y: finger.y0} : null) : event.button === 0 ? pressedAt : null;
+    if (!cancelled && onOpenButton(pressed) && onOpenButton(tap ? pressed : {x: event.offsetX, y: event.offsetY})) {
+      pickerOpenedAt = performance.now();
+      openFilePicker();
+    }
     if (event.pointerType !== "touch") {
+      pressedAt = null;
       Module._vramfit_button(event.button === 2 ? 1 : event.button === 1 ? 2 : 0, 0, SOURCE[event.pointerType] || 0);
     } else if (finger && finger.id === event.pointerId) {
       if (!finger.moved && !cancelled) {  // a tap: press and release where the finger is
@@ -127,10 +151,7 @@
     let active = false;
     const send = text => {
       if (!text || !ready()) return;
-      const size = Module.lengthBytesUTF8(text) + 1, pointer = Module._malloc(size);
-      Module.stringToUTF8(text, pointer, size);
-      Module._vramfit_text(pointer);
-      Module._free(pointer);
+      withString(text, Module._vramfit_text);
       wake();
     };
     field.addEventListener("input", event => {
@@ -151,10 +172,7 @@
       event.preventDefault();
       const text = (event.clipboardData.getData("text/plain") || "").replace(/\r\n?/g, "\n");
       if (!ready()) return;
-      const size = Module.lengthBytesUTF8(text) + 1, pointer = Module._malloc(size);
-      Module.stringToUTF8(text, pointer, size);
-      Module._vramfit_clipboard(pointer);
-      Module._free(pointer);
+      withString(text, Module._vramfit_clipboard);
       if (!pasteKeys) send(text);
       pasteKeys = false;
       wake();
@@ -229,25 +247,27 @@
     } catch (error) {
       fragment = {error: {id: "file.unreadable", field: "file", message: String(error && error.message || error)}};
     }
-    const text = JSON.stringify(fragment);
-    const length = Module.lengthBytesUTF8(text) + 1;
-    const pointer = Module._malloc(length);
-    Module.stringToUTF8(text, pointer, length);
-    Module._vramfit_apply_fragment(pointer);
-    Module._free(pointer);
+    withString(JSON.stringify(fragment), Module._vramfit_apply_fragment);
   }
   canvas.addEventListener("dragover", event => event.preventDefault());
   canvas.addEventListener("drop", event => {
     event.preventDefault();
     useModelFile(event.dataTransfer && event.dataTransfer.files[0]);
   });
-  // The app's "Open file..." button (phones and tablets cannot drop files).
-  window.vramfitOpenFile = function () {
+  // The app's "Open file..." button (phones and tablets cannot drop files). A release on it
+  // opens the picker in pointerEnd above; the app asks a frame later (vramfitOpenFile), which
+  // is then the same press, not a second one. Keys (Enter on the focused button) ask only there.
+  function openFilePicker() {
     const input = document.createElement("input");
     input.type = "file";
     input.accept = ".gguf,.safetensors,.json";
     input.addEventListener("change", () => useModelFile(input.files[0]));
     input.click();
+  }
+  window.vramfitOpenFile = function () {
+    const samePress = performance.now() - pickerOpenedAt < 2000;
+    pickerOpenedAt = -Infinity;
+    if (!samePress) openFilePicker();
   };
 
   window.Module = Object.assign(window.Module || {}, {

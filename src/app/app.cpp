@@ -221,6 +221,8 @@ void App::draw_top_bar(Platform& platform) {
   ImGui::TextDisabled("%s", tagline);
   if (platform.can_open_files() && !embed_) {
     if (button("Open file...")) platform.open_files();
+    const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+    platform.open_files_button_at(lo.x, lo.y, hi.x, hi.y, !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopup));
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", platform.open_files_hint());
   }
   const bool gb = request_.units == DisplayUnits::gb;

@@ -21,6 +21,12 @@ struct Platform {
   virtual bool can_open_files() const { return false; }
   virtual void open_files() {}
   virtual const char* open_files_hint() const { return ""; }  // the Open button's tooltip
+  // Where the Open button is this frame (in the app's pixels), or reachable = false when it
+  // cannot be pressed (a popup is open). Web: browsers open a file picker only inside an input
+  // event's handler, so the page opens it in the release over this box itself.
+  virtual void open_files_button_at(float x0, float y0, float x1, float y1, bool reachable) {
+    (void)x0, (void)y0, (void)x1, (void)y1, (void)reachable;
+  }
   // The result in words for screen readers (web: the page's aria-live region).
   virtual void announce(const std::string& text) { (void)text; }
   // Text that will be drawn and may hold characters beyond the font's (a file name in Chinese,

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { root, dist, serveDist, launch, open, widget, clickWidget, focusTextBox, textFieldHasKeyboard, frames, settled, layout, tapWidget, swipe, layoutProblems,
-         SIZES, typeText, hashOf, decodeHash, appState as state, waitForState, texts, shot } from "./support.mjs";
+         SIZES, typeText, chooseFile, hashOf, decodeHash, appState as state, waitForState, texts, shot } from "./support.mjs";
 import { ggufBytes } from "../support/gguf_bytes.mjs";
 
 let site, browser;
@@ -213,8 +213,7 @@ test("#10 non-Latin names render: _name_or_path in Chinese, a file name in Arabi
   const config = { ...JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs/falcon-7b.json"), "utf8")), _name_or_path: "Qwen/通义千问-7B" };
   const button = await widget(page, "Open file...");
   for (const [name, body, shown] of [["config.json", JSON.stringify(config), "通义千问-7B"], ["نموذج-عربي.json", fs.readFileSync(path.join(root, "tests/fixtures/configs/falcon-7b.json")), "نموذج-عربي.json"]]) {
-    const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.mouse.click(button.cx, button.cy)]);
-    await chooser.setFiles({ name, mimeType: "application/json", buffer: Buffer.from(body) });
+    await chooseFile(page, () => page.mouse.click(button.cx, button.cy), { name, mimeType: "application/json", buffer: Buffer.from(body) });
     await waitForState(page, s => s.model && s.model.name === shown, shown);
     await frames(page, 4);
     const missing = await page.evaluate(text => [...text].filter(c => !Module._vramfit_has_glyph(c.codePointAt(0))), shown);
@@ -301,8 +300,7 @@ test("#19 Which GPUs fit sorts by a column", async () => {
 test("#22 a GGUF cut after its header reads, with a warning about the incomplete download", async () => {
   const { context, page } = await open(browser, site.origin + "/", SIZES.desktop);
   const button = await widget(page, "Open file...");
-  const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.mouse.click(button.cx, button.cy)]);
-  await chooser.setFiles({ name: "cut.gguf", mimeType: "application/octet-stream", buffer: ggufBytes({ tokens: 100 }) });
+  await chooseFile(page, () => page.mouse.click(button.cx, button.cy), { name: "cut.gguf", mimeType: "application/octet-stream", buffer: ggufBytes({ tokens: 100 }) });
   await waitForState(page, s => s.model && s.model.name === "cut.gguf", "the cut GGUF");
   await frames(page, 3);
   assert.ok((await texts(page)).some(t => t.includes("an incomplete download?")));
@@ -321,10 +319,32 @@ test("#24 switching to Layer list keeps the tab that was open", async () => {
 test("#4 the single file reads a GGUF from file://", async () => {
   const single = await open(browser, "file://" + path.join(dist, "vramfit.html"), SIZES.desktop);
   const button = await widget(single.page, "Open file...");
-  const [chooser] = await Promise.all([single.page.waitForEvent("filechooser"), single.page.mouse.click(button.cx, button.cy)]);
-  await chooser.setFiles({ name: "tiny.gguf", mimeType: "application/octet-stream", buffer: ggufBytes({ tokens: 100 }) });
+  await chooseFile(single.page, () => single.page.mouse.click(button.cx, button.cy), { name: "tiny.gguf", mimeType: "application/octet-stream", buffer: ggufBytes({ tokens: 100 }) });
   const s = await waitForState(single.page, s => s.model && s.model.name === "tiny.gguf", "the GGUF");
   assert.equal(s.weights.format, "as_stored");
   assert.deepEqual(single.errors, []);
   await single.context.close();
+});
+
+test("Open file... opens the picker inside the click or tap itself (browsers allow a picker only there), once", async () => {
+  for (const size of ["phone", "desktop"]) {
+    const { context, page, errors } = await open(browser, site.origin + "/", SIZES[size]);
+    await page.evaluate(() => {
+      window.pickerOpenedIn = [];
+      const click = HTMLInputElement.prototype.click;
+      HTMLInputElement.prototype.click = function () {
+        window.pickerOpenedIn.push(window.event ? window.event.type : "a frame");
+        return click.call(this);
+      };
+    });
+    const button = await widget(page, "Open file...");
+    const press = () => size === "phone" ? page.touchscreen.tap(button.cx, button.cy) : page.mouse.click(button.cx, button.cy);
+    const config = fs.readFileSync(path.join(root, "tests/fixtures/configs/falcon-7b.json"));
+    await chooseFile(page, press, { name: "falcon-7b.json", mimeType: "application/json", buffer: config });
+    await waitForState(page, s => s.model && s.model.name === "falcon-7b.json", "the picked config");
+    await frames(page, 3);  // the app's own ask, a frame after the press, is the same press
+    assert.deepEqual(await page.evaluate(() => window.pickerOpenedIn), ["pointerup"], size);
+    assert.deepEqual(errors, [], size);
+    await context.close();
+  }
 });

@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
-import { root, dist, serveDist, launch, open, decodePng, distinctColours, widget, clickWidget, focusTextBox, textFieldHasKeyboard, frames, settled, typeText } from "./support.mjs";
+import { root, dist, serveDist, launch, open, decodePng, distinctColours, widget, clickWidget, focusTextBox, textFieldHasKeyboard, frames, settled, typeText, chooseFile } from "./support.mjs";
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -130,8 +130,7 @@ test("the single file reads a model file from disk (file://), through its inline
   const single = await open(browser, "file://" + path.join(dist, "vramfit.html"));
   const config = fs.readFileSync(path.join(root, "tests/fixtures/configs/falcon-7b.json"));
   const button = await widget(single.page, "Open file...");
-  const [chooser] = await Promise.all([single.page.waitForEvent("filechooser"), single.page.mouse.click(button.cx, button.cy)]);
-  await chooser.setFiles({ name: "falcon-7b.json", mimeType: "application/json", buffer: config });
+  await chooseFile(single.page, () => single.page.mouse.click(button.cx, button.cy), { name: "falcon-7b.json", mimeType: "application/json", buffer: config });
   const state = await waitForState(single.page, s => s.model && s.model.name === "falcon-7b.json");
   assert.equal(state.model.config.num_hidden_layers, 32);
   const api = await single.page.evaluate(async () => (await window.vramfitApi()).estimate({ model: { preset: "qwen3-8b" } }).fit.fits);
@@ -205,8 +204,7 @@ test("Open file... takes a config.json through the browser's file picker", async
   const { context, page, errors, urls } = await open(browser, site.origin + "/");
   const config = fs.readFileSync(path.join(root, "tests/fixtures/configs/falcon-7b.json"));
   const button = await widget(page, "Open file...");
-  const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.mouse.click(button.cx, button.cy)]);
-  await chooser.setFiles({ name: "falcon-7b.json", mimeType: "application/json", buffer: config });
+  await chooseFile(page, () => page.mouse.click(button.cx, button.cy), { name: "falcon-7b.json", mimeType: "application/json", buffer: config });
   await page.waitForFunction(() => {
     const hash = Module.UTF8ToString(Module._vramfit_current_hash());
     return hash && JSON.parse(atob(hash.slice(2).replace(/-/g, "+").replace(/_/g, "/"))).model?.name === "falcon-7b.json";

@@ -120,6 +120,16 @@ export async function widget(page, label, { visible = true } = {}) {
   return { ...found, cx: found.x + found.w / 2, cy: found.y + found.h / 2 };
 }
 
+// The browser's file picker opened by `press` (a click or tap on an Open button), given `file`.
+// Playwright intercepts pickers only once its subscription has reached the browser: a round
+// trip after subscribing and before the press, so the picker cannot open before it is watched.
+export async function chooseFile(page, press, file) {
+  const chooser = page.waitForEvent("filechooser");
+  await page.evaluate(() => 0);
+  await press();
+  await (await chooser).setFiles(file);
+}
+
 // Clicks (or taps) a text box and waits until the page's text field has the keyboard: what is
 // typed goes there (src/platform/web/web_input.cpp places it over the active text box).
 export async function focusTextBox(page, label, { tap = false } = {}) {

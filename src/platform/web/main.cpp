@@ -71,6 +71,10 @@ EM_JS(void, js_fail, (const char* what), {
 EM_JS(void, js_open_file_picker, (), {
   if (typeof window["vramfitOpenFile"] === "function") window["vramfitOpenFile"]();
 });
+// The Open button's box for site/shell.js, which opens the picker in the release over it.
+EM_JS(void, js_open_file_box, (float x0, float y0, float x1, float y1, int reachable), {
+  window["vramfitOpenFileBox"] = reachable ? [x0, y0, x1, y1] : null;
+});
 // window.vramfitPaused: the app has stopped drawing until the next event (tests wait for it).
 // site/shell.js loads the page's engines module in place of this one, with this state.
 EM_JS(void, js_use_engines, (const char* hash), { window["vramfitUseEngines"](UTF8ToString(hash)); });
@@ -107,6 +111,9 @@ struct WebPlatform : Platform {
   void open_link(const std::string& url) override { js_open_link(url.c_str()); }
   bool can_open_files() const override { return true; }
   void open_files() override { js_open_file_picker(); }
+  void open_files_button_at(float x0, float y0, float x1, float y1, bool reachable) override {
+    js_open_file_box(x0, y0, x1, y1, reachable ? 1 : 0);
+  }
   const char* open_files_hint() const override {
     return "A .gguf, .safetensors or config.json: only its header is read, in the page; dropping one works too";
   }
