@@ -28,8 +28,8 @@ void App::init(const std::string& hash, bool embed, FitMapRenderer* renderer) {
 
 bool App::load_hash(const std::string& hash) {
   auto decoded = decode_url_hash(hash);
-  if (!decoded && decoded.error().id == "request.engine_not_included") {
-    engines_hash_ = hash;  // an engine's settings: the platform brings the engines with this link
+  if (!decoded && (decoded.error().id == "request.engine_not_included" || decoded.error().id == "request.network_not_included")) {
+    engines_hash_ = hash;  // an engine's settings or a layer list: the platform brings the full module with this link
     return false;
   }
   if (!decoded) {
@@ -163,6 +163,7 @@ void App::frame(Platform& platform) {
       const InputsPanel::Outcome outcome = inputs_.draw(request_, first_frame_);
       dirty_ |= outcome.changed;
       if (outcome.pasted_file) apply_file_fragment(*outcome.pasted_file);
+      if (outcome.layer_list_elsewhere) platform.use_engines(*outcome.layer_list_elsewhere);
     }
     ImGui::Separator();
     draw_results(phone);
@@ -174,6 +175,7 @@ void App::frame(Platform& platform) {
     ImGui::SameLine();
     dirty_ |= outcome.changed;
     if (outcome.pasted_file) apply_file_fragment(*outcome.pasted_file);
+    if (outcome.layer_list_elsewhere) platform.use_engines(*outcome.layer_list_elsewhere);
     ImGui::BeginChild("results", ImVec2(0, 0), ImGuiChildFlags_Border, ImGuiWindowFlags_NavFlattened);
     draw_results(phone);
     ImGui::EndChild();

@@ -8,6 +8,7 @@
 #include "catalog/catalog.hpp"
 #include "engine_view.hpp"
 #include "io/request_json.hpp"
+#include "io/url_hash.hpp"
 #include "report/estimate.hpp"
 #include "widgets.hpp"
 
@@ -33,20 +34,27 @@ const char* const kExampleNetwork = R"({
 })";
 
 namespace {
-Network example_network() { return *network_from_json(json::parse(std::string(kExampleNetwork)), "network"); }
+// A layer list through the request's own reader (io/network_json, where this program has it).
+Result<Network> read_network(const json& j) {
+  if (!j.is_object()) return make_error("network.bad_json", "network", "network: must be a JSON object");
+  Network net;
+  if (auto e = network_json_parts().read(j, "network", net)) return *e;
+  return net;
+}
+Network example_network() { return *read_network(json::parse(std::string(kExampleNetwork))); }
 }  // namespace
 
 InputsPanel::InputsPanel() : network_text_(kExampleNetwork) {}
 
 void InputsPanel::show_request(const Request& request) {
-  if (request.has_network) network_text_ = network_to_json(request.network).dump(2);
+  if (request.has_network && network_json_parts().write) network_text_ = network_json_parts().write(request.network).dump(2);
 }
 
 InputsPanel::Outcome InputsPanel::draw(Request& request, bool focus_first) {
   Outcome outcome;
   // Every input leaves room on its right for its label and "(?)".
   ImGui::PushItemWidth(-em(7.5f));
-  bool changed = draw_mode(request, focus_first);
+  bool changed = draw_mode(request, focus_first, outcome);
   ImGui::Separator();
   switch (app_mode(request)) {
     case AppMode::inference: changed |= draw_inference(request, outcome); break;
@@ -59,7 +67,7 @@ InputsPanel::Outcome InputsPanel::draw(Request& request, bool focus_first) {
   return outcome;
 }
 
-bool InputsPanel::draw_mode(Request& request, bool focus_first) {
+bool InputsPanel::draw_mode(Request& request, bool focus_first, Outcome& outcome) {
   const AppMode before = app_mode(request);
   int mode = static_cast<int>(before);
   ImGui::RadioButton("Inference", &mode, static_cast<int>(AppMode::inference));
@@ -73,9 +81,18 @@ bool InputsPanel::draw_mode(Request& request, bool focus_first) {
   ImGui::RadioButton("Layer list", &mode, static_cast<int>(AppMode::layer_list));
   const AppMode chosen = static_cast<AppMode>(mode);
   if (chosen == before) return false;
+  if (chosen == AppMode::layer_list && !network_json_parts().read) {
+    // This program reads no layer lists: the same state with the example network, elsewhere.
+    json state = request_to_json(request);
+    for (const char* key : {"model", "training", "weights", "kv_cache", "engine"}) state.erase(key);
+    state["mode"] = "training";
+    state["network"] = json::parse(std::string(kExampleNetwork));
+    outcome.layer_list_elsewhere = "r=" + base64url_encode(state.dump());
+    return false;
+  }
   set_app_mode(request, chosen);
   if (chosen == AppMode::layer_list) {
-    auto net = network_from_json(json::parse(network_text_, nullptr, false), "network");
+    auto net = read_network(json::parse(network_text_, nullptr, false));
     if (net) {
       request.network = *net;
     } else {
@@ -236,7 +253,7 @@ bool InputsPanel::draw_network(Request& request) {
   if (ImGui::Button("Apply")) {
     auto parsed = json::parse(network_text_, nullptr, false);
     auto net = parsed.is_discarded() ? Result<Network>(make_error("network.bad_json", "network", "not valid JSON"))
-                                     : network_from_json(parsed, "network");
+                                     : read_network(parsed);
     network_status_ = net ? "" : net.error().message;
     if (net) {
       request.network = *net;

@@ -15,10 +15,6 @@ Result<Request> request_from_json(const json& json);
 Result<Request> request_from_text(const std::string& text);
 json request_to_json(const Request& request);
 
-// A network given layer by layer (the "network" object; also `vramfit net FILE`).
-// path names the object in error messages ("network").
-Result<Network> network_from_json(const json& json, const std::string& path);
-json network_to_json(const Network& network);
 
 // The engines' JSON, set by enable_engine_json() (io/engine_json.hpp); empty until then.
 struct EngineJson {
@@ -33,5 +29,16 @@ struct EngineJson {
 };
 const EngineJson& engine_json();
 void set_engine_json(const EngineJson& parts);
+
+// A layer list's JSON (the "network" object, io/network_json.hpp), linked into a program only
+// when it enables it (enable_network_json(): the CLI, the JavaScript API, the desktop app and
+// the page's full module); without it request_from_json answers a layer list with
+// request.network_not_included.
+struct NetworkJson {
+  std::optional<Error> (*read)(const json&, const std::string& path, Network&) = nullptr;
+  json (*write)(const Network&) = nullptr;
+};
+const NetworkJson& network_json_parts();
+void set_network_json(const NetworkJson& parts);
 
 }  // namespace vramfit

@@ -9,6 +9,7 @@
 #include "core/units.hpp"
 #include "core/vllm.hpp"
 #include "io/engine_json.hpp"
+#include "report/networks.hpp"
 
 namespace vramfit {
 
@@ -444,6 +445,7 @@ const EngineParts* engine_parts(Engine engine) {
 }
 
 void enable_engines() {
+  enable_networks();  // every program with the engines has the layer lists too (report/networks.hpp)
   enable_engine_json();
   g_llamacpp.estimate = estimate_llamacpp;
   g_llamacpp.to_json = llamacpp_to_json;

@@ -8,6 +8,7 @@
 #include "io/model_file.hpp"
 #include "io/request_json.hpp"
 #include "report/engines.hpp"
+#include "report/networks.hpp"
 
 namespace vramfit {
 
@@ -68,24 +69,6 @@ std::optional<Error> resolve_gpu(const Request& request, const Catalog& catalog,
   return std::nullopt;
 }
 
-TrainingFit fit_network(const Network& net, const NetworkSettings& settings, int64_t capacity) {
-  TrainingFit f;
-  f.capacity_bytes = capacity;
-  auto total = [&](int64_t batch) {
-    NetworkSettings s = settings;
-    s.batch = batch;
-    auto m = network_memory(net, s);
-    return m ? m->total : kByteCeiling;
-  };
-  f.required_bytes = total(settings.batch);
-  f.headroom_bytes = capacity - f.required_bytes;
-  f.fits = f.headroom_bytes >= 0;
-  auto fits = [&](int64_t b) { return total(b) <= capacity; };
-  f.max_batch = fits(1) ? largest_fitting(1, kMaxNetworkBatch, capacity, fits, total) : 0;
-  f.min_gpus = f.fits ? 1 : 0;
-  return f;
-}
-
 // The per-GPU total of training_memory() for each GPU count, computed when first asked and
 // shared by every GPU's fewest-GPUs search: one request computes it at most kMaxGpuCount
 // times, not that many times per catalog GPU (DeepSeek-V3 has 47,000 tensors to walk).
@@ -143,20 +126,11 @@ TrainingFit fit_training(const ModelSpec& model, const TrainingSettings& setting
 Result<Report> estimate_training(Report report, const Catalog& catalog) {
   const Request& request = report.request;
   if (request.has_network) {
-    auto memory = network_memory(request.network, request.network_settings);
-    if (!memory) return memory.error();
-    report.model_id = "network";
-    report.model_name = request.network.name.empty() ? "Network" : request.network.name;
-    report.network = *memory;
-    report.breakdown = explain_network(request.network, request.network_settings, report.network);
-    report.training_fit = fit_network(request.network, request.network_settings, report.gpu.usable_bytes());
-    if (request.compare_gpus) {
-      for (const Gpu& gpu : catalog.gpus) {
-        GpuVerdict v{&gpu, {}, fit_network(request.network, request.network_settings, gpu.usable_bytes())};
-        report.gpus.push_back(v);
-      }
+    if (!network_estimator()) {
+      return make_error("request.network_not_included", "network",
+                        "network: layer lists are estimated by vramfit's CLI and JavaScript API and the page's full module");
     }
-    return report;
+    return network_estimator()(std::move(report), catalog);
   }
   auto memory = training_memory(catalog.formats, report.prepared.model, request.training);
   if (!memory) return memory.error();

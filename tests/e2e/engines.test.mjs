@@ -164,3 +164,28 @@ test("the engines' module is fetched only by engines.html; its size is reported"
   assert.ok(!urls.some(u => u.endsWith("/vramfit_app.wasm")), "not the first module as well");
   await context.close();
 });
+
+test("Layer list on the first page brings the full module with the example network; a link with a network opens there", async () => {
+  for (const [name, size] of Object.entries(SIZES)) {
+    const request = { v: 1, model: { preset: "qwen3-8b" }, gpu: { id: "rtx-4090" } };
+    const { context, page, errors } = await open(browser, site.origin + "/#" + hashOf(request), size);
+    if (name === "desktop") await clickWidget(page, "Layer list"); else await tapWidget(page, "Layer list");
+    await enginesLoaded(page);
+    const s = await waitForState(page, s => s.network && s.mode === "training", "a layer list");
+    assert.equal(s.network.name, "article-003-mlp", `${name}: the example network came`);
+    assert.equal(s.gpu.id, "rtx-4090", `${name}: the GPU came along`);
+    await frames(page, 3);
+    const shown = name === "phone" ? await readAll(page, true, size.viewport.height) : await texts(page);
+    assert.match(shown.join(" "), /Largest batch: [\d,]+ +Parameters: [\d,]+/, `${name}: the network's verdict`);
+    assert.deepEqual(errors, [], name);
+    await context.close();
+  }
+  // A shared link with a network, opened on the first page, lands on engines.html with it.
+  const link = { v: 1, mode: "training", network: { input: [16], layers: [{ type: "linear", out: 8 }, { type: "relu" }] } };
+  const { context, page, errors } = await open(browser, site.origin + "/#" + hashOf(link), SIZES.desktop);
+  await enginesLoaded(page);
+  const s = await waitForState(page, s => s.network && s.network.layers.length === 2, "the link's network");
+  assert.deepEqual(s.network.input, [16]);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -308,7 +308,8 @@ test("#22 a GGUF cut after its header reads, with a warning about the incomplete
 });
 
 test("#24 switching to Layer list keeps the tab that was open", async () => {
-  const { context, page } = await open(browser, site.origin + "/", SIZES.desktop);
+  // The page's full module (engines.html) has the layer lists; index.html moves there for them.
+  const { context, page } = await open(browser, site.origin + "/engines.html", SIZES.desktop);
   await clickWidget(page, "Which GPUs fit");
   await clickWidget(page, "Layer list");
   await frames(page, 3);
