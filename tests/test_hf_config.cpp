@@ -43,13 +43,37 @@ TEST_CASE("multimodal configs are read from text_config", "[config]") {
   CHECK(count_parameters(read->spec) == 999885952);
 }
 
-TEST_CASE("an unknown model_type falls back with the assumption listed", "[config]") {
+TEST_CASE("an unknown model_type: refused from a config alone with the keys not placed; a file's weights are exact", "[config]") {
+  // An MPT config (mosaicml/mpt-7b's key names): nothing Llama-shaped to count.
+  const json mpt = {{"model_type", "mpt"}, {"d_model", 4096}, {"n_heads", 32}, {"n_layers", 32}, {"expansion_ratio", 4},
+                    {"max_seq_len", 2048}, {"vocab_size", 50432}, {"torch_dtype", "bfloat16"}, {"architectures", {"MPTForCausalLM"}}};
+  auto refused = read_hf_config(mpt, "config.json");
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().id == "config.unknown_architecture");
+  CHECK(refused.error().field == "model_type");
+  const std::string& message = refused.error().message;
+  for (const char* key : {"d_model", "n_heads", "n_layers", "expansion_ratio", "max_seq_len"}) {
+    CHECK(message.find(key) != std::string::npos);
+  }
+  CHECK(message.find("torch_dtype") == std::string::npos);  // says nothing about tensors
+  CHECK(message.find("architectures") == std::string::npos);
+
+  // With its weights read from a file header the config gives only the attention shape.
   json config = write_hf_config(preset("llama-3.2-1b").spec);
+  for (const char* key : {"mlp_kind", "norm_kind"}) config.erase(key);
   config["model_type"] = "my_new_arch";
-  auto read = read_hf_config(config, "config.json");
+  REQUIRE_FALSE(read_hf_config(config, "config.json"));
+  auto read = read_hf_config(config, "config.json", /*weights_from_file=*/true);
   REQUIRE(read);
   REQUIRE(read->assumptions.size() == 1);
   CHECK(read->assumptions[0].find("my_new_arch") != std::string::npos);
+
+  // vramfit's own explicit structure keys (write_hf_config) describe any architecture.
+  json explicit_keys = write_hf_config(preset("llama-3.2-1b").spec);
+  explicit_keys["model_type"] = "my_new_arch";
+  auto described = read_hf_config(explicit_keys, "config.json");
+  REQUIRE(described);
+  CHECK(count_parameters(described->spec) == count_parameters(preset("llama-3.2-1b").spec));
 }
 
 TEST_CASE("bad config values name the field", "[config][errors]") {
@@ -95,6 +119,16 @@ TEST_CASE("real config.json files of more architectures give their published cou
       {"starcoder2-3b.json", 3030371328},        // starcoder2: biases, LayerNorm, tied
       {"qwen1.5-moe-a2.7b.json", 14315784192},   // qwen2_moe: 60 experts + gated shared expert
       {"deepseek-v2-lite.json", 15706484224},    // deepseek_v2: MLA without q LoRA, 1 dense layer
+      // GPT2LMHeadModel, tied (the count printed for gpt2 everywhere: 124,439,808).
+      {"gpt2.json", 124439808},                  // gpt2: n_embd keys, c_attn, learned positions
+      // bigcode/starcoder as StarCoder's fine-tunes (OctoCoder, MultiPL-T) list it: 15,517,456,384.
+      {"starcoder.json", 15517456384},           // gpt_bigcode: multi-query c_attn, learned positions
+      // microsoft/phi-2: the Hub's safetensors parameter count (F16: 2,779,683,840).
+      {"phi-2.json", 2779683840},                // phi: biases, one LayerNorm, LM head bias
+      // BertModel with its pooler (keras-hub's bert_large_en_uncased preset, "params": 335141888).
+      {"bert-large-uncased.json", 335141888},    // bert: encoder, positions + segments, pooler
+      {"roberta-base.json", 124645632},          // roberta: one segment, 514 positions
+      {"xlm-roberta-large.json", 559890432},     // xlm-roberta: 250,002 tokens
   };
   for (const Case& c : cases) {
     INFO(c.file);
@@ -136,4 +170,70 @@ TEST_CASE("a quantized checkpoint is not sized as dense", "[config]") {
   const WeightsSummary w = summarize_weights(t, *t.find_format(awq->stored_format), awq->spec, awq->stored_group_size);
   CHECK(w.bytes > 5000000000);
   CHECK(w.bytes < 6000000000);
+}
+
+TEST_CASE("GPT-J, GPT-BigCode, phi-2 and BERT: what was refused or read Llama-shaped is counted tensor by tensor", "[config][parameters]") {
+  // GPT-J 6B as transformers builds it (GPTJForCausalLM): wte, 28 x (ln_1, q/k/v/out without
+  // bias, fc_in and fc_out with bias), ln_f, lm_head with bias. A user's GPTJForCausalLM load
+  // printed "# of params: 6050882784" (a gptj LoRA project's README). The model card's
+  // 6,053,381,344 (mesh-transformer-jax's count) is 2,498,560 more (0.04 %), not explained.
+  auto gptj = read_fixture("gpt-j-6b.json");
+  REQUIRE(gptj);
+  CHECK(count_parameters(gptj->spec) == 6050882784);
+  CHECK(gptj->spec.intermediate_size == 4 * 4096);  // n_inner null
+  CHECK(gptj->spec.max_context_tokens == 2048);     // n_positions
+  // HF key names with multi_query: one KV head, not 48 (or 16) - the KV cache is per head.
+  auto starcoder = read_fixture("starcoder.json");
+  REQUIRE(starcoder);
+  CHECK(starcoder->spec.kv_heads == 1);
+  CHECK(starcoder->spec.head_dim == 128);
+  auto santacoder = read_fixture("santacoder.json");
+  REQUIRE(santacoder);
+  CHECK(santacoder->spec.kv_heads == 1);
+  CHECK(santacoder->spec.position_embeddings == 2048);
+  // An encoder keeps no KV cache; the decoders do.
+  auto bert = read_fixture("bert-large-uncased.json");
+  REQUIRE(bert);
+  CHECK(bert->spec.encoder_only);
+  // The structure survives a round trip through vramfit's own keys (links, the app's editor).
+  for (const char* file : {"gpt2.json", "starcoder.json", "gpt-j-6b.json", "phi-2.json", "bert-large-uncased.json"}) {
+    INFO(file);
+    auto read = read_fixture(file);
+    REQUIRE(read);
+    auto again = read_hf_config(write_hf_config(read->spec), "round trip");
+    REQUIRE(again);
+    CHECK(count_parameters(again->spec) == count_parameters(read->spec));
+    CHECK(again->spec.kv_heads == read->spec.kv_heads);
+    CHECK(again->spec.encoder_only == read->spec.encoder_only);
+  }
+}
+
+TEST_CASE("rope_scaling: YaRN and linear stretch the usable context; past it a warning, not silence", "[config][context]") {
+  // Qwen2.5-7B-Instruct's config.json with the rope_scaling block its model card adds for long
+  // texts (YaRN x 4 over 32,768 positions); its published count is 7,615,616,512.
+  auto qwen = read_fixture("qwen2.5-7b-instruct-yarn.json");
+  REQUIRE(qwen);
+  CHECK(count_parameters(qwen->spec) == 7615616512);
+  CHECK(qwen->spec.max_context_tokens == 32768);
+  CHECK(qwen->spec.scaled_context_tokens == 131072);
+  CHECK(qwen->spec.usable_context_tokens() == 131072);
+  REQUIRE(qwen->assumptions.size() == 1);
+  CHECK(qwen->assumptions[0].find("yarn x 4.0 over 32768 positions") != std::string::npos);
+  auto again = read_hf_config(write_hf_config(qwen->spec), "round trip");
+  REQUIRE(again);
+  CHECK(again->spec.scaled_context_tokens == 131072);
+
+  // llama3 and LongRoPE already give the long context as max_position_embeddings; linear does not.
+  json config = write_hf_config(qwen->spec);
+  config.erase("scaled_context_tokens");
+  config["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}, {"original_max_position_embeddings", 8192}};
+  CHECK(read_hf_config(config, "config.json")->spec.usable_context_tokens() == 32768);
+  config["rope_scaling"] = {{"type", "linear"}, {"factor", 2.0}};
+  CHECK(read_hf_config(config, "config.json")->spec.usable_context_tokens() == 65536);
+  config["rope_scaling"] = {{"type", "dynamic"}, {"factor", 2.0}};
+  auto dynamic = read_hf_config(config, "config.json");
+  CHECK(dynamic->spec.usable_context_tokens() == 32768);
+  CHECK(dynamic->assumptions.size() == 1);
+  config["rope_scaling"] = {{"type", "yarn"}, {"factor", "four"}};
+  CHECK(read_hf_config(config, "config.json")->spec.scaled_context_tokens == 0);  // no number: no stretch
 }

@@ -2,6 +2,8 @@
 #include "helpers.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 using namespace vramfit;
 using namespace vramfit::test;
@@ -67,10 +69,12 @@ TEST_CASE("a custom model's name and stored weights round-trip", "[request]") {
 
 TEST_CASE("what reading a config assumed reaches the report", "[request][config]") {
   json config = write_hf_config(preset("llama-3.2-1b").spec);
-  config["model_type"] = "brand_new";
+  config.erase("num_key_value_heads");
+  config["num_attention_heads"] = 32;
+  config["head_dim"] = 64;
   const Report r = estimate_ok({{"model", {{"config", config}}}});
   bool found = false;
-  for (const std::string& a : r.breakdown.assumptions) found = found || a.find("brand_new") != std::string::npos;
+  for (const std::string& a : r.breakdown.assumptions) found = found || a.find("num_key_value_heads missing") != std::string::npos;
   CHECK(found);
 }
 
@@ -189,4 +193,22 @@ TEST_CASE("per-GPU rows of the weights add up to their parent; 1-D tensors whole
   CHECK(ow->children[0].bytes == 288);  // 576 / 2
   CHECK(ow->children[1].bytes == 400);  // whole on each GPU
   CHECK(ow->bytes == 688);
+}
+
+TEST_CASE("a context past the trained one but within rope_scaling warns what it is; past both, that it is too long", "[request][context]") {
+  std::ifstream in(std::string(VRAMFIT_FIXTURES_DIR) + "/configs/qwen2.5-7b-instruct-yarn.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  const json config = json::parse(text.str());
+  auto warnings_at = [&](int64_t context) {
+    return estimate_ok({{"model", {{"config", config}}}, {"context_tokens", context}, {"gpu", {{"id", "h100-80"}}}}).breakdown.warnings;
+  };
+  auto has = [](const std::vector<std::string>& all, const char* part) {
+    return std::any_of(all.begin(), all.end(), [&](const std::string& w) { return w.find(part) != std::string::npos; });
+  };
+  CHECK_FALSE(has(warnings_at(32768), "context"));
+  CHECK(has(warnings_at(65536), "within what rope_scaling stretches RoPE to (131,072)"));
+  CHECK(has(warnings_at(200000), "exceeds the context rope_scaling allows (131,072 tokens; trained on 32,768)"));
+  const Report r = estimate_ok({{"model", {{"config", config}}}, {"gpu", {{"id", "h200"}}}});
+  CHECK(r.fit.max_context_tokens > 32768);  // the longest context counts the stretched one
 }

@@ -25,11 +25,11 @@ FitResult fit_inference(const PreparedInference& p, const InferenceSettings& s, 
     return inference_memory(p, probe).total;
   };
   auto context_fits = [&](int64_t ctx) { return memory_at_context(ctx) <= capacity; };
-  const int64_t context_limit = p.model.max_context_tokens > 0 ? std::min(p.model.max_context_tokens, kMaxContextTokens)
-                                                               : kMaxContextTokens;
+  const int64_t model_context = p.model.usable_context_tokens();
+  const int64_t context_limit = model_context > 0 ? std::min(model_context, kMaxContextTokens) : kMaxContextTokens;
   if (context_fits(1)) {
     r.max_context_tokens = largest_fitting(1, context_limit, capacity, context_fits, memory_at_context);
-    r.context_limited_by_model = p.model.max_context_tokens > 0 && r.max_context_tokens == context_limit;
+    r.context_limited_by_model = model_context > 0 && r.max_context_tokens == context_limit;
   }
 
   // Most sequences at the requested context.

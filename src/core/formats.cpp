@@ -142,7 +142,8 @@ int storage_type_for_tensor(const FormatTables& tables, const WeightFormat& form
   }
   auto or_default = [&format](int type) { return type >= 0 ? type : format.default_type; };
   switch (tensor.role) {
-    case TensorRole::token_embd: return or_default(format.token_embd_type);
+    case TensorRole::token_embd:
+    case TensorRole::position_embd: return or_default(format.token_embd_type);
     case TensorRole::output: return or_default(format.output_type);
     case TensorRole::vector: return or_default(format.vector_type);
     case TensorRole::router:

@@ -114,7 +114,9 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
            plural(s.concurrent_sequences, "sequence", "sequences");
   };
   const int64_t bytes_per_token = sat_mul(m.kv_bytes_per_token_per_layer, p.full_attention_layers + p.sliding_layers);
-  if (p.sliding_layers == 0) {
+  if (model.encoder_only) {
+    kv.formula = "0 B: an encoder (BERT and its kin) reads the whole input in one pass and caches no keys or values";
+  } else if (p.sliding_layers == 0) {
     kv.formula = kv_line(model.layers, s.context_tokens) + " = " + n(m.kv_cache) + " B";
   } else {
     const int64_t window_tokens = std::min(s.context_tokens, model.sliding_window);
@@ -200,9 +202,16 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
                      "and never filling a GPU to 100%.", {}});
 
   // --- Warnings ----------------------------------------------------------------------
-  if (model.max_context_tokens > 0 && s.context_tokens > model.max_context_tokens) {
+  if (model.scaled_context_tokens > 0 && s.context_tokens > model.usable_context_tokens()) {
+    b.warnings.push_back("context_tokens (" + n(s.context_tokens) + ") exceeds the context rope_scaling allows (" +
+                         n(model.scaled_context_tokens) + " tokens; trained on " + n(model.max_context_tokens) + ").");
+  } else if (model.max_context_tokens > 0 && s.context_tokens > model.usable_context_tokens()) {
     b.warnings.push_back("context_tokens (" + n(s.context_tokens) + ") exceeds the model's trained context (" +
                          n(model.max_context_tokens) + " tokens).");
+  } else if (model.scaled_context_tokens > 0 && s.context_tokens > model.max_context_tokens) {
+    b.warnings.push_back("context_tokens (" + n(s.context_tokens) + ") is past the trained " + n(model.max_context_tokens) +
+                         " tokens, within what rope_scaling stretches RoPE to (" + n(model.scaled_context_tokens) +
+                         "): the memory is as computed; quality there is the scaling's.");
   }
   if (!model.uses_mla() && gpus > 1 && model.kv_heads % gpus != 0 && gpus % model.kv_heads != 0) {
     b.warnings.push_back(n(gpus) + " GPUs do not divide " + n(model.kv_heads) +

@@ -107,7 +107,7 @@ LlamaCppWeights llamacpp_weights(const FormatTables& tables, const ModelSpec& m,
   for (const TensorShape& t : enumerate_tensors(m)) {
     const StorageType& type = tables.storage_types[static_cast<size_t>(storage_type_for_tensor(tables, format, m, t))];
     const int64_t bytes = storage_bytes(type, t.row_length, t.rows, t.copies);
-    if (t.role == TensorRole::token_embd) {
+    if (is_embedding_role(t.role)) {  // llama.cpp's input layer: token and position tables
       w.input += bytes;
     } else if (t.layer < 0) {
       w.output += bytes;  // output_norm, output

@@ -39,6 +39,7 @@ const char* tensor_role_name(TensorRole role) {
     case TensorRole::shared_expert_gate: return "ffn_gate_inp_shexp";
     case TensorRole::router: return "ffn_gate_inp";
     case TensorRole::vector: return "vector";
+    case TensorRole::position_embd: return "position_embd";
   }
   return "?";
 }
@@ -168,6 +169,10 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
   };
 
   add(TensorRole::token_embd, -1, h, s.vocab_size);
+  // GPT-2's wpe, BERT's position and token type tables, BERT's embeddings LayerNorm.
+  if (s.position_embeddings > 0) add(TensorRole::position_embd, -1, h, s.position_embeddings);
+  if (s.token_type_embeddings > 0) add(TensorRole::position_embd, -1, h, s.token_type_embeddings);
+  if (s.embedding_norm) norm(-1, h);
   for (int32_t i = 0; i < static_cast<int32_t>(s.layers); ++i) {
     for (int n = 0; n < s.norms_per_layer; ++n) norm(i, h);
 
@@ -236,8 +241,14 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
       if (s.mlp_bias) vec(i, h);
     }
   }
-  norm(-1, h);  // final norm
+  if (s.final_norm) norm(-1, h);
+  if (s.pooler) {  // BertPooler: dense + bias over the first token
+    add(TensorRole::output, -1, h, h);
+    vec(-1, h);
+  }
+  if (s.encoder_only) return t;
   if (!s.tied_embeddings) add(TensorRole::output, -1, h, s.vocab_size);
+  if (s.output_bias) vec(-1, s.vocab_size);
   return t;
 }
 

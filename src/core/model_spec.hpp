@@ -1,6 +1,7 @@
 // A decoder-only transformer in the terms of a Hugging Face config.json, and the exact list
 // of its weight tensors (from which parameters and stored bytes are counted).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,6 +28,10 @@ struct ModelSpec {
   int64_t intermediate_size = 0;    // dense MLP width
   int64_t vocab_size = 0;
   int64_t max_context_tokens = 0;   // max_position_embeddings (0 = unknown)
+  // The context rope_scaling stretches RoPE to (linear, YaRN: original positions x factor),
+  // when longer than max_position_embeddings; 0 = none. The longest usable context.
+  int64_t scaled_context_tokens = 0;
+  int64_t usable_context_tokens() const { return std::max(max_context_tokens, scaled_context_tokens); }
   bool tied_embeddings = false;
   bool qkv_bias = false;            // Qwen2, gpt-oss
   bool attention_output_bias = false;
@@ -36,7 +41,19 @@ struct ModelSpec {
   int norms_per_layer = 2;          // Gemma 2/3: 4 (pre/post attention, pre/post MLP)
   bool qk_norm = false;             // Qwen3, Gemma 3: RMSNorm over head_dim on q and k
   bool attention_sinks = false;     // gpt-oss: one learned logit per head
-  bool fused_qkv = false;           // Phi-3: one qkv_proj (GGUF attn_qkv)
+  bool fused_qkv = false;           // Phi-3, GPT-2: one qkv_proj / c_attn (GGUF attn_qkv)
+  bool output_bias = false;         // GPT-J, Phi: the LM head has a bias
+
+  // Learned tables and encoders (GPT-2, GPT-BigCode, BERT): absolute positions as a table of
+  // position_embeddings rows (0: rotary, no table); BERT's segment table (type_vocab_size);
+  // BERT's LayerNorm after the embeddings; no norm after the last layer (post-norm encoders);
+  // BERT's pooler (dense hidden x hidden + bias); an encoder: no LM head and no KV cache.
+  int64_t position_embeddings = 0;
+  int64_t token_type_embeddings = 0;
+  bool embedding_norm = false;
+  bool final_norm = true;
+  bool pooler = false;
+  bool encoder_only = false;
 
   // Mixture of experts
   int64_t experts = 0;              // routed experts per MoE layer
@@ -79,9 +96,11 @@ enum class TensorRole : uint8_t {
   ffn_gate, ffn_up, ffn_down,
   ffn_gate_exps, ffn_up_exps, ffn_down_exps,
   ffn_gate_shexp, ffn_up_shexp, ffn_down_shexp, shared_expert_gate,
-  router, vector
+  router, vector, position_embd
 };
 const char* tensor_role_name(TensorRole role);  // GGUF-style name, e.g. "attn_v", "ffn_down_exps"
+// The input tables looked up by index, not multiplied (token, position and segment embeddings).
+inline bool is_embedding_role(TensorRole role) { return role == TensorRole::token_embd || role == TensorRole::position_embd; }
 bool is_expert_role(TensorRole role);
 
 // One weight tensor (or `copies` identical ones), shaped as ggml stores it:

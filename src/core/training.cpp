@@ -21,7 +21,8 @@ bool parse_named(const Named (&table)[N], const std::string& id, E& out) {
 
 bool is_layer_matrix(TensorRole role) {
   switch (role) {
-    case TensorRole::token_embd: case TensorRole::output: case TensorRole::vector: case TensorRole::router:
+    case TensorRole::token_embd: case TensorRole::position_embd: case TensorRole::output: case TensorRole::vector:
+    case TensorRole::router:
       return false;
     default:
       return true;

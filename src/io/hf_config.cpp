@@ -1,5 +1,6 @@
 #include "hf_config.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace vramfit {
@@ -12,8 +13,12 @@ struct Reader {
   const json& config;
   std::string origin;
   std::optional<Error> error;
+  std::vector<std::string> asked = {};  // every key looked up (the others were not placed)
 
-  bool has(const char* key) const { return config.contains(key) && !config.at(key).is_null(); }
+  bool has(const char* key) {
+    asked.push_back(key);
+    return config.contains(key) && !config.at(key).is_null();
+  }
 
   void fail(const std::string& field, const std::string& what) {
     if (!error) error = make_error("config.invalid_field", field, origin + ": " + field + " " + what);
@@ -62,11 +67,69 @@ struct Reader {
 const char* const kKnownArchitectures[] = {
     "parameters_only", "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
     "gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss",
-    "gpt_neox", "falcon", "starcoder2"};
+    "gpt_neox", "falcon", "starcoder2", "gpt2", "gpt_bigcode", "gptj", "phi", "bert", "roberta",
+    "xlm-roberta"};
 
 bool is_known_architecture(const std::string& model_type) {
   for (const char* known : kKnownArchitectures) if (model_type == known) return true;
   return false;
+}
+
+// Keys that say nothing about the tensors (tokens, dropout, initialisation, numerics, tooling).
+bool describes_no_tensor(const std::string& key) {
+  for (const char* part : {"token_id", "dropout", "pdrop", "eps", "epsilon", "initializer", "transformers_version",
+                           "architectures", "_name_or_path", "use_cache", "act", "rope", "auto_map", "tokenizer",
+                           "label", "torch_dtype", "dtype", "task_specific", "summary_", "quantization_config"}) {
+    if (key.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// An unknown model_type from a config.json alone: which of its keys vramfit could not place.
+Error unknown_architecture(const std::string& type, const json& config, const Reader& r) {
+  std::string unplaced;
+  int listed = 0;
+  for (const auto& item : config.items()) {
+    const std::string& key = item.key();
+    if (describes_no_tensor(key) || std::find(r.asked.begin(), r.asked.end(), key) != r.asked.end()) continue;
+    if (listed++ < 12) unplaced += (unplaced.empty() ? "" : ", ") + key;
+  }
+  if (listed > 12) unplaced += ", ... (" + std::to_string(listed) + " in all)";
+  return make_error("config.unknown_architecture", "model_type",
+                    r.origin + ": model_type '" + type + "' is not one vramfit knows, and a config.json alone does not say "
+                    "its tensors" + (unplaced.empty() ? std::string() : " (keys it could not place: " + unplaced + ")") +
+                    ". Open the model's safetensors or GGUF header instead: its weights are then counted from the file.");
+}
+
+// rope_scaling (transformers' modeling_rope_utils.py, ROPE_INIT_FUNCTIONS): linear and YaRN
+// stretch RoPE to original_max_position_embeddings (else max_position_embeddings) x factor, the
+// context vLLM also derives (_get_and_verify_max_len). llama3 and LongRoPE configs already give
+// the long context as max_position_embeddings; dynamic NTK rescales past it with no set end.
+void read_rope_scaling(const json& config, Reader& r, ModelSpec& s, HfConfigRead& out) {
+  const char* key = config.contains("rope_scaling") ? "rope_scaling" : "rope_parameters";
+  if (!config.contains(key) || !config.at(key).is_object()) return;
+  Reader rope{config.at(key), r.origin + ": " + key, std::nullopt};
+  const std::string type = rope.text("rope_type", rope.text("type", ""));
+  const double factor = rope.config.contains("factor") && rope.config.at("factor").is_number() ? rope.config.at("factor").get<double>() : 0.0;
+  const int64_t original = rope.integer("original_max_position_embeddings", s.max_context_tokens);
+  if (rope.error) {
+    if (!r.error) r.error = rope.error;
+    return;
+  }
+  const std::string named = std::string(key) + " " + type;
+  if ((type == "linear" || type == "yarn") && factor > 1.0 && factor < 1024.0 && original > 0) {
+    const int64_t scaled = static_cast<int64_t>(static_cast<double>(original) * factor);
+    if (scaled > s.max_context_tokens) {
+      s.scaled_context_tokens = scaled;
+      out.assumptions.push_back(named + " x " + json(factor).dump() + " over " + std::to_string(original) +
+                                " positions: context up to " + std::to_string(scaled) + " tokens.");
+    }
+  } else if (type == "dynamic") {
+    out.assumptions.push_back(named + ": RoPE is rescaled past max_position_embeddings with no set end; the context "
+                              "warning uses max_position_embeddings.");
+  } else if (!type.empty() && type != "default" && type != "llama3" && type != "longrope" && type != "su") {
+    out.assumptions.push_back(named + " is not one vramfit reads: the context is max_position_embeddings.");
+  }
 }
 
 // quantization_config (transformers' *QuantizationConfig), else torch_dtype -> a format id.
@@ -119,7 +182,7 @@ void read_stored_format(const json& config, Reader& r, HfConfigRead& out) {
 
 }  // namespace
 
-Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin) {
+Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin, bool weights_from_file) {
   if (!root.is_object()) {
     return make_error("config.not_object", "", origin + ": expected a JSON object");
   }
@@ -132,12 +195,15 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin)
 
   std::string type = r.text("model_type", "");
   if (nested && type.empty()) type = Reader{root, origin, std::nullopt}.text("model_type", "");
+  // vramfit's own explicit structure keys (write_hf_config) describe any architecture.
+  const bool explicit_structure = r.has("mlp_kind") && r.has("norm_kind");
+  const bool known = type.empty() || is_known_architecture(type) || explicit_structure;
   if (type.empty()) {
     type = "llama";
     out.assumptions.push_back("model_type missing: read as a Llama-style decoder.");
-  } else if (!is_known_architecture(type)) {
-    out.assumptions.push_back("model_type '" + type + "' is not one vramfit knows: read as a Llama-style decoder "
-                              "(gated MLP, RMSNorm, separate q/k/v/o, no biases unless attention_bias/mlp_bias).");
+  } else if (!known) {
+    out.assumptions.push_back("model_type '" + type + "' is not one vramfit knows: the weights are the file's; the KV cache "
+                              "is sized from num_attention_heads, num_key_value_heads and head_dim.");
   }
   s.architecture = type;
   const bool gemma = type.rfind("gemma", 0) == 0;
@@ -145,8 +211,12 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin)
 
   const bool falcon = type == "falcon";
   s.parameters_only = r.integer("parameters", 0);
-  s.hidden_size = r.integer("hidden_size", 0);
-  s.layers = r.integer("num_hidden_layers", r.integer("n_layer", 0));  // falcon's older keys
+  // GPT-2's key names (GPT-2, GPT-BigCode, GPT-J, Falcon's older configs): n_embd, n_layer,
+  // n_head, n_inner, n_positions (transformers' GPT2Config attribute_map).
+  const bool gpt2_family = type == "gpt2" || type == "gpt_bigcode" || type == "gptj";
+  const bool bert_family = type == "bert" || type == "roberta" || type == "xlm-roberta";
+  s.hidden_size = r.integer("hidden_size", r.integer("n_embd", 0));
+  s.layers = r.integer("num_hidden_layers", r.integer("n_layer", 0));
   s.attention_heads = r.integer("num_attention_heads", r.integer("n_head", 0));
   s.kv_heads = r.integer("num_key_value_heads", s.attention_heads);
   if (falcon) {
@@ -154,17 +224,24 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin)
     if (r.boolean("new_decoder_architecture", false)) s.kv_heads = r.integer("num_kv_heads", s.attention_heads);
     else if (r.boolean("multi_query", true)) s.kv_heads = 1;
   }
+  // GPTBigCodeConfig: multi_query (default true) -> one KV head for all query heads.
+  if (type == "gpt_bigcode" && r.boolean("multi_query", true)) s.kv_heads = 1;
   if (!r.has("num_key_value_heads") && s.attention_heads > 0 && type != "deepseek_v2" && type != "deepseek_v3" &&
-      !falcon && type != "gpt_neox" && type != "starcoder2") {
+      !falcon && type != "gpt_neox" && type != "starcoder2" && !gpt2_family && !bert_family && type != "phi") {
     out.assumptions.push_back("num_key_value_heads missing: taken equal to num_attention_heads (no GQA).");
   }
   const int64_t derived_head_dim = s.attention_heads > 0 ? s.hidden_size / s.attention_heads : 0;
   s.head_dim = r.integer("head_dim", derived_head_dim);
-  s.intermediate_size = r.integer("intermediate_size", r.integer("ffn_hidden_size", falcon ? 4 * s.hidden_size : 0));
+  // n_inner null: 4 x n_embd (GPT2MLP, GPTJMLP); Falcon: 4 x hidden_size.
+  const int64_t wide = falcon || gpt2_family ? 4 * s.hidden_size : 0;
+  s.intermediate_size = r.integer("intermediate_size", r.integer("ffn_hidden_size", r.integer("n_inner", wide)));
   s.vocab_size = r.integer("vocab_size", 0);
-  s.max_context_tokens = r.integer("max_position_embeddings", 0);
-  // transformers' defaults per config class: Gemma, Falcon and StarCoder2 tie, the others not.
-  s.tied_embeddings = r.boolean("tie_word_embeddings", gemma || falcon || type == "starcoder2");
+  s.max_context_tokens = r.integer("max_position_embeddings", r.integer("n_positions", 0));
+  read_rope_scaling(config, r, s, out);
+  // transformers' defaults per config class: Gemma, Falcon, StarCoder2, GPT-2 and GPT-BigCode
+  // tie, the others not.
+  s.tied_embeddings = r.boolean("tie_word_embeddings", gemma || falcon || type == "starcoder2" || type == "gpt2" ||
+                                                           type == "gpt_bigcode");
 
   const bool attention_bias = r.boolean("attention_bias", type == "gpt_oss");
   s.qkv_bias = type == "qwen2" || type == "qwen2_moe" || attention_bias;
@@ -182,6 +259,32 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin)
     const bool bias = type == "gpt_neox" ? true : r.boolean(falcon ? "bias" : "use_bias", !falcon);
     s.qkv_bias = s.attention_output_bias = s.mlp_bias = bias;
   }
+  // GPT-2, GPT-BigCode (GPT2Attention's c_attn: q, k, v in one tensor), GPT-J and Phi
+  // (q/k/v/out, GPT-J without biases; one LayerNorm before parallel attention and MLP, a bias
+  // on the LM head), BERT-style encoders (learned positions and segments, an embeddings
+  // LayerNorm, post-norm layers, a pooler, no LM head).
+  if (gpt2_family || type == "phi" || bert_family) {
+    s.norm = NormKind::layer;
+    s.mlp = MlpKind::plain;
+    s.qkv_bias = s.attention_output_bias = s.mlp_bias = type != "gptj";
+    s.mlp_bias = true;
+    s.fused_qkv = type == "gpt2" || type == "gpt_bigcode";
+    if (type == "gpt2" || type == "gpt_bigcode") s.position_embeddings = s.max_context_tokens;
+    if (type == "gptj" || type == "phi") {
+      s.norms_per_layer = 1;
+      s.output_bias = true;
+    }
+    if (type == "phi" && r.boolean("qk_layernorm", false)) {
+      r.fail("qk_layernorm", "true is not supported yet (Phi's per-head q/k LayerNorms are not counted)");
+    }
+  }
+  if (bert_family) {
+    s.position_embeddings = s.max_context_tokens;
+    s.token_type_embeddings = r.integer("type_vocab_size", 2);
+    s.embedding_norm = s.pooler = s.encoder_only = true;
+    s.final_norm = false;
+    s.tied_embeddings = false;
+  }
   if (falcon) {
     // Parallel attention shares one input LayerNorm; the new architecture has ln_attn and ln_mlp.
     const bool new_arch = r.boolean("new_decoder_architecture", false);
@@ -195,6 +298,14 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin)
   s.norms_per_layer = static_cast<int>(r.integer("norms_per_layer", s.norms_per_layer));
   s.attention_sinks = r.boolean("attention_sinks", s.attention_sinks);
   s.fused_qkv = r.boolean("fused_qkv", s.fused_qkv);
+  s.output_bias = r.boolean("output_bias", s.output_bias);
+  s.position_embeddings = r.integer("position_embeddings", s.position_embeddings);
+  s.token_type_embeddings = r.integer("token_type_embeddings", s.token_type_embeddings);
+  s.embedding_norm = r.boolean("embedding_norm", s.embedding_norm);
+  s.final_norm = r.boolean("final_norm", s.final_norm);
+  s.pooler = r.boolean("pooler", s.pooler);
+  s.encoder_only = r.boolean("encoder_only", s.encoder_only);
+  s.scaled_context_tokens = r.integer("scaled_context_tokens", s.scaled_context_tokens);
   if (r.text("mlp_kind", "gated") == "plain") s.mlp = MlpKind::plain;
   if (r.text("norm_kind", "rms") == "layer") s.norm = NormKind::layer;
 
@@ -267,6 +378,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin)
     read_stored_format(config, r, out);
   }
   if (r.error) return *r.error;
+  if (!known && !weights_from_file && s.parameters_only == 0) return unknown_architecture(type, config, r);
   if (auto e = validate_model_spec(s)) {
     e->message = origin + ": " + e->message;
     return *e;
@@ -294,6 +406,7 @@ json write_hf_config(const ModelSpec& s) {
   c["intermediate_size"] = s.intermediate_size;
   c["vocab_size"] = s.vocab_size;
   if (s.max_context_tokens > 0) c["max_position_embeddings"] = s.max_context_tokens;
+  if (s.scaled_context_tokens > 0) c["scaled_context_tokens"] = s.scaled_context_tokens;
   c["tie_word_embeddings"] = s.tied_embeddings;
   c["qkv_bias"] = s.qkv_bias;
   c["attention_output_bias"] = s.attention_output_bias;
@@ -302,6 +415,13 @@ json write_hf_config(const ModelSpec& s) {
   c["norms_per_layer"] = s.norms_per_layer;
   c["attention_sinks"] = s.attention_sinks;
   c["fused_qkv"] = s.fused_qkv;
+  if (s.output_bias) c["output_bias"] = true;
+  if (s.position_embeddings > 0) c["position_embeddings"] = s.position_embeddings;
+  if (s.token_type_embeddings > 0) c["token_type_embeddings"] = s.token_type_embeddings;
+  if (s.embedding_norm) c["embedding_norm"] = true;
+  if (!s.final_norm) c["final_norm"] = false;
+  if (s.pooler) c["pooler"] = true;
+  if (s.encoder_only) c["encoder_only"] = true;
   c["mlp_kind"] = s.mlp == MlpKind::plain ? "plain" : "gated";
   c["norm_kind"] = s.norm == NormKind::layer ? "layer" : "rms";
   if (s.experts > 0) {

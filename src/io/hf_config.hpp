@@ -22,7 +22,10 @@ struct HfConfigRead {
 };
 
 // `origin` names the source in messages ("config.json", "models.json: llama-3.1-8b").
-Result<HfConfigRead> read_hf_config(const json& config, const std::string& origin);
+// A model_type vramfit does not know is refused (the error lists the keys it could not place)
+// unless `weights_from_file`: the weights are then a file header's, exact whatever the
+// architecture, and the config gives only the attention shape for the KV cache.
+Result<HfConfigRead> read_hf_config(const json& config, const std::string& origin, bool weights_from_file = false);
 Result<HfConfigRead> read_hf_config_text(const std::string& text, const std::string& origin);
 
 // The spec as config.json fields that read_hf_config turns back into the same spec.

@@ -304,7 +304,7 @@ Result<ModelFileRead> model_from_safetensors_index(const SafetensorsIndex& index
 }
 
 std::optional<Error> apply_model_file(Request& request, const ModelFileRead& read) {
-  auto spec = read_hf_config(read.config, read.weights.file);
+  auto spec = read_hf_config(read.config, read.weights.file, /*weights_from_file=*/true);
   if (!spec) return spec.error();
   request.has_custom_model = true;
   request.custom_model = spec->spec;

@@ -195,7 +195,10 @@ Result<Request> request_from_json(const json& root) {
     } else if (f.has("preset")) {
       r.model_preset = f.text("preset", "");
     } else {
-      auto read = read_hf_config(model->at("config"), "model.config");
+      // Weights read from a file header (weights.format "as_stored") are exact whatever the architecture.
+      const json* weights = top.sub("weights");
+      const bool from_file = weights && weights->contains("stored");
+      auto read = read_hf_config(model->at("config"), "model.config", from_file);
       if (!read) {
         Error e = read.error();
         e.field = e.field.empty() ? "model.config" : "model.config." + e.field;
