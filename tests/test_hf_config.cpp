@@ -129,6 +129,12 @@ TEST_CASE("real config.json files of more architectures give their published cou
       {"bert-large-uncased.json", 335141888},    // bert: encoder, positions + segments, pooler
       {"roberta-base.json", 124645632},          // roberta: one segment, 514 positions
       {"xlm-roberta-large.json", 559890432},     // xlm-roberta: 250,002 tokens
+      // A pruning tutorial's facebook/opt-125m: "The original model has 125239296 parameters".
+      {"opt-125m.json", 125239296},              // opt: positions + 2 rows, biases, final LayerNorm
+      // huggingface_hub's test of bigscience/bloomz-560m's safetensors: {"F16": 559214592}.
+      {"bloom-560m.json", 559214592},            // bloom: ALiBi, embeddings LayerNorm, fused qkv
+      // The StableLM 2 1.6B technical report's table: 1,644,515,328.
+      {"stablelm-2-1_6b.json", 1644515328},      // stablelm: LayerNorm with bias, gated MLP, q/k/v bias
   };
   for (const Case& c : cases) {
     INFO(c.file);

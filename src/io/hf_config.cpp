@@ -68,7 +68,7 @@ const char* const kKnownArchitectures[] = {
     "parameters_only", "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
     "gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss",
     "gpt_neox", "falcon", "starcoder2", "gpt2", "gpt_bigcode", "gptj", "phi", "bert", "roberta",
-    "xlm-roberta"};
+    "xlm-roberta", "opt", "bloom", "stablelm"};
 
 bool is_known_architecture(const std::string& model_type) {
   for (const char* known : kKnownArchitectures) if (model_type == known) return true;
@@ -215,7 +215,8 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   // n_head, n_inner, n_positions (transformers' GPT2Config attribute_map).
   const bool gpt2_family = type == "gpt2" || type == "gpt_bigcode" || type == "gptj";
   const bool bert_family = type == "bert" || type == "roberta" || type == "xlm-roberta";
-  s.hidden_size = r.integer("hidden_size", r.integer("n_embd", 0));
+  const bool opt = type == "opt", bloom = type == "bloom";
+  s.hidden_size = r.integer("hidden_size", r.integer("n_embd", r.integer("n_embed", 0)));  // BloomConfig: n_embed
   s.layers = r.integer("num_hidden_layers", r.integer("n_layer", 0));
   s.attention_heads = r.integer("num_attention_heads", r.integer("n_head", 0));
   s.kv_heads = r.integer("num_key_value_heads", s.attention_heads);
@@ -227,21 +228,22 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   // GPTBigCodeConfig: multi_query (default true) -> one KV head for all query heads.
   if (type == "gpt_bigcode" && r.boolean("multi_query", true)) s.kv_heads = 1;
   if (!r.has("num_key_value_heads") && s.attention_heads > 0 && type != "deepseek_v2" && type != "deepseek_v3" &&
-      !falcon && type != "gpt_neox" && type != "starcoder2" && !gpt2_family && !bert_family && type != "phi") {
+      !falcon && type != "gpt_neox" && type != "starcoder2" && !gpt2_family && !bert_family && type != "phi" && !opt &&
+      !bloom) {
     out.assumptions.push_back("num_key_value_heads missing: taken equal to num_attention_heads (no GQA).");
   }
   const int64_t derived_head_dim = s.attention_heads > 0 ? s.hidden_size / s.attention_heads : 0;
   s.head_dim = r.integer("head_dim", derived_head_dim);
   // n_inner null: 4 x n_embd (GPT2MLP, GPTJMLP); Falcon: 4 x hidden_size.
-  const int64_t wide = falcon || gpt2_family ? 4 * s.hidden_size : 0;
-  s.intermediate_size = r.integer("intermediate_size", r.integer("ffn_hidden_size", r.integer("n_inner", wide)));
+  const int64_t wide = falcon || gpt2_family || bloom ? 4 * s.hidden_size : 0;
+  s.intermediate_size = r.integer("intermediate_size", r.integer("ffn_hidden_size", r.integer("n_inner", r.integer("ffn_dim", wide))));
   s.vocab_size = r.integer("vocab_size", 0);
   s.max_context_tokens = r.integer("max_position_embeddings", r.integer("n_positions", 0));
   read_rope_scaling(config, r, s, out);
   // transformers' defaults per config class: Gemma, Falcon, StarCoder2, GPT-2 and GPT-BigCode
   // tie, the others not.
   s.tied_embeddings = r.boolean("tie_word_embeddings", gemma || falcon || type == "starcoder2" || type == "gpt2" ||
-                                                           type == "gpt_bigcode");
+                                                           type == "gpt_bigcode" || opt || bloom);
 
   const bool attention_bias = r.boolean("attention_bias", type == "gpt_oss");
   s.qkv_bias = type == "qwen2" || type == "qwen2_moe" || attention_bias;
@@ -263,6 +265,32 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   // (q/k/v/out, GPT-J without biases; one LayerNorm before parallel attention and MLP, a bias
   // on the LM head), BERT-style encoders (learned positions and segments, an embeddings
   // LayerNorm, post-norm layers, a pooler, no LM head).
+  // OPT (OPTDecoder: learned positions with 2 extra rows, LayerNorms with bias, biases unless
+  // enable_bias is false, a final LayerNorm when do_layer_norm_before) and BLOOM (ALiBi - no
+  // position table -, a LayerNorm after the embeddings, query_key_value in one tensor).
+  if (opt || bloom) {
+    s.norm = NormKind::layer;
+    s.mlp = MlpKind::plain;
+    s.qkv_bias = s.attention_output_bias = s.mlp_bias = !opt || r.boolean("enable_bias", true);
+    s.fused_qkv = bloom;
+    s.embedding_norm = bloom;
+    if (opt) {
+      s.position_embeddings = s.max_context_tokens + 2;  // OPTLearnedPositionalEmbedding's offset
+      s.final_norm = r.boolean("do_layer_norm_before", true) && !r.boolean("_remove_final_layer_norm", false);
+      if (r.integer("word_embed_proj_dim", s.hidden_size) != s.hidden_size) {
+        r.fail("word_embed_proj_dim", "different from hidden_size (OPT-350m's project_in/project_out) is not counted yet");
+      }
+      if (!r.boolean("layer_norm_elementwise_affine", true)) r.fail("layer_norm_elementwise_affine", "false is not counted yet");
+    }
+  }
+  // StableLM (StableLmDecoderLayer): LayerNorms with bias, a gated MLP, q/k/v biases when
+  // use_qkv_bias, no post-attention LayerNorm with use_parallel_residual.
+  if (type == "stablelm") {
+    s.norm = NormKind::layer;
+    s.qkv_bias = r.boolean("use_qkv_bias", false);
+    s.norms_per_layer = r.boolean("use_parallel_residual", false) ? 1 : 2;
+    if (r.boolean("qk_layernorm", false)) r.fail("qk_layernorm", "true is not supported yet (per-head q/k LayerNorms are not counted)");
+  }
   if (gpt2_family || type == "phi" || bert_family) {
     s.norm = NormKind::layer;
     s.mlp = MlpKind::plain;

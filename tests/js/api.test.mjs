@@ -113,3 +113,23 @@ test("readCommand(): a pasted llama-server or vllm serve line as request fields,
   assert.equal(unknown.error.field, "command.--no-such-flag", "the field names the flag");
   assert.match(unknown.error.message, /--no-such-flag/);
 });
+
+test("configs of GPT-2, GPT-BigCode, GPT-J, phi and BERT give their published counts; an unknown model_type is an error naming it", async () => {
+  const counts = { "gpt2.json": 124439808, "starcoder.json": 15517456384, "gpt-j-6b.json": 6050882784, "phi-2.json": 2779683840,
+                   "bert-large-uncased.json": 335141888 };
+  for (const [file, parameters] of Object.entries(counts)) {
+    const config = JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs", file), "utf8"));
+    const report = vramfit.estimate({ model: { config } });
+    assert.equal(report.error, undefined, file);
+    assert.equal(report.model.parameters, parameters, file);
+    // The same through the page's file path (readModelFile), as the page reads a dropped config.
+    const read = await vramfit.readModelFile(new File([JSON.stringify(config)], "config.json"));
+    assert.equal(vramfit.estimate({ model: read.model }).model.parameters, parameters, file + " (readModelFile)");
+  }
+  const bert = vramfit.estimate({ model: { config: JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs/bert-large-uncased.json"), "utf8")) } });
+  assert.equal(bert.model.kv_bytes_per_token, 0);  // an encoder caches nothing
+  const mpt = vramfit.estimate({ model: { config: { model_type: "mpt", d_model: 4096, n_layers: 32, n_heads: 32, vocab_size: 50432 } } });
+  assert.equal(mpt.error.id, "config.unknown_architecture");
+  assert.equal(mpt.error.field, "model.config.model_type");
+  assert.match(mpt.error.message, /d_model, n_heads, n_layers/);
+});
