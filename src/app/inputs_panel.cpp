@@ -83,10 +83,12 @@ bool InputsPanel::draw_mode(Request& request, bool focus_first, Outcome& outcome
   if (chosen == before) return false;
   if (chosen == AppMode::layer_list && !network_json_parts().read) {
     // This program reads no layer lists: the same state with the example network, elsewhere.
-    json state = request_to_json(request);
-    for (const char* key : {"model", "training", "weights", "kv_cache", "engine"}) state.erase(key);
-    state["mode"] = "training";
-    state["network"] = json::parse(std::string(kExampleNetwork));
+    // (The GPU and the units carry over; the inference settings do not apply to a network.)
+    const json current = request_to_json(request);
+    json state = {{"v", 1}, {"mode", "training"}, {"network", json::parse(std::string(kExampleNetwork))}};
+    for (const char* key : {"gpu", "units"}) {
+      if (current.contains(key)) state[key] = current[key];
+    }
     outcome.layer_list_elsewhere = "r=" + base64url_encode(state.dump());
     return false;
   }

@@ -167,16 +167,17 @@ test("the engines' module is fetched only by engines.html; its size is reported"
 
 test("Layer list on the first page brings the full module with the example network; a link with a network opens there", async () => {
   for (const [name, size] of Object.entries(SIZES)) {
-    const request = { v: 1, model: { preset: "qwen3-8b" }, gpu: { id: "rtx-4090" } };
+    const request = { v: 1, model: { preset: "qwen3-8b" }, gpu: { id: "rtx-3090" } };
     const { context, page, errors } = await open(browser, site.origin + "/#" + hashOf(request), size);
     if (name === "desktop") await clickWidget(page, "Layer list"); else await tapWidget(page, "Layer list");
     await enginesLoaded(page);
     const s = await waitForState(page, s => s.network && s.mode === "training", "a layer list");
     assert.equal(s.network.name, "article-003-mlp", `${name}: the example network came`);
-    assert.equal(s.gpu.id, "rtx-4090", `${name}: the GPU came along`);
+    assert.equal(s.gpu.id, "rtx-3090", `${name}: the GPU came along`);
     await frames(page, 3);
     const shown = name === "phone" ? await readAll(page, true, size.viewport.height) : await texts(page);
     assert.match(shown.join(" "), /Largest batch: [\d,]+ +Parameters: [\d,]+/, `${name}: the network's verdict`);
+    await shot(page, `layer-list-${name}.png`);
     assert.deepEqual(errors, [], name);
     await context.close();
   }
