@@ -135,6 +135,10 @@ TEST_CASE("real config.json files of more architectures give their published cou
       {"bloom-560m.json", 559214592},            // bloom: ALiBi, embeddings LayerNorm, fused qkv
       // The StableLM 2 1.6B technical report's table: 1,644,515,328.
       {"stablelm-2-1_6b.json", 1644515328},      // stablelm: LayerNorm with bias, gated MLP, q/k/v bias
+      // The Hub's safetensors totals, as listed by model registries: granite-3.1-2b-instruct
+      // 2,533,531,648; allenai/OLMo-2-1124-7B 7,298,617,344.
+      {"granite-3.1-2b-instruct.json", 2533531648},  // granite: Llama's tensors, scalar multipliers
+      {"olmo-2-1124-7b.json", 7298617344},       // olmo2: q/k norms over all heads, post-norms
   };
   for (const Case& c : cases) {
     INFO(c.file);

@@ -205,7 +205,8 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
       }
       add(TensorRole::attn_output, i, q_dim, h);
       if (s.attention_output_bias) vec(i, h);
-      if (s.qk_norm) { vec(i, s.head_dim); vec(i, s.head_dim); }
+      if (s.qk_norm && s.qk_norm_full) { vec(i, q_dim); vec(i, kv_dim); }  // Olmo2Attention's q_norm, k_norm
+      else if (s.qk_norm) { vec(i, s.head_dim); vec(i, s.head_dim); }
       if (s.attention_sinks) vec(i, s.attention_heads);
     }
 

@@ -40,6 +40,7 @@ struct ModelSpec {
   NormKind norm = NormKind::rms;
   int norms_per_layer = 2;          // Gemma 2/3: 4 (pre/post attention, pre/post MLP)
   bool qk_norm = false;             // Qwen3, Gemma 3: RMSNorm over head_dim on q and k
+  bool qk_norm_full = false;        // OLMo 2: the q and k norms span all heads (q_dim, kv_dim)
   bool attention_sinks = false;     // gpt-oss: one learned logit per head
   bool fused_qkv = false;           // Phi-3, GPT-2: one qkv_proj / c_attn (GGUF attn_qkv)
   bool output_bias = false;         // GPT-J, Phi: the LM head has a bias

@@ -68,7 +68,7 @@ const char* const kKnownArchitectures[] = {
     "parameters_only", "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
     "gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss",
     "gpt_neox", "falcon", "starcoder2", "gpt2", "gpt_bigcode", "gptj", "phi", "bert", "roberta",
-    "xlm-roberta", "opt", "bloom", "stablelm"};
+    "xlm-roberta", "opt", "bloom", "stablelm", "granite", "olmo2"};
 
 bool is_known_architecture(const std::string& model_type) {
   for (const char* known : kKnownArchitectures) if (model_type == known) return true;
@@ -249,7 +249,11 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   s.qkv_bias = type == "qwen2" || type == "qwen2_moe" || attention_bias;
   s.attention_output_bias = attention_bias;
   s.mlp_bias = r.boolean("mlp_bias", false);
-  s.qk_norm = type == "qwen3" || type == "qwen3_moe" || type == "gemma3" || type == "gemma3_text";
+  s.qk_norm = type == "qwen3" || type == "qwen3_moe" || type == "gemma3" || type == "gemma3_text" || type == "olmo2";
+  // OLMo 2 (Olmo2DecoderLayer): RMSNorm over all of q and of k, and its two norms come after
+  // attention and the MLP (post_attention_ and post_feedforward_layernorm): still two per layer.
+  // Granite: Llama's tensors; its multipliers (embedding, residual, attention, logits) are scalars.
+  s.qk_norm_full = type == "olmo2";
   s.norms_per_layer = gemma_4_norms ? 4 : 2;
   s.attention_sinks = type == "gpt_oss";
   s.fused_qkv = type == "phi3" || type == "gpt_neox" || falcon;
@@ -323,6 +327,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   s.qkv_bias = r.boolean("qkv_bias", s.qkv_bias);
   s.attention_output_bias = r.boolean("attention_output_bias", s.attention_output_bias);
   s.qk_norm = r.boolean("qk_norm", s.qk_norm);
+  s.qk_norm_full = r.boolean("qk_norm_full", s.qk_norm_full);
   s.norms_per_layer = static_cast<int>(r.integer("norms_per_layer", s.norms_per_layer));
   s.attention_sinks = r.boolean("attention_sinks", s.attention_sinks);
   s.fused_qkv = r.boolean("fused_qkv", s.fused_qkv);
@@ -440,6 +445,7 @@ json write_hf_config(const ModelSpec& s) {
   c["attention_output_bias"] = s.attention_output_bias;
   c["mlp_bias"] = s.mlp_bias;
   c["qk_norm"] = s.qk_norm;
+  if (s.qk_norm_full) c["qk_norm_full"] = true;
   c["norms_per_layer"] = s.norms_per_layer;
   c["attention_sinks"] = s.attention_sinks;
   c["fused_qkv"] = s.fused_qkv;
