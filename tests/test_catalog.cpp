@@ -57,7 +57,7 @@ TEST_CASE("every preset's parameter count equals the published count", "[catalog
     CHECK(count_parameters(m.spec) == m.published_parameters);
     ++checked;
   }
-  CHECK(checked >= 25);
+  CHECK(checked >= 60);
 }
 
 TEST_CASE("well-known exact counts", "[catalog][parameters]") {
