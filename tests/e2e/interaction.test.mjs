@@ -349,3 +349,25 @@ test("Open file... opens the picker inside the click or tap itself (browsers all
     await context.close();
   }
 });
+
+test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's warning, an unknown model_type's notice", async () => {
+  const fixture = name => JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs", name), "utf8"));
+  // SantaCoder's config (GPT-2 key names, multi_query): read by the page's own module.
+  const santa = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: fixture("santacoder.json"), name: "santacoder" } }), SIZES.desktop);
+  const read = (await state(santa.page)).model.config;
+  assert.equal(read.num_key_value_heads, 1);
+  assert.equal(read.position_embeddings, 2048);
+  assert.ok((await texts(santa.page)).some(t => t.startsWith("santacoder")));
+  assert.deepEqual(santa.errors, []);
+  await santa.context.close();
+  // Qwen2.5-7B-Instruct with YaRN x 4, at 65,536 tokens: past the trained 32,768, within the scaling.
+  const yarn = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: fixture("qwen2.5-7b-instruct-yarn.json") }, context_tokens: 65536 }), SIZES.desktop);
+  assert.ok((await texts(yarn.page)).some(t => t.includes("within what rope_scaling stretches RoPE to (131,072)")));
+  await yarn.context.close();
+  // MPT: nothing Llama-shaped is assumed; the notice names the keys that could not be placed.
+  const mpt = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: { model_type: "mpt", d_model: 4096, n_layers: 32, n_heads: 32, vocab_size: 50432 } } }), SIZES.desktop);
+  const notice = (await texts(mpt.page)).join(" ");
+  assert.match(notice, /model_type 'mpt' is not one vramfit knows/);
+  assert.match(notice, /d_model, n_heads, n_layers/);
+  await mpt.context.close();
+});
