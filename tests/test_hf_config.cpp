@@ -139,6 +139,10 @@ TEST_CASE("real config.json files of more architectures give their published cou
       // 2,533,531,648; allenai/OLMo-2-1124-7B 7,298,617,344.
       {"granite-3.1-2b-instruct.json", 2533531648},  // granite: Llama's tensors, scalar multipliers
       {"olmo-2-1124-7b.json", 7298617344},       // olmo2: q/k norms over all heads, post-norms
+      // InternLM's and GLM's own chat demos print "with 7737708544 (7.7B) parameters" and
+      // "with 9399951360 (9.4B) parameters"; a sum over DeBERTa-v3-large's parameters: 434,012,160.
+      {"glm-4-9b-chat-hf.json", 9399951360},     // glm: q/k/v biases, none on o_proj
+      {"deberta-v3-large.json", 434012160},      // deberta-v2: rel_embeddings + LayerNorm, no pooler
   };
   for (const Case& c : cases) {
     INFO(c.file);
@@ -147,6 +151,12 @@ TEST_CASE("real config.json files of more architectures give their published cou
     CHECK(count_parameters(read->spec) == c.parameters);
     CHECK(read->assumptions.empty());
   }
+  // internlm2: wqkv fused, the "bias" key; its rope_scaling is dynamic NTK, listed as assumed.
+  auto internlm = read_fixture("internlm2_5-7b-chat.json");
+  REQUIRE(internlm);
+  CHECK(count_parameters(internlm->spec) == 7737708544);
+  REQUIRE(internlm->assumptions.size() == 1);
+  CHECK(internlm->assumptions[0].find("dynamic") != std::string::npos);
   auto falcon = read_fixture("falcon-7b.json");
   CHECK(falcon->spec.kv_heads == 1);
   CHECK(falcon->spec.head_dim == 64);

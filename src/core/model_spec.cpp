@@ -242,6 +242,7 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
       if (s.mlp_bias) vec(i, h);
     }
   }
+  if (s.relative_position_embeddings > 0) add(TensorRole::position_embd, -1, h, s.relative_position_embeddings);
   if (s.final_norm) norm(-1, h);
   if (s.pooler) {  // BertPooler: dense + bias over the first token
     add(TensorRole::output, -1, h, h);

@@ -51,6 +51,7 @@ struct ModelSpec {
   // BERT's pooler (dense hidden x hidden + bias); an encoder: no LM head and no KV cache.
   int64_t position_embeddings = 0;
   int64_t token_type_embeddings = 0;
+  int64_t relative_position_embeddings = 0;  // DeBERTa-v2/v3: the encoder's rel_embeddings rows
   bool embedding_norm = false;
   bool final_norm = true;
   bool pooler = false;

@@ -68,7 +68,7 @@ const char* const kKnownArchitectures[] = {
     "parameters_only", "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
     "gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss",
     "gpt_neox", "falcon", "starcoder2", "gpt2", "gpt_bigcode", "gptj", "phi", "bert", "roberta",
-    "xlm-roberta", "opt", "bloom", "stablelm", "granite", "olmo2"};
+    "xlm-roberta", "opt", "bloom", "stablelm", "granite", "olmo2", "internlm2", "glm", "deberta-v2"};
 
 bool is_known_architecture(const std::string& model_type) {
   for (const char* known : kKnownArchitectures) if (model_type == known) return true;
@@ -214,7 +214,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   // GPT-2's key names (GPT-2, GPT-BigCode, GPT-J, Falcon's older configs): n_embd, n_layer,
   // n_head, n_inner, n_positions (transformers' GPT2Config attribute_map).
   const bool gpt2_family = type == "gpt2" || type == "gpt_bigcode" || type == "gptj";
-  const bool bert_family = type == "bert" || type == "roberta" || type == "xlm-roberta";
+  const bool bert_family = type == "bert" || type == "roberta" || type == "xlm-roberta" || type == "deberta-v2";
   const bool opt = type == "opt", bloom = type == "bloom";
   s.hidden_size = r.integer("hidden_size", r.integer("n_embd", r.integer("n_embed", 0)));  // BloomConfig: n_embed
   s.layers = r.integer("num_hidden_layers", r.integer("n_layer", 0));
@@ -245,9 +245,11 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   s.tied_embeddings = r.boolean("tie_word_embeddings", gemma || falcon || type == "starcoder2" || type == "gpt2" ||
                                                            type == "gpt_bigcode" || opt || bloom);
 
-  const bool attention_bias = r.boolean("attention_bias", type == "gpt_oss");
+  // InternLM2 names it "bias"; GLM's attention_bias is on q, k and v only (GlmAttention's o_proj
+  // has none); InternLM2's wqkv and GLM's gate_up_proj are fused tensors of the same sizes.
+  const bool attention_bias = r.boolean("attention_bias", type == "gpt_oss") || (type == "internlm2" && r.boolean("bias", false));
   s.qkv_bias = type == "qwen2" || type == "qwen2_moe" || attention_bias;
-  s.attention_output_bias = attention_bias;
+  s.attention_output_bias = attention_bias && type != "glm";
   s.mlp_bias = r.boolean("mlp_bias", false);
   s.qk_norm = type == "qwen3" || type == "qwen3_moe" || type == "gemma3" || type == "gemma3_text" || type == "olmo2";
   // OLMo 2 (Olmo2DecoderLayer): RMSNorm over all of q and of k, and its two norms come after
@@ -256,7 +258,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   s.qk_norm_full = type == "olmo2";
   s.norms_per_layer = gemma_4_norms ? 4 : 2;
   s.attention_sinks = type == "gpt_oss";
-  s.fused_qkv = type == "phi3" || type == "gpt_neox" || falcon;
+  s.fused_qkv = type == "phi3" || type == "gpt_neox" || falcon || type == "internlm2";
 
   // GPT-NeoX, Falcon, StarCoder2: LayerNorm with bias and a plain (GELU) MLP.
   if (type == "gpt_neox" || falcon || type == "starcoder2") {
@@ -317,6 +319,27 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
     s.final_norm = false;
     s.tied_embeddings = false;
   }
+  // DeBERTa-v2/v3 (DebertaV2Embeddings, DebertaV2Encoder): absolute positions only with
+  // position_biased_input, no segments by default, no pooler; relative attention's rel_embeddings
+  // (2 x position_buckets rows, else 2 x max_relative_positions) with its LayerNorm.
+  if (type == "deberta-v2") {
+    s.position_embeddings = r.boolean("position_biased_input", true) ? s.max_context_tokens : 0;
+    s.token_type_embeddings = r.integer("type_vocab_size", 0);
+    s.pooler = false;
+    if (r.boolean("relative_attention", false)) {
+      // -1 means "unset" for both keys (DebertaV2Config), so they are read as signed numbers.
+      auto signed_key = [&config](const char* key) {
+        return config.contains(key) && config.at(key).is_number_integer() ? config.at(key).get<int64_t>() : int64_t(-1);
+      };
+      int64_t span = signed_key("max_relative_positions");
+      if (span < 1 || span > kMaxDimension) span = s.max_context_tokens;
+      const int64_t buckets = signed_key("position_buckets");
+      s.relative_position_embeddings = 2 * (buckets > 0 && buckets <= kMaxDimension ? buckets : span);
+      s.final_norm = r.text("norm_rel_ebd", "none").find("layer_norm") != std::string::npos;
+    }
+    if (r.integer("embedding_size", s.hidden_size) != s.hidden_size) r.fail("embedding_size", "different from hidden_size (embed_proj) is not counted yet");
+    if (r.integer("conv_kernel_size", 0) > 0) r.fail("conv_kernel_size", "DeBERTa's convolution layer is not counted yet");
+  }
   if (falcon) {
     // Parallel attention shares one input LayerNorm; the new architecture has ln_attn and ln_mlp.
     const bool new_arch = r.boolean("new_decoder_architecture", false);
@@ -334,6 +357,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   s.output_bias = r.boolean("output_bias", s.output_bias);
   s.position_embeddings = r.integer("position_embeddings", s.position_embeddings);
   s.token_type_embeddings = r.integer("token_type_embeddings", s.token_type_embeddings);
+  s.relative_position_embeddings = r.integer("relative_position_embeddings", s.relative_position_embeddings);
   s.embedding_norm = r.boolean("embedding_norm", s.embedding_norm);
   s.final_norm = r.boolean("final_norm", s.final_norm);
   s.pooler = r.boolean("pooler", s.pooler);
@@ -452,6 +476,7 @@ json write_hf_config(const ModelSpec& s) {
   if (s.output_bias) c["output_bias"] = true;
   if (s.position_embeddings > 0) c["position_embeddings"] = s.position_embeddings;
   if (s.token_type_embeddings > 0) c["token_type_embeddings"] = s.token_type_embeddings;
+  if (s.relative_position_embeddings > 0) c["relative_position_embeddings"] = s.relative_position_embeddings;
   if (s.embedding_norm) c["embedding_norm"] = true;
   if (!s.final_norm) c["final_norm"] = false;
   if (s.pooler) c["pooler"] = true;
