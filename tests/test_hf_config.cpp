@@ -143,6 +143,8 @@ TEST_CASE("real config.json files of more architectures give their published cou
       // "with 9399951360 (9.4B) parameters"; a sum over DeBERTa-v3-large's parameters: 434,012,160.
       {"glm-4-9b-chat-hf.json", 9399951360},     // glm: q/k/v biases, none on o_proj
       {"deberta-v3-large.json", 434012160},      // deberta-v2: rel_embeddings + LayerNorm, no pooler
+      // llama-bench's model_n_params for olmoe-1b-7b-0924-instruct: 6919161856.
+      {"olmoe-1b-7b-0924.json", 6919161856},     // olmoe: OLMo 2's q/k norms, 64 experts
   };
   for (const Case& c : cases) {
     INFO(c.file);

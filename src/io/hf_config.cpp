@@ -68,7 +68,7 @@ const char* const kKnownArchitectures[] = {
     "parameters_only", "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
     "gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss",
     "gpt_neox", "falcon", "starcoder2", "gpt2", "gpt_bigcode", "gptj", "phi", "bert", "roberta",
-    "xlm-roberta", "opt", "bloom", "stablelm", "granite", "olmo2", "internlm2", "glm", "deberta-v2"};
+    "xlm-roberta", "opt", "bloom", "stablelm", "granite", "olmo2", "internlm2", "glm", "deberta-v2", "olmoe"};
 
 bool is_known_architecture(const std::string& model_type) {
   for (const char* known : kKnownArchitectures) if (model_type == known) return true;
@@ -251,11 +251,12 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   s.qkv_bias = type == "qwen2" || type == "qwen2_moe" || attention_bias;
   s.attention_output_bias = attention_bias && type != "glm";
   s.mlp_bias = r.boolean("mlp_bias", false);
-  s.qk_norm = type == "qwen3" || type == "qwen3_moe" || type == "gemma3" || type == "gemma3_text" || type == "olmo2";
+  s.qk_norm = type == "qwen3" || type == "qwen3_moe" || type == "gemma3" || type == "gemma3_text" || type == "olmo2" ||
+              type == "olmoe";
   // OLMo 2 (Olmo2DecoderLayer): RMSNorm over all of q and of k, and its two norms come after
   // attention and the MLP (post_attention_ and post_feedforward_layernorm): still two per layer.
   // Granite: Llama's tensors; its multipliers (embedding, residual, attention, logits) are scalars.
-  s.qk_norm_full = type == "olmo2";
+  s.qk_norm_full = type == "olmo2" || type == "olmoe";  // OlmoeAttention too, before its MoE
   s.norms_per_layer = gemma_4_norms ? 4 : 2;
   s.attention_sinks = type == "gpt_oss";
   s.fused_qkv = type == "phi3" || type == "gpt_neox" || falcon || type == "internlm2";
