@@ -145,6 +145,8 @@ TEST_CASE("real config.json files of more architectures give their published cou
       {"deberta-v3-large.json", 434012160},      // deberta-v2: rel_embeddings + LayerNorm, no pooler
       // llama-bench's model_n_params for olmoe-1b-7b-0924-instruct: 6919161856.
       {"olmoe-1b-7b-0924.json", 6919161856},     // olmoe: OLMo 2's q/k norms, 64 experts
+      // A model-size table in public evaluation code: "cohereforai/aya-expanse-8b": 8028033024.
+      {"aya-expanse-8b.json", 8028033024},       // cohere: one bias-free LayerNorm, parallel, tied
   };
   for (const Case& c : cases) {
     INFO(c.file);

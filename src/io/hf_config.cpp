@@ -68,7 +68,7 @@ const char* const kKnownArchitectures[] = {
     "parameters_only", "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
     "gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss",
     "gpt_neox", "falcon", "starcoder2", "gpt2", "gpt_bigcode", "gptj", "phi", "bert", "roberta",
-    "xlm-roberta", "opt", "bloom", "stablelm", "granite", "olmo2", "internlm2", "glm", "deberta-v2", "olmoe"};
+    "xlm-roberta", "opt", "bloom", "stablelm", "granite", "olmo2", "internlm2", "glm", "deberta-v2", "olmoe", "cohere"};
 
 bool is_known_architecture(const std::string& model_type) {
   for (const char* known : kKnownArchitectures) if (model_type == known) return true;
@@ -243,7 +243,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   // transformers' defaults per config class: Gemma, Falcon, StarCoder2, GPT-2 and GPT-BigCode
   // tie, the others not.
   s.tied_embeddings = r.boolean("tie_word_embeddings", gemma || falcon || type == "starcoder2" || type == "gpt2" ||
-                                                           type == "gpt_bigcode" || opt || bloom);
+                                                           type == "gpt_bigcode" || opt || bloom || type == "cohere");
 
   // InternLM2 names it "bias"; GLM's attention_bias is on q, k and v only (GlmAttention's o_proj
   // has none); InternLM2's wqkv and GLM's gate_up_proj are fused tensors of the same sizes.
@@ -257,7 +257,10 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   // attention and the MLP (post_attention_ and post_feedforward_layernorm): still two per layer.
   // Granite: Llama's tensors; its multipliers (embedding, residual, attention, logits) are scalars.
   s.qk_norm_full = type == "olmo2" || type == "olmoe";  // OlmoeAttention too, before its MoE
-  s.norms_per_layer = gemma_4_norms ? 4 : 2;
+  // Cohere (CohereDecoderLayer): one LayerNorm without bias (a weight, as RMSNorm's) before
+  // attention and MLP in parallel; use_qk_norm normalises q and k over all heads.
+  if (type == "cohere") s.qk_norm = s.qk_norm_full = r.boolean("use_qk_norm", false);
+  s.norms_per_layer = gemma_4_norms ? 4 : type == "cohere" ? 1 : 2;
   s.attention_sinks = type == "gpt_oss";
   s.fused_qkv = type == "phi3" || type == "gpt_neox" || falcon || type == "internlm2";
 
