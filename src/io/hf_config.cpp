@@ -13,7 +13,7 @@ struct Reader {
   const json& config;
   std::string origin;
   std::optional<Error> error;
-  std::vector<std::string> asked = {};  // every key looked up (the others were not placed)
+  std::vector<const char*> asked = {};  // every key looked up (the others were not placed)
 
   bool has(const char* key) {
     asked.push_back(key);
@@ -271,10 +271,6 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
     const bool bias = type == "gpt_neox" ? true : r.boolean(falcon ? "bias" : "use_bias", !falcon);
     s.qkv_bias = s.attention_output_bias = s.mlp_bias = bias;
   }
-  // GPT-2, GPT-BigCode (GPT2Attention's c_attn: q, k, v in one tensor), GPT-J and Phi
-  // (q/k/v/out, GPT-J without biases; one LayerNorm before parallel attention and MLP, a bias
-  // on the LM head), BERT-style encoders (learned positions and segments, an embeddings
-  // LayerNorm, post-norm layers, a pooler, no LM head).
   // OPT (OPTDecoder: learned positions with 2 extra rows, LayerNorms with bias, biases unless
   // enable_bias is false, a final LayerNorm when do_layer_norm_before) and BLOOM (ALiBi - no
   // position table -, a LayerNorm after the embeddings, query_key_value in one tensor).
@@ -301,10 +297,14 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
     s.norms_per_layer = r.boolean("use_parallel_residual", false) ? 1 : 2;
     if (r.boolean("qk_layernorm", false)) r.fail("qk_layernorm", "true is not supported yet (per-head q/k LayerNorms are not counted)");
   }
+  // GPT-2, GPT-BigCode (GPT2Attention's c_attn: q, k, v in one tensor), GPT-J and Phi
+  // (q/k/v/out, GPT-J without biases; one LayerNorm before parallel attention and MLP, a bias
+  // on the LM head), BERT-style encoders (learned positions and segments, an embeddings
+  // LayerNorm, post-norm layers, a pooler, no LM head).
   if (gpt2_family || type == "phi" || bert_family) {
     s.norm = NormKind::layer;
     s.mlp = MlpKind::plain;
-    s.qkv_bias = s.attention_output_bias = s.mlp_bias = type != "gptj";
+    s.qkv_bias = s.attention_output_bias = type != "gptj";
     s.mlp_bias = true;
     s.fused_qkv = type == "gpt2" || type == "gpt_bigcode";
     if (type == "gpt2" || type == "gpt_bigcode") s.position_embeddings = s.max_context_tokens;
