@@ -89,9 +89,10 @@ bool name_starts_with(const char* name, const std::string& prefix) {
 int gguf_type_for_tensor(const FormatTables& tables, const GgufMix& mix, const ModelSpec& m,
                          const TensorShape& t) {
   const int f32 = tables.find_storage("f32");
-  // 1-D tensors (norms, biases) and the MoE router are never quantized.
+  // 1-D tensors (norms, biases) and the MoE router are never quantized, nor Mamba's small
+  // ssm_conv1d (llama-quant.cpp: "do not quantize Mamba's small yet 2D weights").
   if (t.role == TensorRole::vector || t.role == TensorRole::router ||
-      t.role == TensorRole::shared_expert_gate) {
+      t.role == TensorRole::shared_expert_gate || t.role == TensorRole::ssm_conv) {
     return f32;
   }
   const StorageType& base = tables.storage_types[static_cast<size_t>(mix.base)];
@@ -145,7 +146,8 @@ int storage_type_for_tensor(const FormatTables& tables, const WeightFormat& form
     case TensorRole::token_embd:
     case TensorRole::position_embd: return or_default(format.token_embd_type);
     case TensorRole::output: return or_default(format.output_type);
-    case TensorRole::vector: return or_default(format.vector_type);
+    case TensorRole::vector:
+    case TensorRole::ssm_conv: return or_default(format.vector_type);  // a Conv1d, not a Linear layer
     case TensorRole::router:
     case TensorRole::shared_expert_gate: return or_default(format.router_type);
     default: break;

@@ -5,6 +5,15 @@
 
 namespace vramfit {
 
+int64_t ModelSpec::recurrent_state_elements() const {
+  switch (mixer) {
+    case Mixer::mamba: return (ssm_conv_kernel - 1 + ssm_state) * ssm_inner;
+    case Mixer::rwkv: return 5 * hidden_size;
+    case Mixer::attention: return 0;
+  }
+  return 0;
+}
+
 int64_t ModelSpec::sliding_layer_count() const {
   if (sliding_window <= 0) return 0;
   int64_t n = 0;
@@ -40,6 +49,15 @@ const char* tensor_role_name(TensorRole role) {
     case TensorRole::router: return "ffn_gate_inp";
     case TensorRole::vector: return "vector";
     case TensorRole::position_embd: return "position_embd";
+    case TensorRole::ssm_in: return "ssm_in";
+    case TensorRole::ssm_conv: return "ssm_conv1d";
+    case TensorRole::ssm_x: return "ssm_x";
+    case TensorRole::ssm_dt: return "ssm_dt";
+    case TensorRole::ssm_out: return "ssm_out";
+    case TensorRole::time_mix_key: return "time_mix_key";
+    case TensorRole::time_mix_value: return "time_mix_value";
+    case TensorRole::time_mix_receptance: return "time_mix_receptance";
+    case TensorRole::time_mix_output: return "time_mix_output";
   }
   return "?";
 }
@@ -82,7 +100,10 @@ std::optional<Error> check_bounds(const ModelSpec& s) {
       {s.q_lora_rank, 1 << 16, "q_lora_rank"},        {s.kv_lora_rank, 1 << 16, "kv_lora_rank"},
       {s.qk_rope_head_dim, 1 << 14, "qk_rope_head_dim"}, {s.qk_nope_head_dim, 1 << 14, "qk_nope_head_dim"},
       {s.v_head_dim, 1 << 14, "v_head_dim"},          {s.sliding_window, 1 << 24, "sliding_window"},
-      {s.parameters_only, int64_t(1) << 50, "parameters"}};
+      {s.parameters_only, int64_t(1) << 50, "parameters"}, {s.encoder_layers, 1 << 12, "encoder_layers"},
+      {s.relative_attention_buckets, 1 << 16, "relative_attention_num_buckets"}, {s.ssm_inner, 1 << 20, "intermediate_size"},
+      {s.ssm_state, 1 << 12, "state_size"},           {s.ssm_conv_kernel, 1 << 8, "conv_kernel"},
+      {s.ssm_dt_rank, 1 << 16, "time_step_rank"}};
   for (const auto& b : bounds) {
     if (auto e = require_at_most(b.value, b.limit, b.field)) return e;
   }
@@ -103,8 +124,34 @@ std::optional<Error> check_bounds(const ModelSpec& s) {
 
 }  // namespace
 
+// Mamba and RWKV layers: their own widths instead of attention heads.
+std::optional<Error> validate_recurrent(const ModelSpec& s) {
+  if (auto e = require_positive(s.hidden_size, "hidden_size")) return e;
+  if (auto e = require_positive(s.vocab_size, "vocab_size")) return e;
+  if (s.mixer == Mixer::mamba) {
+    if (auto e = require_positive(s.ssm_inner, "intermediate_size")) return e;
+    if (auto e = require_positive(s.ssm_state, "state_size")) return e;
+    if (auto e = require_positive(s.ssm_conv_kernel, "conv_kernel")) return e;
+    if (auto e = require_positive(s.ssm_dt_rank, "time_step_rank")) return e;
+  } else {
+    if (auto e = require_positive(s.ssm_inner, "attention_hidden_size")) return e;
+    if (auto e = require_positive(s.intermediate_size, "intermediate_size")) return e;
+  }
+  if (s.is_moe() || s.is_encoder_decoder() || s.uses_mla()) {
+    return make_error("model.out_of_range", "model_type", "a recurrent (Mamba, RWKV) model has no experts, encoder or latent attention");
+  }
+  return std::nullopt;
+}
+
 std::optional<Error> validate_model_spec(const ModelSpec& s) {
   if (auto e = check_bounds(s)) return e;
+  if (s.is_recurrent()) {
+    if (auto e = require_positive(s.layers, "num_hidden_layers")) return e;
+    return validate_recurrent(s);
+  }
+  if (s.encoder_layers < 0 || (s.is_encoder_decoder() && s.encoder_layers >= s.layers)) {
+    return make_error("model.out_of_range", "encoder_layers", "encoder_layers must lie between 0 and num_hidden_layers - 1 (a decoder follows)");
+  }
   // The KV cache needs the attention shape even when only the parameter count is known.
   if (auto e = require_positive(s.layers, "num_hidden_layers")) return e;
   if (s.uses_mla()) {
@@ -169,12 +216,62 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
   };
 
   add(TensorRole::token_embd, -1, h, s.vocab_size);
-  // GPT-2's wpe, BERT's position and token type tables, BERT's embeddings LayerNorm.
-  if (s.position_embeddings > 0) add(TensorRole::position_embd, -1, h, s.position_embeddings);
+  // GPT-2's wpe, BERT's position and token type tables, BERT's embeddings LayerNorm; an
+  // encoder-decoder has one position table, embeddings norm and relative bias table per stack.
+  const int stacks = s.is_encoder_decoder() ? 2 : 1;
+  for (int stack = 0; stack < stacks; ++stack) {
+    if (s.position_embeddings > 0) add(TensorRole::position_embd, -1, h, s.position_embeddings);
+    if (s.embedding_norm) norm(-1, h);
+    if (s.relative_attention_buckets > 0) add(TensorRole::position_embd, -1, s.attention_heads, s.relative_attention_buckets);
+  }
   if (s.token_type_embeddings > 0) add(TensorRole::position_embd, -1, h, s.token_type_embeddings);
-  if (s.embedding_norm) norm(-1, h);
+  const int64_t q_dim = s.attention_heads * s.head_dim;
+  const int64_t kv_dim = s.kv_heads * s.head_dim;
+  auto attention = [&](int32_t i) {
+    if (s.fused_qkv) {
+      add(TensorRole::attn_qkv, i, h, q_dim + 2 * kv_dim);
+      if (s.qkv_bias) vec(i, q_dim + 2 * kv_dim);
+    } else {
+      add(TensorRole::attn_q, i, h, q_dim);
+      add(TensorRole::attn_k, i, h, kv_dim);
+      add(TensorRole::attn_v, i, h, kv_dim);
+      if (s.qkv_bias) { vec(i, q_dim); vec(i, kv_dim); vec(i, kv_dim); }
+    }
+    add(TensorRole::attn_output, i, q_dim, h);
+    if (s.attention_output_bias) vec(i, h);
+  };
   for (int32_t i = 0; i < static_cast<int32_t>(s.layers); ++i) {
     for (int n = 0; n < s.norms_per_layer; ++n) norm(i, h);
+
+    if (s.mixer == Mixer::mamba) {  // MambaMixer
+      const int64_t inner = s.ssm_inner, state = s.ssm_state;
+      add(TensorRole::ssm_in, i, h, 2 * inner);
+      if (s.ssm_proj_bias) vec(i, 2 * inner);
+      add(TensorRole::ssm_conv, i, s.ssm_conv_kernel, inner);
+      if (s.ssm_conv_bias) vec(i, inner);
+      add(TensorRole::ssm_x, i, inner, s.ssm_dt_rank + 2 * state);
+      add(TensorRole::ssm_dt, i, s.ssm_dt_rank, inner);
+      vec(i, inner);                              // dt_proj's bias
+      add(TensorRole::vector, i, state, inner);   // A_log
+      vec(i, inner);                              // D
+      add(TensorRole::ssm_out, i, inner, h);
+      if (s.ssm_proj_bias) vec(i, h);
+      continue;
+    }
+    if (s.mixer == Mixer::rwkv) {  // RwkvSelfAttention and RwkvFeedForward
+      const int64_t a = s.ssm_inner;
+      vec(i, a); vec(i, a);                       // time_decay, time_first
+      vec(i, h); vec(i, h); vec(i, h);            // time_mix_key, _value, _receptance
+      add(TensorRole::time_mix_key, i, h, a);
+      add(TensorRole::time_mix_value, i, h, a);
+      add(TensorRole::time_mix_receptance, i, h, a);
+      add(TensorRole::time_mix_output, i, a, h);
+      vec(i, h); vec(i, h);                       // the channel mix's time_mix_key, _receptance
+      add(TensorRole::ffn_up, i, h, s.intermediate_size);    // key
+      add(TensorRole::ffn_gate, i, h, h);                    // receptance
+      add(TensorRole::ffn_down, i, s.intermediate_size, h);  // value
+      continue;
+    }
 
     // Attention (HF LlamaAttention & co.: q, k, v, o; MLA per DeepseekV3Attention).
     if (s.uses_mla()) {
@@ -192,19 +289,11 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
           s.attention_heads * (s.qk_nope_head_dim + s.v_head_dim));
       add(TensorRole::attn_output, i, s.attention_heads * s.v_head_dim, h);
     } else {
-      const int64_t q_dim = s.attention_heads * s.head_dim;
-      const int64_t kv_dim = s.kv_heads * s.head_dim;
-      if (s.fused_qkv) {
-        add(TensorRole::attn_qkv, i, h, q_dim + 2 * kv_dim);
-        if (s.qkv_bias) vec(i, q_dim + 2 * kv_dim);
-      } else {
-        add(TensorRole::attn_q, i, h, q_dim);
-        add(TensorRole::attn_k, i, h, kv_dim);
-        add(TensorRole::attn_v, i, h, kv_dim);
-        if (s.qkv_bias) { vec(i, q_dim); vec(i, kv_dim); vec(i, kv_dim); }
+      attention(i);
+      if (i >= s.encoder_layers && s.is_encoder_decoder()) {  // the decoder's cross-attention and its norm
+        norm(i, h);
+        attention(i);
       }
-      add(TensorRole::attn_output, i, q_dim, h);
-      if (s.attention_output_bias) vec(i, h);
       if (s.qk_norm && s.qk_norm_full) { vec(i, q_dim); vec(i, kv_dim); }  // Olmo2Attention's q_norm, k_norm
       else if (s.qk_norm) { vec(i, s.head_dim); vec(i, s.head_dim); }
       if (s.attention_sinks) vec(i, s.attention_heads);
@@ -243,7 +332,7 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
     }
   }
   if (s.relative_position_embeddings > 0) add(TensorRole::position_embd, -1, h, s.relative_position_embeddings);
-  if (s.final_norm) norm(-1, h);
+  if (s.final_norm) for (int stack = 0; stack < stacks; ++stack) norm(-1, h);
   if (s.pooler) {  // BertPooler: dense + bias over the first token
     add(TensorRole::output, -1, h, h);
     vec(-1, h);

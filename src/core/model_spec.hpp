@@ -13,6 +13,9 @@ namespace vramfit {
 
 enum class MlpKind { gated, plain };  // gated: gate, up, down (SwiGLU/GeGLU); plain: up, down
 enum class NormKind { rms, layer };   // layer norm carries a bias as well as a weight
+// What mixes tokens in a layer: attention (a KV cache grows with the context), or a recurrence
+// that keeps a fixed state per sequence instead (Mamba's selective SSM, RWKV-4's time mixing).
+enum class Mixer { attention, mamba, rwkv };
 
 struct ModelSpec {
   std::string architecture;         // config.json model_type
@@ -56,6 +59,24 @@ struct ModelSpec {
   bool final_norm = true;
   bool pooler = false;
   bool encoder_only = false;
+  // Encoder-decoder (T5, BART): the first encoder_layers layers of the stack are the encoder
+  // (self-attention and MLP, nothing cached); the others are decoder layers with a
+  // cross-attention block and one more norm. BART: each stack has its own position table and
+  // embeddings LayerNorm, and T5 a relative-attention bias table (buckets x heads) per stack.
+  int64_t encoder_layers = 0;
+  int64_t relative_attention_buckets = 0;
+
+  // Recurrent layers (mixer != attention): no attention, no KV cache; a fixed state per sequence.
+  // Mamba (MambaMixer): in_proj to 2 x ssm_inner, a depthwise conv of ssm_conv_kernel, x_proj to
+  // ssm_dt_rank + 2 x ssm_state, dt_proj, A_log and D, out_proj; no MLP. RWKV-4 (RwkvBlock):
+  // time mixing with attention_hidden_size = ssm_inner and channel mixing of intermediate_size.
+  Mixer mixer = Mixer::attention;
+  int64_t ssm_inner = 0;
+  int64_t ssm_state = 0;
+  int64_t ssm_conv_kernel = 0;
+  int64_t ssm_dt_rank = 0;
+  bool ssm_conv_bias = true;
+  bool ssm_proj_bias = false;
 
   // Mixture of experts
   int64_t experts = 0;              // routed experts per MoE layer
@@ -89,6 +110,15 @@ struct ModelSpec {
            sliding_layers[static_cast<size_t>(layer)] != 0;
   }
   int64_t sliding_layer_count() const;
+  bool is_recurrent() const { return mixer != Mixer::attention; }
+  bool is_encoder_decoder() const { return encoder_layers > 0; }
+  // Layers whose keys and values are cached: the decoder's (T5: self- and cross-attention alike,
+  // so a context of input + output tokens); none for an encoder or a recurrent model.
+  int64_t cached_layers() const { return encoder_only || is_recurrent() ? 0 : layers - encoder_layers; }
+  // Recurrent state per sequence and layer in elements (kept in fp32 by llama.cpp and
+  // transformers): Mamba (llama_hparams::n_embd_r + n_embd_s) (d_conv - 1) x d_inner for the
+  // conv and d_state x d_inner for the SSM; RWKV-4 (RwkvModel.forward's state) 5 x hidden.
+  int64_t recurrent_state_elements() const;
 };
 
 // What a weight tensor does; drives which tensors a quantization format keeps unquantized.
@@ -98,7 +128,9 @@ enum class TensorRole : uint8_t {
   ffn_gate, ffn_up, ffn_down,
   ffn_gate_exps, ffn_up_exps, ffn_down_exps,
   ffn_gate_shexp, ffn_up_shexp, ffn_down_shexp, shared_expert_gate,
-  router, vector, position_embd
+  router, vector, position_embd,
+  ssm_in, ssm_conv, ssm_x, ssm_dt, ssm_out,  // Mamba's projections (the conv is ggml's ssm_conv1d)
+  time_mix_key, time_mix_value, time_mix_receptance, time_mix_output  // RWKV's time mixing
 };
 const char* tensor_role_name(TensorRole role);  // GGUF-style name, e.g. "attn_v", "ffn_down_exps"
 // The input tables looked up by index, not multiplied (token, position and segment embeddings).

@@ -68,7 +68,18 @@ const char* const kKnownArchitectures[] = {
     "parameters_only", "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
     "gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss",
     "gpt_neox", "falcon", "starcoder2", "gpt2", "gpt_bigcode", "gptj", "phi", "bert", "roberta",
-    "xlm-roberta", "opt", "bloom", "stablelm", "granite", "olmo2", "internlm2", "glm", "deberta-v2", "olmoe", "cohere"};
+    "xlm-roberta", "opt", "bloom", "stablelm", "granite", "olmo2", "internlm2", "glm", "deberta-v2", "olmoe", "cohere",
+    "gpt_neo", "t5", "bart", "mamba", "rwkv"};
+
+// Families whose configs have no num_key_value_heads: their KV heads are the attention heads
+// or set by their own keys (Falcon and GPT-BigCode's multi_query, DeepSeek's MLA).
+bool has_no_gqa_key(const std::string& model_type) {
+  for (const char* family : {"deepseek_v2", "deepseek_v3", "falcon", "gpt_neox", "starcoder2", "gpt2", "gpt_bigcode", "gptj",
+                             "bert", "roberta", "xlm-roberta", "deberta-v2", "phi", "opt", "bloom", "gpt_neo", "t5", "bart"}) {
+    if (model_type == family) return true;
+  }
+  return false;
+}
 
 bool is_known_architecture(const std::string& model_type) {
   for (const char* known : kKnownArchitectures) if (model_type == known) return true;
@@ -180,6 +191,109 @@ void read_stored_format(const json& config, Reader& r, HfConfigRead& out) {
   if (!out.stored_format.empty()) out.stored_format_reason = "torch_dtype: " + dtype;
 }
 
+// GPT-Neo (GPTNeoModel): GPT-2's tensors but q, k and v without bias; attention_types such as
+// [[["global", "local"], 12]] alternate full and local (window_size) attention layers.
+void read_gpt_neo(const json& config, Reader& r, ModelSpec& s) {
+  s.norm = NormKind::layer;
+  s.mlp = MlpKind::plain;
+  s.attention_output_bias = s.mlp_bias = true;
+  s.position_embeddings = s.max_context_tokens;
+  s.tied_embeddings = r.boolean("tie_word_embeddings", true);
+  const int64_t window = r.integer("window_size", 256);
+  if (!r.has("attention_types") || !config.at("attention_types").is_array()) return;
+  std::vector<uint8_t> local;
+  for (const json& group : config.at("attention_types")) {
+    if (!group.is_array() || group.size() != 2 || !group[0].is_array() || !group[1].is_number_integer() ||
+        group[1].get<int64_t>() < 0 || group[1].get<int64_t>() > (1 << 12)) {
+      r.fail("attention_types", "must list [[kinds...], repeats] pairs");
+      return;
+    }
+    for (int64_t n = 0; n < group[1].get<int64_t>(); ++n) {
+      for (const json& kind : group[0]) local.push_back(kind.is_string() && kind.get<std::string>() == "local");
+    }
+  }
+  if (static_cast<int64_t>(local.size()) != s.layers) {
+    r.fail("attention_types", "must describe " + std::to_string(s.layers) + " layers (got " + std::to_string(local.size()) + ")");
+    return;
+  }
+  s.sliding_window = window;
+  s.sliding_layers = local;
+}
+
+// T5 (T5Stack) and BART (BartEncoder, BartDecoder): an encoder stack then a decoder stack.
+// T5: RMS norms without biases, relative attention bias tables in each stack's first layer,
+// feed_forward_proj "relu" (wi, wo) or "gated-gelu" (wi_0, wi_1, wo), a final norm per stack.
+// BART: LayerNorms and biases everywhere, a learned position table (max_position_embeddings + 2
+// rows, BartLearnedPositionalEmbedding's offset) and layernorm_embedding per stack, no final norm.
+void read_sequence_to_sequence(const json& config, Reader& r, ModelSpec& s) {
+  const std::string type = s.architecture;
+  if (type != "t5" && type != "bart") return;
+  (void)config;
+  if (r.has("decoder_layers") || (type == "t5" && !r.has("encoder_layers"))) {
+    // The configs' own keys: T5's num_layers + num_decoder_layers, BART's encoder_ + decoder_layers.
+    s.encoder_layers = type == "t5" ? r.integer("num_layers", 0) : r.integer("encoder_layers", 0);
+    s.layers = s.encoder_layers + (type == "t5" ? r.integer("num_decoder_layers", s.encoder_layers) : r.integer("decoder_layers", 0));
+  } else {
+    s.encoder_layers = r.integer("encoder_layers", 0);  // vramfit's own keys: num_hidden_layers is both stacks
+  }
+  if (type == "t5") {
+    s.kv_heads = s.attention_heads;
+    s.relative_attention_buckets = r.integer("relative_attention_buckets", r.integer("relative_attention_num_buckets", 32));
+    s.mlp = r.text("mlp_kind", r.text("feed_forward_proj", "relu").rfind("gated-", 0) == 0 ? "gated" : "plain") == "gated"
+                ? MlpKind::gated : MlpKind::plain;
+    s.tied_embeddings = r.boolean("tie_word_embeddings", true);
+    return;
+  }
+  s.hidden_size = r.integer("hidden_size", r.integer("d_model", 0));
+  s.attention_heads = r.integer("num_attention_heads", r.integer("encoder_attention_heads", 0));
+  s.kv_heads = r.integer("num_key_value_heads", s.attention_heads);
+  s.head_dim = s.attention_heads > 0 ? r.integer("head_dim", s.hidden_size / s.attention_heads) : 0;
+  s.intermediate_size = r.integer("intermediate_size", r.integer("encoder_ffn_dim", 0));
+  if (r.integer("decoder_ffn_dim", s.intermediate_size) != s.intermediate_size) {
+    r.fail("decoder_ffn_dim", "different from encoder_ffn_dim is not counted yet");
+  }
+  if (r.integer("decoder_attention_heads", s.attention_heads) != s.attention_heads) {
+    r.fail("decoder_attention_heads", "different from encoder_attention_heads is not counted yet");
+  }
+  s.norm = NormKind::layer;
+  s.mlp = MlpKind::plain;
+  s.qkv_bias = s.attention_output_bias = s.mlp_bias = true;
+  s.position_embeddings = r.integer("position_embeddings", s.max_context_tokens + 2);
+  s.embedding_norm = true;
+  s.final_norm = r.boolean("final_norm", r.boolean("add_final_layer_norm", false));
+  s.tied_embeddings = r.boolean("tie_word_embeddings", true);
+}
+
+// Mamba (MambaConfig, MambaMixer) and RWKV-4 (RwkvConfig, RwkvBlock): no attention heads.
+void read_recurrent(const json& config, Reader& r, ModelSpec& s) {
+  const std::string type = s.architecture;
+  (void)config;
+  if (type == "mamba") {
+    s.mixer = Mixer::mamba;
+    s.ssm_inner = r.integer("ssm_inner", r.integer("intermediate_size", r.integer("expand", 2) * s.hidden_size));
+    s.intermediate_size = 0;  // no MLP: the mixer is the whole layer
+    s.ssm_state = r.integer("state_size", 16);
+    s.ssm_conv_kernel = r.integer("conv_kernel", 4);
+    // time_step_rank "auto": ceil(hidden_size / 16) (MambaConfig.__init__).
+    const bool automatic = config.contains("time_step_rank") && config.at("time_step_rank").is_string();
+    s.ssm_dt_rank = automatic || !r.has("time_step_rank") ? (s.hidden_size + 15) / 16 : r.integer("time_step_rank", 0);
+    s.ssm_conv_bias = r.boolean("use_conv_bias", true);
+    s.ssm_proj_bias = r.boolean("use_bias", false);
+    s.norms_per_layer = 1;
+    s.tied_embeddings = r.boolean("tie_word_embeddings", true);
+  } else if (type == "rwkv") {
+    s.mixer = Mixer::rwkv;
+    s.ssm_inner = r.integer("attention_hidden_size", s.hidden_size);
+    s.norm = NormKind::layer;
+    s.embedding_norm = true;  // blocks[0].pre_ln
+    s.max_context_tokens = r.integer("context_length", s.max_context_tokens);
+    s.tied_embeddings = r.boolean("tie_word_embeddings", false);
+  } else {
+    return;
+  }
+  s.attention_heads = s.kv_heads = s.head_dim = 0;
+}
+
 }  // namespace
 
 Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin, bool weights_from_file) {
@@ -216,9 +330,10 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   const bool gpt2_family = type == "gpt2" || type == "gpt_bigcode" || type == "gptj";
   const bool bert_family = type == "bert" || type == "roberta" || type == "xlm-roberta" || type == "deberta-v2";
   const bool opt = type == "opt", bloom = type == "bloom";
-  s.hidden_size = r.integer("hidden_size", r.integer("n_embd", r.integer("n_embed", 0)));  // BloomConfig: n_embed
-  s.layers = r.integer("num_hidden_layers", r.integer("n_layer", 0));
-  s.attention_heads = r.integer("num_attention_heads", r.integer("n_head", 0));
+  s.hidden_size = r.integer("hidden_size", r.integer("n_embd", r.integer("n_embed", r.integer("d_model", 0))));  // BloomConfig: n_embed
+  // GPTNeoConfig and T5Config: num_layers, num_heads; T5: d_model, d_kv, d_ff.
+  s.layers = r.integer("num_hidden_layers", r.integer("n_layer", r.integer("num_layers", 0)));
+  s.attention_heads = r.integer("num_attention_heads", r.integer("n_head", r.integer("num_heads", 0)));
   s.kv_heads = r.integer("num_key_value_heads", s.attention_heads);
   if (falcon) {
     // FalconConfig: multi_query -> 1 KV head; new_decoder_architecture -> num_kv_heads.
@@ -227,16 +342,14 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   }
   // GPTBigCodeConfig: multi_query (default true) -> one KV head for all query heads.
   if (type == "gpt_bigcode" && r.boolean("multi_query", true)) s.kv_heads = 1;
-  if (!r.has("num_key_value_heads") && s.attention_heads > 0 && type != "deepseek_v2" && type != "deepseek_v3" &&
-      !falcon && type != "gpt_neox" && type != "starcoder2" && !gpt2_family && !bert_family && type != "phi" && !opt &&
-      !bloom) {
+  if (!r.has("num_key_value_heads") && s.attention_heads > 0 && !has_no_gqa_key(type)) {
     out.assumptions.push_back("num_key_value_heads missing: taken equal to num_attention_heads (no GQA).");
   }
   const int64_t derived_head_dim = s.attention_heads > 0 ? s.hidden_size / s.attention_heads : 0;
-  s.head_dim = r.integer("head_dim", derived_head_dim);
+  s.head_dim = r.integer("head_dim", r.integer("d_kv", derived_head_dim));
   // n_inner null: 4 x n_embd (GPT2MLP, GPTJMLP); Falcon: 4 x hidden_size.
-  const int64_t wide = falcon || gpt2_family || bloom ? 4 * s.hidden_size : 0;
-  s.intermediate_size = r.integer("intermediate_size", r.integer("ffn_hidden_size", r.integer("n_inner", r.integer("ffn_dim", wide))));
+  const int64_t wide = falcon || gpt2_family || bloom || type == "gpt_neo" || type == "rwkv" ? 4 * s.hidden_size : 0;
+  s.intermediate_size = r.integer("intermediate_size", r.integer("ffn_hidden_size", r.integer("n_inner", r.integer("ffn_dim", r.integer("d_ff", wide)))));
   s.vocab_size = r.integer("vocab_size", 0);
   s.max_context_tokens = r.integer("max_position_embeddings", r.integer("n_positions", 0));
   read_rope_scaling(config, r, s, out);
@@ -344,6 +457,9 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
     if (r.integer("embedding_size", s.hidden_size) != s.hidden_size) r.fail("embedding_size", "different from hidden_size (embed_proj) is not counted yet");
     if (r.integer("conv_kernel_size", 0) > 0) r.fail("conv_kernel_size", "DeBERTa's convolution layer is not counted yet");
   }
+  if (type == "gpt_neo") read_gpt_neo(config, r, s);
+  read_sequence_to_sequence(config, r, s);
+  read_recurrent(config, r, s);
   if (falcon) {
     // Parallel attention shares one input LayerNorm; the new architecture has ln_attn and ln_mlp.
     const bool new_arch = r.boolean("new_decoder_architecture", false);
@@ -367,6 +483,19 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   s.pooler = r.boolean("pooler", s.pooler);
   s.encoder_only = r.boolean("encoder_only", s.encoder_only);
   s.scaled_context_tokens = r.integer("scaled_context_tokens", s.scaled_context_tokens);
+  s.relative_attention_buckets = r.integer("relative_attention_buckets", s.relative_attention_buckets);
+  const std::string mixer = r.text("mixer", "");
+  if (mixer == "mamba" || mixer == "rwkv") {
+    s.mixer = mixer == "mamba" ? Mixer::mamba : Mixer::rwkv;
+    s.ssm_inner = r.integer("ssm_inner", s.ssm_inner);
+    s.ssm_state = r.integer("ssm_state", s.ssm_state);
+    s.ssm_conv_kernel = r.integer("ssm_conv_kernel", s.ssm_conv_kernel);
+    s.ssm_dt_rank = r.integer("ssm_dt_rank", s.ssm_dt_rank);
+    s.ssm_conv_bias = r.boolean("ssm_conv_bias", s.ssm_conv_bias);
+    s.ssm_proj_bias = r.boolean("ssm_proj_bias", s.ssm_proj_bias);
+  } else if (!mixer.empty() && mixer != "attention") {
+    r.fail("mixer", "must be attention, mamba or rwkv (got '" + mixer + "')");
+  }
   if (r.text("mlp_kind", "gated") == "plain") s.mlp = MlpKind::plain;
   if (r.text("norm_kind", "rms") == "layer") s.norm = NormKind::layer;
 
@@ -485,6 +614,17 @@ json write_hf_config(const ModelSpec& s) {
   if (!s.final_norm) c["final_norm"] = false;
   if (s.pooler) c["pooler"] = true;
   if (s.encoder_only) c["encoder_only"] = true;
+  if (s.encoder_layers > 0) c["encoder_layers"] = s.encoder_layers;
+  if (s.relative_attention_buckets > 0) c["relative_attention_buckets"] = s.relative_attention_buckets;
+  if (s.is_recurrent()) {
+    c["mixer"] = s.mixer == Mixer::mamba ? "mamba" : "rwkv";
+    c["ssm_inner"] = s.ssm_inner;
+    c["ssm_state"] = s.ssm_state;
+    c["ssm_conv_kernel"] = s.ssm_conv_kernel;
+    c["ssm_dt_rank"] = s.ssm_dt_rank;
+    c["ssm_conv_bias"] = s.ssm_conv_bias;
+    c["ssm_proj_bias"] = s.ssm_proj_bias;
+  }
   c["mlp_kind"] = s.mlp == MlpKind::plain ? "plain" : "gated";
   c["norm_kind"] = s.norm == NormKind::layer ? "layer" : "rms";
   if (s.experts > 0) {
