@@ -2,6 +2,8 @@
 // windows, MLA latents and quantized cache types at their true sizes.
 #include "helpers.hpp"
 
+#include <fstream>
+
 using namespace vramfit;
 using namespace vramfit::test;
 using vramfit::json;
@@ -68,4 +70,55 @@ TEST_CASE("tensor parallelism splits KV heads, or replicates them past the head 
   const int64_t latent = estimate_ok(mla).memory.kv_cache;
   mla["gpu_count"] = 8;
   CHECK(estimate_ok(mla).memory.kv_cache == latent);
+}
+
+namespace {
+json fixture_config(const std::string& name) {
+  std::ifstream in(std::string(VRAMFIT_FIXTURES_DIR) + "/configs/" + name);
+  return json::parse(in);
+}
+json config_request(const std::string& fixture, int64_t context, int64_t sequences, const std::string& engine = "generic") {
+  json request = {{"model", {{"config", fixture_config(fixture)}}}, {"context_tokens", context},
+                  {"concurrent_sequences", sequences}, {"gpu", {{"id", "h200"}}}, {"weights", {{"format", "bf16"}}}};
+  if (engine != "generic") request["engine"] = engine;
+  return request;
+}
+}  // namespace
+
+TEST_CASE("Mamba and RWKV hold a fixed state per sequence; T5 and BART cache only the decoder's layers", "[kv][recurrent]") {
+  // mamba-130m: 24 layers x ((4 - 1) conv + 16 SSM) x 1,536 d_inner x 4 B per sequence, at any context.
+  const Report mamba = estimate_ok(config_request("mamba-130m-hf.json", 1024, 8));
+  CHECK(mamba.memory.kv_cache == 8 * 24 * (3 + 16) * 1536 * 4);
+  CHECK(mamba.memory.kv_bytes_per_token_per_layer == 0);
+  CHECK(estimate_ok(config_request("mamba-130m-hf.json", 100000, 8)).memory.kv_cache == mamba.memory.kv_cache);
+  const BreakdownItem* state = find_item(mamba.breakdown, "kv_cache");
+  REQUIRE(state);
+  CHECK(state->label == "Recurrent state");
+  CHECK(state->formula == "24 layers x ((4 - 1) conv + 16 SSM) x 1,536 d_inner x 4 B (fp32) x 8 sequences = 22,413,312 B");
+  // RWKV-4 169M: 12 layers x 5 x 768 x 4 B.
+  CHECK(estimate_ok(config_request("rwkv-4-169m-pile.json", 1024, 1)).memory.kv_cache == 12 * 5 * 768 * 4);
+  // t5-small: 6 decoder layers x 2 x 8 heads x 64 x 2 B (FP16 cache) per token of input + output.
+  const Report t5 = estimate_ok(config_request("t5-small.json", 512, 2));
+  CHECK(t5.memory.kv_cache == 2 * 512 * 6 * 2 * 8 * 64 * 2);
+  const BreakdownItem* kv = find_item(t5.breakdown, "kv_cache");
+  REQUIRE(kv);
+  CHECK(kv->note.find("the 6 encoder layers cache nothing") != std::string::npos);
+  CHECK(estimate_ok(config_request("bart-base.json", 1024, 1)).memory.kv_cache == 1024 * 6 * 2 * 768 * 2);
+  // GPT-Neo 1.3B: 12 global layers over the context, 12 local ones over at most 256 tokens.
+  CHECK(estimate_ok(config_request("gpt-neo-1.3B.json", 2048, 1)).memory.kv_cache ==
+        (12 * 2048 + 12 * 256) * int64_t(2) * 2048 * 2);
+
+  // The engines' own buffers for these are not modelled: an error naming the model, not a guess.
+  for (const char* engine : {"llama.cpp", "vllm", "transformers"}) {
+    INFO(engine);
+    json request = config_request("mamba-130m-hf.json", 1024, 1, engine);
+    if (std::string(engine) == "llama.cpp") request["weights"]["format"] = "gguf-q8_0";
+    const Error e = estimate_error(request);
+    CHECK(e.field == "model");
+    CHECK(e.message.find("recurrent state") != std::string::npos);
+  }
+  const json training = {{"mode", "training"}, {"model", {{"config", fixture_config("t5-small.json")}}}, {"gpu", {{"id", "h200"}}}};
+  const Error e = estimate_error(training);
+  CHECK(e.field == "model");
+  CHECK(e.message.find("encoder-decoder") != std::string::npos);
 }

@@ -89,8 +89,9 @@ void draw_limits(const Request& request, const Report& r, const ActiveFit& fit) 
                            format_bytes(r.memory.weights + r.memory.runtime, request.units).c_str(),
                            format_bytes(fit.capacity_bytes, request.units).c_str(), gpus_text(r.fit.min_gpus).c_str());
       } else {
-        ImGui::TextWrapped("Longest context: %s tokens   Most sequences: %s   Fewest GPUs: %s",
-                           with_thousands(r.fit.max_context_tokens).c_str(),
+        const std::string context = r.prepared.model.is_recurrent() ? std::string("any (a fixed state)")
+                                                                    : with_thousands(r.fit.max_context_tokens) + " tokens";
+        ImGui::TextWrapped("Longest context: %s   Most sequences: %s   Fewest GPUs: %s", context.c_str(),
                            with_thousands(r.fit.max_concurrent_sequences).c_str(),
                            r.fit.min_gpus > 0 ? std::to_string(r.fit.min_gpus).c_str() : "more than 64");
       }

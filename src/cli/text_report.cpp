@@ -261,7 +261,7 @@ void print_report(std::ostream& out, const Report& r) {
   const DisplayUnits u = r.request.units;
   const InferenceSettings& s = r.request.settings;
   out << "vramfit: " << r.model_name << " (" << with_thousands(r.prepared.weights.parameters) << " parameters), "
-      << (r.request.has_stored_weights ? "stored" : r.request.weight_format) << " weights, " << r.prepared.kv_type.label << " KV cache, "
+      << (r.request.has_stored_weights ? "stored" : r.request.weight_format) << " weights, " << (r.prepared.model.is_recurrent() ? std::string("fp32 recurrent state") : r.prepared.kv_type.label + " KV cache") << ", "
       << tokens(s.context_tokens) << " x " << s.concurrent_sequences
       << (s.concurrent_sequences == 1 ? " sequence" : " sequences") << "\n\n";
   if (r.request.has_stored_weights) {
@@ -284,7 +284,9 @@ void print_report(std::ostream& out, const Report& r) {
       << "\n";
   if (f.max_context_tokens > 0) {
     out << "  longest context that fits: " << tokens(f.max_context_tokens)
-        << (f.context_limited_by_model ? " (the model's own limit)" : "") << "\n";
+        << (f.context_limited_by_model ? " (the model's own limit)"
+            : r.prepared.model.is_recurrent() ? " (vramfit's search limit: the recurrent state does not grow with the context)"
+                                              : "") << "\n";
   } else {
     out << "  longest context that fits: none (the rest does not fit even without a KV cache)\n";
   }

@@ -16,7 +16,7 @@ int64_t kv_heads_on_one_gpu(const ModelSpec& m, int64_t gpus) noexcept {
 
 int64_t kv_bytes_per_token_per_layer(const PreparedInference& p, int64_t heads_on_gpu) noexcept {
   const ModelSpec& m = p.model;
-  if (m.encoder_only) return 0;  // an encoder (BERT) reads the whole input at once: nothing is cached
+  if (m.encoder_only || m.is_recurrent()) return 0;  // an encoder (BERT) reads the whole input at once: nothing is cached
   if (m.uses_mla()) {
     // MLA caches one compressed latent per token: kv_lora_rank + the decoupled RoPE key
     // (DeepSeek-V2 paper, section 2.1; vLLM and llama.cpp store exactly this).
@@ -44,9 +44,19 @@ PreparedInference prepare_inference(const ModelSpec& model, const WeightsSummary
   p.weights = weights;
   p.kv_type = kv_type;
   p.activation_bytes = activation_bytes;
-  p.sliding_layers = model.sliding_layer_count();
-  p.full_attention_layers = model.layers - p.sliding_layers;
+  p.sliding_layers = model.cached_layers() > 0 ? model.sliding_layer_count() : 0;
+  p.full_attention_layers = model.cached_layers() - p.sliding_layers;
   p.attention_heads = model.attention_heads;
+  p.state_bytes_per_sequence = sat_mul(model.layers, model.recurrent_state_elements(), 4);
+  if (model.mixer == Mixer::mamba) {
+    p.ffn_dim = model.ssm_inner;  // in_proj's x and z halves and the conv's output: 3 x d_inner live
+    return p;
+  }
+  if (model.mixer == Mixer::rwkv) {
+    p.q_dim = p.kv_dim = model.ssm_inner;  // receptance, key, value
+    p.ffn_dim = model.intermediate_size;
+    return p;
+  }
   if (model.uses_mla()) {
     p.q_dim = model.attention_heads * (model.qk_nope_head_dim + model.qk_rope_head_dim);
     p.kv_dim = model.attention_heads * (model.qk_nope_head_dim + model.v_head_dim) / 2;
@@ -83,6 +93,8 @@ InferenceMemory inference_memory(const PreparedInference& p, const InferenceSett
   const int64_t sliding_tokens = std::min(ctx, p.model.sliding_window);
   m.kv_cache = sat_mul(seqs, m.kv_bytes_per_token_per_layer,
                        sat_add(sat_mul(p.full_attention_layers, ctx), sat_mul(p.sliding_layers, sliding_tokens)));
+  // A recurrent model's state does not grow with the context; its channels split like heads.
+  if (p.state_bytes_per_sequence > 0) m.kv_cache = sat_mul(seqs, ceil_div(p.state_bytes_per_sequence, gpus));
 
   if (s.overhead == OverheadModel::engine) {
     m.runtime = s.runtime_bytes;

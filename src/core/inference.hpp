@@ -33,8 +33,9 @@ struct PreparedInference {
   WeightsSummary weights;
   StorageType kv_type;
   int64_t activation_bytes = 2;         // bytes per activation element (fp16/bf16; fp32 models: 4)
-  int64_t full_attention_layers = 0;
+  int64_t full_attention_layers = 0;   // layers whose keys and values are cached (decoder layers)
   int64_t sliding_layers = 0;
+  int64_t state_bytes_per_sequence = 0; // recurrent models (Mamba, RWKV): all layers' state, fp32
   int64_t attention_heads = 0;
   int64_t q_dim = 0, kv_dim = 0, ffn_dim = 0;  // widths live during one layer's forward
 };
@@ -50,7 +51,7 @@ struct InferenceMemory {                // all per GPU
   int64_t weights = 0;
   int64_t kv_heads_per_gpu = 0;         // 0 for MLA (one latent, not split)
   int64_t kv_bytes_per_token_per_layer = 0;
-  int64_t kv_cache = 0;
+  int64_t kv_cache = 0;                 // recurrent models: their fixed state per sequence instead
   int64_t runtime = 0;
   int64_t prefill_tokens = 0;
   int64_t logits = 0;

@@ -116,8 +116,20 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
   const int64_t bytes_per_token = sat_mul(m.kv_bytes_per_token_per_layer, p.full_attention_layers + p.sliding_layers);
   if (model.encoder_only) {
     kv.formula = "0 B: an encoder (BERT and its kin) reads the whole input in one pass and caches no keys or values";
+  } else if (model.is_recurrent()) {
+    kv.label = "Recurrent state";
+    const std::string per_layer = model.mixer == Mixer::mamba
+                                      ? "((" + n(model.ssm_conv_kernel) + " - 1) conv + " + n(model.ssm_state) + " SSM) x " +
+                                            n(model.ssm_inner) + " d_inner"
+                                      : "5 x " + n(model.hidden_size) + " hidden";
+    kv.formula = plural(model.layers, "layer", "layers") + " x " + per_layer + " x 4 B (fp32)" +
+                 (gpus > 1 ? " / " + n(gpus) + " GPUs" : std::string()) + " x " +
+                 plural(s.concurrent_sequences, "sequence", "sequences") + " = " + n(m.kv_cache) + " B";
+    kv.note = (model.mixer == Mixer::mamba ? std::string("Mamba") : std::string("RWKV")) +
+              " keeps no keys or values: each sequence carries a fixed state (llama.cpp's r and s buffers, "
+              "transformers' cache), the same at any context length.";
   } else if (p.sliding_layers == 0) {
-    kv.formula = kv_line(model.layers, s.context_tokens) + " = " + n(m.kv_cache) + " B";
+    kv.formula = kv_line(p.full_attention_layers, s.context_tokens) + " = " + n(m.kv_cache) + " B";
   } else {
     const int64_t window_tokens = std::min(s.context_tokens, model.sliding_window);
     const int64_t full = sat_mul(s.concurrent_sequences, m.kv_bytes_per_token_per_layer, p.full_attention_layers, s.context_tokens);
@@ -133,16 +145,21 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
                            "These layers attend to the last " + n(model.sliding_window) +
                                " tokens only, so they hold min(context, window) tokens.", {}});
   }
-  kv.note = n(bytes_per_token) + " B per token of context (all layers" + (gpus > 1 ? ", one GPU" : std::string()) + ").";
+  if (!model.is_recurrent()) kv.note = n(bytes_per_token) + " B per token of context (all layers" + (gpus > 1 ? ", one GPU" : std::string()) + ").";
+  if (model.is_encoder_decoder()) {
+    kv.note += " Encoder-decoder: the " + n(model.encoder_layers) + " encoder layers cache nothing; each of the " +
+               n(p.full_attention_layers) + " decoder layers caches its self-attention over the output and its "
+               "cross-attention over the input, so the context is input + output tokens.";
+  }
   if (model.uses_mla()) {
     kv.note += " Multi-head latent attention caches one compressed latent per token instead of per-head keys and values";
     kv.note += gpus > 1 ? "; the latent is not split by tensor parallelism, every GPU holds it all." : ".";
-  } else if (model.kv_heads < model.attention_heads) {
+  } else if (model.kv_heads < model.attention_heads && !model.is_recurrent()) {
     kv.note += " Grouped-query attention: " + n(model.kv_heads) + " KV heads serve " +
                n(model.attention_heads) + " query heads, a " + n(model.attention_heads / model.kv_heads) +
                "x smaller cache.";
   }
-  if (!model.uses_mla() && gpus > 1) {
+  if (!model.uses_mla() && !model.is_recurrent() && gpus > 1) {
     kv.note += model.kv_heads % gpus == 0
                    ? " Tensor parallelism: " + n(model.kv_heads) + " KV heads / " + n(gpus) + " GPUs = " +
                          n(m.kv_heads_per_gpu) + " per GPU."

@@ -227,6 +227,14 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
                         std::string("engine: ") + engine_name(request.engine) +
                             " is computed by vramfit's CLI, JavaScript API and desktop app; this page does not include it yet");
     }
+    const ModelSpec& model = report.prepared.model;
+    if (model.is_recurrent() || model.is_encoder_decoder()) {
+      return make_error("request.bad_value", "model",
+                        std::string("model: ") + engine_name(request.engine) + "'s buffers for " + model.architecture +
+                            (model.is_recurrent() ? " (a recurrent state per sequence instead of a KV cache)"
+                                                  : " (an encoder-decoder)") +
+                            " are not modelled yet; the generic estimate (engine \"generic\") counts this model");
+    }
     if (auto e = engine->estimate(request, catalog, format, report)) return *e;
   }
   if (request.compare_gpus) {
@@ -340,7 +348,8 @@ json report_to_json(const Report& r) {
                 {"active_parameters", r.prepared.weights.active_parameters},
                 {"layers", r.prepared.model.layers},
                 {"kv_bytes_per_token", r.memory.kv_bytes_per_token_per_layer *
-                                           (r.prepared.full_attention_layers + r.prepared.sliding_layers)}};
+                                           (r.prepared.full_attention_layers + r.prepared.sliding_layers)},
+                {"state_bytes_per_sequence", r.prepared.state_bytes_per_sequence}};
   add_breakdown_and_fit(j, r, fit_to_json(r.fit), [](const GpuVerdict& v) { return fit_to_json(v.fit); });
   if (const EngineParts* engine = engine_parts(r.request.engine); engine && engine->to_json) j["engine"] = engine->to_json(r);
   return j;
