@@ -356,7 +356,7 @@ test("Open file... opens the picker inside the click or tap itself (browsers all
   }
 });
 
-test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's warning, an unknown model_type's notice", async () => {
+test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's warning, an unknown model_type's notice, Mamba's fixed state", async () => {
   const fixture = name => JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs", name), "utf8"));
   // SantaCoder's config (GPT-2 key names, multi_query): read by the page's own module.
   const santa = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: fixture("santacoder.json"), name: "santacoder" } }), SIZES.desktop);
@@ -374,6 +374,13 @@ test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's war
   const mpt = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: { model_type: "mpt", d_model: 4096, n_layers: 32, n_heads: 32, vocab_size: 50432 } } }), SIZES.desktop);
   const notice = (await texts(mpt.page)).join(" ");
   assert.match(notice, /model_type 'mpt' is not one vramfit knows/);
-  assert.match(notice, /d_model, n_heads, n_layers/);
+  assert.match(notice, /n_heads, n_layers/);
   await mpt.context.close();
+  // Mamba: a fixed recurrent state instead of a KV cache, any context.
+  const mamba = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: fixture("mamba-130m-hf.json"), name: "mamba-130m" }, context_tokens: 65536 }), SIZES.desktop);
+  const shown = (await texts(mamba.page)).join(" ");
+  assert.match(shown, /Recurrent state/);
+  assert.match(shown, /Longest context: any \(a fixed state\)/);
+  assert.deepEqual(mamba.errors, []);
+  await mamba.context.close();
 });

@@ -114,9 +114,10 @@ test("readCommand(): a pasted llama-server or vllm serve line as request fields,
   assert.match(unknown.error.message, /--no-such-flag/);
 });
 
-test("configs of GPT-2, GPT-BigCode, GPT-J, phi and BERT give their published counts; an unknown model_type is an error naming it", async () => {
+test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART and GPT-Neo give their published counts; an unknown model_type is an error naming it", async () => {
   const counts = { "gpt2.json": 124439808, "starcoder.json": 15517456384, "gpt-j-6b.json": 6050882784, "phi-2.json": 2779683840,
-                   "bert-large-uncased.json": 335141888 };
+                   "bert-large-uncased.json": 335141888, "mamba-130m-hf.json": 129135360, "rwkv-4-169m-pile.json": 169342464,
+                   "t5-small.json": 60506624, "bart-large.json": 406291456, "gpt-neo-1.3B.json": 1315575808 };
   for (const [file, parameters] of Object.entries(counts)) {
     const config = JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs", file), "utf8"));
     const report = vramfit.estimate({ model: { config } });
@@ -128,8 +129,16 @@ test("configs of GPT-2, GPT-BigCode, GPT-J, phi and BERT give their published co
   }
   const bert = vramfit.estimate({ model: { config: JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs/bert-large-uncased.json"), "utf8")) } });
   assert.equal(bert.model.kv_bytes_per_token, 0);  // an encoder caches nothing
+  // Mamba: no KV cache, a fixed state per sequence (24 layers x (3 + 16) x 1,536 x 4 B), the same at any context.
+  const mambaConfig = JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs/mamba-130m-hf.json"), "utf8"));
+  for (const context_tokens of [1024, 65536]) {
+    const mamba = vramfit.estimate({ model: { config: mambaConfig }, context_tokens, concurrent_sequences: 2 });
+    assert.equal(mamba.model.kv_bytes_per_token, 0);
+    assert.equal(mamba.model.state_bytes_per_sequence, 24 * 19 * 1536 * 4);
+    assert.equal(mamba.breakdown.items.find((i) => i.id === "kv_cache").bytes, 2 * 24 * 19 * 1536 * 4);
+  }
   const mpt = vramfit.estimate({ model: { config: { model_type: "mpt", d_model: 4096, n_layers: 32, n_heads: 32, vocab_size: 50432 } } });
   assert.equal(mpt.error.id, "config.unknown_architecture");
   assert.equal(mpt.error.field, "model.config.model_type");
-  assert.match(mpt.error.message, /d_model, n_heads, n_layers/);
+  assert.match(mpt.error.message, /n_heads, n_layers/);
 });
