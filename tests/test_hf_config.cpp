@@ -35,12 +35,15 @@ TEST_CASE("head_dim is taken as given, not hidden / heads", "[config]") {
 }
 
 TEST_CASE("multimodal configs are read from text_config", "[config]") {
-  const json config = {{"model_type", "gemma3"},
-                       {"text_config", write_hf_config(preset("gemma-3-1b").spec)},
-                       {"vision_config", {{"hidden_size", 1152}}}};
+  json config = {{"model_type", "gemma3"}, {"text_config", write_hf_config(preset("gemma-3-1b").spec)}};
   auto read = read_hf_config(config, "config.json");
   REQUIRE(read);
   CHECK(count_parameters(read->spec) == 999885952);
+  // An incomplete vision_config is an error naming its field, not a tower silently dropped.
+  config["vision_config"] = {{"hidden_size", 1152}};
+  auto incomplete = read_hf_config(config, "config.json");
+  REQUIRE_FALSE(incomplete);
+  CHECK(incomplete.error().field == "vision_config.num_hidden_layers");
 }
 
 TEST_CASE("an unknown model_type: refused from a config alone with the keys not placed; a file's weights are exact", "[config]") {
@@ -286,6 +289,48 @@ TEST_CASE("Mamba, RWKV-4, T5, BART and GPT-Neo: real configs give their publishe
   CHECK(neo->spec.sliding_layer_count() == 12);
   CHECK_FALSE(neo->spec.is_sliding_layer(0));
   CHECK(neo->spec.is_sliding_layer(1));
+}
+
+TEST_CASE("multimodal configs count their vision tower and projector", "[config][parameters][vision]") {
+  // Published totals: sum(p.numel()) of LlavaForConditionalGeneration in public scripts
+  // (7063427072); KerasHub's Gemma 3 / MedGemma 4B presets and several parameter-count
+  // assertions (4300079472); a public table of model sizes ("qwen/qwen2-vl-7b-instruct":
+  // 8291375616); a Qwen2.5-VL SFT log ("总可训练参数 (冻结前): 8292166656", visual 676550144,
+  // text 7615616512) and the Hub's numParameters (8292166656).
+  const struct { const char* file; int64_t published, tower; } counts[] = {
+      {"llava-1.5-7b-hf.json", 7063427072, 303507456 + 20979712},  // CLIP ViT-L/14-336 + the 2-layer projector
+      {"gemma-3-4b-it.json", 4300079472, 0},
+      {"qwen2-vl-7b-instruct.json", 8291375616, 0},
+      {"qwen2.5-vl-7b-instruct.json", 8292166656, 676550144}};
+  for (const auto& c : counts) {
+    INFO(c.file);
+    auto read = read_fixture(c.file);
+    REQUIRE(read);
+    CHECK(count_parameters(read->spec) == c.published);
+    CHECK(read->assumptions.empty());
+    int64_t tower = 0;
+    for (const TensorShape& t : enumerate_tensors(read->spec)) if (t.role == TensorRole::vision) tower += t.elements();
+    if (c.tower > 0) CHECK(tower == c.tower);
+    auto again = read_hf_config(write_hf_config(read->spec), "round trip");
+    REQUIRE(again);
+    CHECK(count_parameters(again->spec) == c.published);
+  }
+  CHECK(read_fixture("llava-1.5-7b-hf.json")->spec.vision.patches_per_image() == 577);  // 24 x 24 + the class token
+  CHECK(read_fixture("gemma-3-4b-it.json")->spec.vision.patches_per_image() == 4096);   // 64 x 64 at 896 px
+  // A family whose tower vramfit does not read: said, not silently dropped.
+  json mllama = {{"model_type", "mllama"}, {"text_config", write_hf_config(preset("llama-3.2-1b").spec)},
+                 {"vision_config", {{"hidden_size", 1280}, {"num_hidden_layers", 32}}}};
+  auto partial = read_hf_config(mllama, "config.json");
+  REQUIRE(partial);
+  REQUIRE(partial->assumptions.size() == 1);
+  CHECK(partial->assumptions[0].find("vision_config of model_type 'mllama' is not counted") != std::string::npos);
+  // Bad tower numbers name the field.
+  json bad = json::parse(R"({"model_type": "llava", "text_config": {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1,
+      "num_attention_heads": 1, "intermediate_size": 64, "vocab_size": 10}, "vision_config": {"hidden_size": 64,
+      "num_hidden_layers": 1, "num_attention_heads": 1, "intermediate_size": 64, "patch_size": 0, "image_size": 336}})");
+  auto refused = read_hf_config(bad, "config.json");
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().field == "vision_config.patch_size");
 }
 
 TEST_CASE("rope_scaling: YaRN and linear stretch the usable context; past it a warning, not silence", "[config][context]") {

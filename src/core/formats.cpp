@@ -89,6 +89,8 @@ bool name_starts_with(const char* name, const std::string& prefix) {
 int gguf_type_for_tensor(const FormatTables& tables, const GgufMix& mix, const ModelSpec& m,
                          const TensorShape& t) {
   const int f32 = tables.find_storage("f32");
+  // The vision tower lives in llama.cpp's separate mmproj file, usually f16.
+  if (t.role == TensorRole::vision) return tables.find_storage("f16");
   // 1-D tensors (norms, biases) and the MoE router are never quantized, nor Mamba's small
   // ssm_conv1d (llama-quant.cpp: "do not quantize Mamba's small yet 2D weights").
   if (t.role == TensorRole::vector || t.role == TensorRole::router ||
@@ -144,7 +146,8 @@ int storage_type_for_tensor(const FormatTables& tables, const WeightFormat& form
   auto or_default = [&format](int type) { return type >= 0 ? type : format.default_type; };
   switch (tensor.role) {
     case TensorRole::token_embd:
-    case TensorRole::position_embd: return or_default(format.token_embd_type);
+    case TensorRole::position_embd:
+    case TensorRole::vision: return or_default(format.token_embd_type);  // the tower stays in 16 bits
     case TensorRole::output: return or_default(format.output_type);
     case TensorRole::vector:
     case TensorRole::ssm_conv: return or_default(format.vector_type);  // a Conv1d, not a Linear layer

@@ -112,8 +112,15 @@ InferenceMemory inference_memory(const PreparedInference& p, const InferenceSett
       m.attention_scores = sat_mul(m.prefill_tokens, ceil_div(p.attention_heads, gpus), ctx, seqs, 4);
     }
   }
-  m.subtotal = sat_add(sat_add(sat_add(m.weights, m.kv_cache), sat_add(m.runtime, m.logits)),
-                       sat_add(m.activations, m.attention_scores));
+  const VisionTower& v = p.model.vision;
+  if (s.overhead == OverheadModel::engine && v.patches_per_image() > 0) {
+    // One encoder layer over an image's patches: the residual and normed input, q, k, v and
+    // the MLP's two widths (2 h + 3 h + 2 x intermediate), in the activation dtype.
+    const int64_t patches = v.patches_per_image();
+    m.vision_encoder = sat_mul(patches, p.activation_bytes, 5 * v.hidden + 2 * v.intermediate);
+    if (!s.flash_attention) m.vision_encoder = sat_add(m.vision_encoder, sat_mul(patches, patches, v.heads, 4));
+  }
+  m.subtotal = sat_add(sat_add(m.weights, m.kv_cache), sat_add(m.runtime, m.compute_buffer()));
   m.margin = std::llround(static_cast<double>(m.subtotal) * s.margin_fraction);
   m.total = m.subtotal + m.margin;
   return m;

@@ -2,6 +2,7 @@
 // per GPU. Split in two steps so the fit map can sweep thousands of workloads cheaply:
 // prepare_inference() does the per-tensor work once; inference_memory() is arithmetic.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 
 #include "breakdown.hpp"
@@ -57,6 +58,11 @@ struct InferenceMemory {                // all per GPU
   int64_t logits = 0;
   int64_t activations = 0;
   int64_t attention_scores = 0;
+  // Multimodal: the vision encoder's pass over one image (one layer's tensors; the fp32 scores
+  // without flash attention). It runs before the text's prefill, so the compute buffer is the
+  // larger of the two.
+  int64_t vision_encoder = 0;
+  int64_t compute_buffer() const { return logits + std::max(activations + attention_scores, vision_encoder); }
   int64_t subtotal = 0;                 // before the margin
   int64_t margin = 0;
   int64_t total = 0;

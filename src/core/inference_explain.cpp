@@ -88,6 +88,11 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
       weights.children.push_back(row);
     }
   }
+  if (model.vision.kind != VisionKind::none) {
+    int64_t tower = 0;
+    for (const TensorShape& t : enumerate_tensors(model)) tower += t.role == TensorRole::vision ? t.elements() : 0;
+    weights.note += " Of these, " + n(tower) + " parameters are the vision tower and projector, kept in 16 bits.";
+  }
   if (model.is_moe()) {
     weights.note += " MoE: all " + n(p.weights.parameters) + " parameters are resident although only " +
                     n(p.weights.active_parameters) + " are active per token.";
@@ -170,7 +175,7 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
 
   // --- Overhead ----------------------------------------------------------------------
   if (s.overhead == OverheadModel::engine) {
-    const int64_t compute = m.logits + m.activations + m.attention_scores;
+    const int64_t compute = m.compute_buffer();
     BreakdownItem overhead{"overhead", "Runtime and compute buffers", m.runtime + compute,
                            n(m.runtime) + " B runtime + " + n(compute) + " B compute buffer = " +
                                n(m.runtime + compute) + " B",
@@ -180,11 +185,18 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
                                  "CUDA context, cuBLAS/cuDNN workspaces and allocator slack, per GPU. "
                                  "Assumed 512 MiB by default; measure yours as nvidia-smi's used memory "
                                  "minus torch.cuda.memory_reserved().", {}});
+    const bool vision_peak = m.vision_encoder > m.activations + m.attention_scores;
     BreakdownItem buffer{"overhead.compute", "Compute buffer", compute,
-                         n(m.logits) + " B logits + " + n(m.activations) + " B activations + " +
-                             n(m.attention_scores) + " B attention scores = " + n(compute) + " B",
+                         n(m.logits) + " B logits + " +
+                             (m.vision_encoder > 0 ? "max(" + n(m.activations + m.attention_scores) + " B text prefill, " +
+                                                         n(m.vision_encoder) + " B vision encoder)"
+                                                   : n(m.activations) + " B activations + " + n(m.attention_scores) +
+                                                         " B attention scores") +
+                             " = " + n(compute) + " B",
                          "Peak working memory of one forward pass over a prefill chunk of " +
-                             plural(m.prefill_tokens, "token", "tokens") + ".", {}};
+                             plural(m.prefill_tokens, "token", "tokens") +
+                             (vision_peak ? std::string("; here the vision encoder's pass over an image is larger.") : std::string(".")),
+                         {}};
     buffer.children.push_back({"overhead.compute.logits", "Logits", m.logits,
                                plural(s.concurrent_sequences, "sequence", "sequences") + " x " +
                                    n(model.vocab_size) + " vocab x 4 B (fp32) = " + n(m.logits) + " B",
@@ -204,6 +216,20 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
                n(m.attention_scores) + " B",
            "Without flash attention one layer's fp32 score matrix is materialised (llama.cpp's KQ "
            "tensor); it grows with the context. Flash attention removes it.", {}});
+    }
+    if (m.vision_encoder > 0) {
+      const VisionTower& v = model.vision;
+      const int64_t patches = v.patches_per_image();
+      buffer.children.push_back(
+          {"overhead.compute.vision", "Vision encoder", m.vision_encoder,
+           n(patches) + " patches x " + std::to_string(p.activation_bytes) + " B x (5 x " + n(v.hidden) + " hidden + 2 x " +
+               n(v.intermediate) + " intermediate)" +
+               (s.flash_attention ? std::string()
+                                  : " + " + n(patches) + " x " + n(patches) + " patches x " + n(v.heads) + " heads x 4 B") +
+               " = " + n(m.vision_encoder) + " B",
+           "One image through one layer of the vision tower (" + n(v.image_size) + " px, " + n(v.patch) +
+               " px patches); the image's tokens also take context in the KV cache.",
+           {}});
     }
     overhead.children.push_back(buffer);
     b.items.push_back(overhead);

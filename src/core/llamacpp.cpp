@@ -105,6 +105,7 @@ LlamaCppWeights llamacpp_weights(const FormatTables& tables, const ModelSpec& m,
   w.layer_vectors.assign(static_cast<size_t>(m.layers), 0);
   w.output_is_token_embd = m.tied_embeddings;
   for (const TensorShape& t : enumerate_tensors(m)) {
+    if (t.role == TensorRole::vision) continue;  // in the separate mmproj GGUF, not the model's
     const StorageType& type = tables.storage_types[static_cast<size_t>(storage_type_for_tensor(tables, format, m, t))];
     const int64_t bytes = storage_bytes(type, t.row_length, t.rows, t.copies);
     if (is_embedding_role(t.role)) {  // llama.cpp's input layer: token and position tables

@@ -5,6 +5,12 @@
 
 namespace vramfit {
 
+int64_t VisionTower::patches_per_image() const {
+  if (kind == VisionKind::none || kind == VisionKind::qwen2_vl || patch <= 0) return 0;
+  const int64_t side = image_size / patch;
+  return side * side + (kind == VisionKind::clip ? 1 : 0);
+}
+
 int64_t ModelSpec::recurrent_state_elements() const {
   switch (mixer) {
     case Mixer::mamba: return (ssm_conv_kernel - 1 + ssm_state) * ssm_inner;
@@ -58,6 +64,7 @@ const char* tensor_role_name(TensorRole role) {
     case TensorRole::time_mix_value: return "time_mix_value";
     case TensorRole::time_mix_receptance: return "time_mix_receptance";
     case TensorRole::time_mix_output: return "time_mix_output";
+    case TensorRole::vision: return "v";
   }
   return "?";
 }
@@ -200,6 +207,64 @@ std::optional<Error> validate_model_spec(const ModelSpec& s) {
   return std::nullopt;
 }
 
+namespace {
+
+// The vision tower and projector (transformers' CLIPVisionTransformer, SiglipVisionTransformer,
+// Qwen2VisionTransformerPretrainedModel / Qwen2_5_VisionTransformerPretrainedModel,
+// LlavaMultiModalProjector, Gemma3MultiModalProjector), all as TensorRole::vision at layer -1.
+void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
+  if (v.kind == VisionKind::none) return;
+  auto add = [&t](int64_t row_length, int64_t rows) { t.push_back(TensorShape{TensorRole::vision, -1, row_length, rows, 1}); };
+  const int64_t h = v.hidden;
+  auto norm = [&](int64_t n) { add(n, v.rms_norm ? 1 : 2); };  // weight (+ bias)
+  auto linear = [&](int64_t in, int64_t out, bool bias) {
+    add(in, out);
+    if (bias) add(out, 1);
+  };
+  // Patch embedding: a conv of channels x (temporal x) patch x patch per output channel.
+  add(v.channels * v.temporal_patch * v.patch * v.patch, h);
+  if (v.kind == VisionKind::siglip) add(h, 1);  // SigLIP's conv has a bias
+  if (v.kind != VisionKind::qwen2_vl) add(h, v.patches_per_image());  // learned position table
+  if (v.kind == VisionKind::clip) {
+    add(h, 1);  // class_embedding
+    norm(h);    // pre_layrnorm
+  }
+  for (int64_t layer = 0; layer < v.layers; ++layer) {
+    norm(h);
+    norm(h);
+    if (v.kind == VisionKind::qwen2_vl) {
+      linear(h, 3 * h, true);  // qkv
+    } else {
+      for (int i = 0; i < 3; ++i) linear(h, h, true);  // q, k, v
+    }
+    linear(h, h, true);  // out / proj
+    if (v.gated_mlp) {
+      linear(h, v.intermediate, true);
+      linear(h, v.intermediate, true);
+    } else {
+      linear(h, v.intermediate, true);
+    }
+    linear(v.intermediate, h, true);
+  }
+  if (v.kind == VisionKind::qwen2_vl) {  // PatchMerger: ln_q, then 4h -> 4h -> out_hidden
+    const int64_t merged = h * v.merge * v.merge;
+    norm(h);
+    linear(merged, merged, true);
+    linear(merged, v.out_hidden, true);
+  } else {
+    norm(h);  // post_layernorm
+  }
+  if (v.projector == ProjectorKind::llava_mlp) {
+    linear(h, v.out_hidden, v.projector_bias);
+    linear(v.out_hidden, v.out_hidden, v.projector_bias);
+  } else if (v.projector == ProjectorKind::gemma3) {
+    add(h, v.out_hidden);  // mm_input_projection_weight
+    add(h, 1);             // mm_soft_emb_norm
+  }
+}
+
+}  // namespace
+
 std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
   std::vector<TensorShape> t;
   if (s.parameters_only > 0) return t;
@@ -337,6 +402,7 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
     add(TensorRole::output, -1, h, h);
     vec(-1, h);
   }
+  add_vision_tower(s.vision, t);
   if (s.encoder_only) return t;
   if (!s.tied_embeddings) add(TensorRole::output, -1, h, s.vocab_size);
   if (s.output_bias) vec(-1, s.vocab_size);

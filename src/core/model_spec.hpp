@@ -17,6 +17,28 @@ enum class NormKind { rms, layer };   // layer norm carries a bias as well as a 
 // that keeps a fixed state per sequence instead (Mamba's selective SSM, RWKV-4's time mixing).
 enum class Mixer { attention, mamba, rwkv };
 
+// A multimodal model's image encoder and projector (config.json vision_config), counted with
+// the model: CLIP (LLaVA: a class token, pre- and post-LayerNorm), SigLIP (Gemma 3: conv bias,
+// no class token), Qwen2-VL / Qwen2.5-VL (a 3-D patch conv over 2 frames, fused qkv, and the
+// merger from 2 x 2 patches to the text width). Projectors: LLaVA's 2-layer MLP, Gemma 3's one
+// matrix and RMSNorm; Qwen's merger belongs to the tower.
+enum class VisionKind : uint8_t { none, clip, siglip, qwen2_vl };
+enum class ProjectorKind : uint8_t { none, llava_mlp, gemma3 };
+struct VisionTower {
+  VisionKind kind = VisionKind::none;
+  int64_t layers = 0, hidden = 0, heads = 0, intermediate = 0;
+  int64_t patch = 0, image_size = 0, channels = 3, temporal_patch = 1;
+  bool rms_norm = false;    // Qwen2.5-VL: RMSNorm (a weight) instead of LayerNorm (weight + bias)
+  bool gated_mlp = false;   // Qwen2.5-VL: gate, up, down with biases instead of fc1, fc2
+  int64_t merge = 0;        // Qwen: spatial_merge_size (2: 4 patches per merged token)
+  int64_t out_hidden = 0;   // the text model's hidden_size the projector or merger maps to
+  ProjectorKind projector = ProjectorKind::none;
+  bool projector_bias = true;
+  // Patches of one image at image_size (CLIP adds its class token); Qwen's are as many as the
+  // image has (dynamic resolution), 0 here.
+  int64_t patches_per_image() const;
+};
+
 struct ModelSpec {
   std::string architecture;         // config.json model_type
   // > 0 when only the parameter count is known (the articles' "8 B model"): weights are
@@ -78,6 +100,8 @@ struct ModelSpec {
   bool ssm_conv_bias = true;
   bool ssm_proj_bias = false;
 
+  VisionTower vision;               // kind none: a text-only model
+
   // Mixture of experts
   int64_t experts = 0;              // routed experts per MoE layer
   int64_t experts_per_token = 0;
@@ -130,7 +154,8 @@ enum class TensorRole : uint8_t {
   ffn_gate_shexp, ffn_up_shexp, ffn_down_shexp, shared_expert_gate,
   router, vector, position_embd,
   ssm_in, ssm_conv, ssm_x, ssm_dt, ssm_out,  // Mamba's projections (the conv is ggml's ssm_conv1d)
-  time_mix_key, time_mix_value, time_mix_receptance, time_mix_output  // RWKV's time mixing
+  time_mix_key, time_mix_value, time_mix_receptance, time_mix_output,  // RWKV's time mixing
+  vision  // every tensor of the image encoder and projector, kept in 16 bits
 };
 const char* tensor_role_name(TensorRole role);  // GGUF-style name, e.g. "attn_v", "ffn_down_exps"
 // The input tables looked up by index, not multiplied (token, position and segment embeddings).

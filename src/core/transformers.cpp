@@ -53,7 +53,7 @@ std::vector<Unit> placement_units(const FormatTables& tables, const ModelSpec& m
     if (group_size > 0) type = with_group_size(type, group_size);
     const int64_t bytes = storage_bytes(type, t.row_length, t.rows, t.copies);
     Unit& u = t.layer >= 0                       ? units[static_cast<size_t>(1 + t.layer)]
-              : is_embedding_role(t.role)        ? units.front()
+              : is_embedding_role(t.role) || t.role == TensorRole::vision ? units.front()
               : t.role == TensorRole::output     ? units[head]
                                                  : units[norm];
     u.weights += bytes;

@@ -271,7 +271,7 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
     int64_t stage = 0;
     if (t.layer >= 0) {
       while (stage + 1 < pp && t.layer >= stage_first[static_cast<size_t>(stage + 1)]) ++stage;
-    } else if (!is_embedding_role(t.role)) {
+    } else if (!is_embedding_role(t.role) && t.role != TensorRole::vision) {
       stage = pp - 1;  // the final norm and lm_head: the last stage (PPMissingLayer elsewhere)
     }
     stage_weights[static_cast<size_t>(stage)] += bytes;

@@ -69,7 +69,7 @@ const char* const kKnownArchitectures[] = {
     "gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss",
     "gpt_neox", "falcon", "starcoder2", "gpt2", "gpt_bigcode", "gptj", "phi", "bert", "roberta",
     "xlm-roberta", "opt", "bloom", "stablelm", "granite", "olmo2", "internlm2", "glm", "deberta-v2", "olmoe", "cohere",
-    "gpt_neo", "t5", "bart", "mamba", "rwkv"};
+    "gpt_neo", "t5", "bart", "mamba", "rwkv", "qwen2_vl", "qwen2_5_vl", "qwen2_vl_text", "qwen2_5_vl_text"};
 
 // Families whose configs have no num_key_value_heads: their KV heads are the attention heads
 // or set by their own keys (Falcon and GPT-BigCode's multi_query, DeepSeek's MLA).
@@ -128,6 +128,9 @@ void read_rope_scaling(const json& config, Reader& r, ModelSpec& s, HfConfigRead
     return;
   }
   const std::string named = std::string(key) + " " + type;
+  // Gemma 3's linear factor is already in its max_position_embeddings (vLLM's
+  // _get_and_verify_max_len skips "gemma3" model types for the same reason).
+  if (s.architecture.rfind("gemma3", 0) == 0) return;
   if ((type == "linear" || type == "yarn") && factor > 1.0 && factor < 1024.0 && original > 0) {
     const int64_t scaled = static_cast<int64_t>(static_cast<double>(original) * factor);
     if (scaled > s.max_context_tokens) {
@@ -138,7 +141,8 @@ void read_rope_scaling(const json& config, Reader& r, ModelSpec& s, HfConfigRead
   } else if (type == "dynamic") {
     out.assumptions.push_back(named + ": RoPE is rescaled past max_position_embeddings with no set end; the context "
                               "warning uses max_position_embeddings.");
-  } else if (!type.empty() && type != "default" && type != "llama3" && type != "longrope" && type != "su") {
+  } else if (!type.empty() && type != "default" && type != "llama3" && type != "longrope" && type != "su" &&
+             type != "mrope") {  // Qwen2-VL's multimodal sections: no scaling
     out.assumptions.push_back(named + " is not one vramfit reads: the context is max_position_embeddings.");
   }
 }
@@ -294,6 +298,92 @@ void read_recurrent(const json& config, Reader& r, ModelSpec& s) {
   s.attention_heads = s.kv_heads = s.head_dim = 0;
 }
 
+// vision_config: the image encoder and projector of LLaVA (CLIPVisionConfig), Gemma 3
+// (SiglipVisionConfig) and Qwen2-VL / Qwen2.5-VL (their VisionConfig: depth, embed_dim or
+// hidden_size, mlp_ratio or intermediate_size, out_hidden_size). Other families' towers are not
+// counted, and the assumptions say so.
+void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s, Reader& r, HfConfigRead& out) {
+  // vramfit's own keys (write_hf_config) or the config's vision_config.
+  const bool own = root.contains("vision_tower") && root.at("vision_tower").is_object();
+  if (!own && !(root.contains("vision_config") && root.at("vision_config").is_object())) return;
+  Reader top{root, origin, std::nullopt};
+  const std::string family = top.text("model_type", "");
+  Reader v{root.at(own ? "vision_tower" : "vision_config"), origin + ": " + (own ? "vision_tower" : "vision_config"), std::nullopt};
+  VisionTower& t = s.vision;
+  if (own) {
+    const std::string kind = v.text("kind", "");
+    t.kind = kind == "clip" ? VisionKind::clip : kind == "siglip" ? VisionKind::siglip : kind == "qwen2_vl" ? VisionKind::qwen2_vl : VisionKind::none;
+    if (t.kind == VisionKind::none) v.fail("kind", "must be clip, siglip or qwen2_vl (got '" + kind + "')");
+    t.layers = v.integer("layers", 0);
+    t.hidden = v.integer("hidden", 0);
+    t.heads = v.integer("heads", 0);
+    t.intermediate = v.integer("intermediate", 0);
+    t.patch = v.integer("patch", 0);
+    t.image_size = v.integer("image_size", 0);
+    t.channels = v.integer("channels", 3);
+    t.temporal_patch = v.integer("temporal_patch", 1);
+    t.rms_norm = v.boolean("rms_norm", false);
+    t.gated_mlp = v.boolean("gated_mlp", false);
+    t.merge = v.integer("merge", 0);
+    t.out_hidden = v.integer("out_hidden", 0);
+    const std::string projector = v.text("projector", "none");
+    t.projector = projector == "llava_mlp" ? ProjectorKind::llava_mlp : projector == "gemma3" ? ProjectorKind::gemma3 : ProjectorKind::none;
+    t.projector_bias = v.boolean("projector_bias", true);
+  } else if (family == "llava" || family == "gemma3") {
+    t.kind = family == "llava" ? VisionKind::clip : VisionKind::siglip;
+    t.layers = v.integer("num_hidden_layers", 0);
+    t.hidden = v.integer("hidden_size", 0);
+    t.heads = v.integer("num_attention_heads", 0);
+    t.intermediate = v.integer("intermediate_size", 0);
+    t.patch = v.integer("patch_size", 0);
+    t.image_size = v.integer("image_size", 0);
+    t.channels = v.integer("num_channels", 3);
+    t.out_hidden = s.hidden_size;
+    t.projector = family == "llava" ? ProjectorKind::llava_mlp : ProjectorKind::gemma3;
+    t.projector_bias = top.boolean("multimodal_projector_bias", true);
+    if (v.boolean("vision_use_head", false)) v.fail("vision_use_head", "true (SigLIP's attention-pooling head) is not counted yet");
+  } else if (family == "qwen2_vl" || family == "qwen2_5_vl") {
+    t.kind = VisionKind::qwen2_vl;
+    t.layers = v.integer("depth", 0);
+    t.heads = v.integer("num_heads", 0);
+    t.patch = v.integer("patch_size", 14);
+    t.channels = v.integer("in_chans", v.integer("in_channels", 3));
+    t.temporal_patch = v.integer("temporal_patch_size", 2);
+    t.merge = v.integer("spatial_merge_size", 2);
+    if (family == "qwen2_vl") {  // Qwen2VisionTransformerPretrainedModel: LayerNorms, fc1/fc2
+      t.hidden = v.integer("embed_dim", 0);
+      t.intermediate = t.hidden * v.integer("mlp_ratio", 4);
+      t.out_hidden = v.integer("hidden_size", s.hidden_size);
+    } else {  // Qwen2_5_VisionTransformerPretrainedModel: RMSNorms, a gated MLP
+      t.hidden = v.integer("hidden_size", 0);
+      t.intermediate = v.integer("intermediate_size", 0);
+      t.out_hidden = v.integer("out_hidden_size", s.hidden_size);
+      t.rms_norm = t.gated_mlp = true;
+    }
+  } else {
+    out.assumptions.push_back("vision_config of model_type '" + family + "' is not counted: the weights are the language "
+                              "model's only (vision towers are read for llava, gemma3, qwen2_vl and qwen2_5_vl).");
+    return;
+  }
+  if (v.error && !r.error) r.error = v.error;
+  if (r.error) return;
+  const struct { int64_t value, limit; const char* field; } bounds[] = {
+      {t.layers, 1 << 10, "num_hidden_layers"}, {t.hidden, 1 << 16, "hidden_size"}, {t.intermediate, 1 << 18, "intermediate_size"},
+      {t.patch, 1 << 10, "patch_size"}, {t.channels, 64, "num_channels"}, {t.temporal_patch, 64, "temporal_patch_size"}};
+  for (const auto& b : bounds) {
+    if (b.value <= 0 || b.value > b.limit) {
+      r.fail(v.origin.substr(origin.size() + 2) + "." + b.field, "must be an integer from 1 to " + std::to_string(b.limit));
+      return;
+    }
+  }
+  if (t.kind != VisionKind::qwen2_vl && (t.image_size < t.patch || t.image_size > (1 << 16))) {
+    r.fail(v.origin.substr(origin.size() + 2) + ".image_size", "must lie between patch_size and 65,536");
+  }
+  if (t.kind == VisionKind::qwen2_vl && (t.merge <= 0 || t.merge > 16 || t.out_hidden <= 0 || t.out_hidden > (1 << 18))) {
+    r.fail(v.origin.substr(origin.size() + 2) + ".spatial_merge_size", "and out_hidden_size must be positive");
+  }
+}
+
 }  // namespace
 
 Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin, bool weights_from_file) {
@@ -361,7 +451,8 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   // InternLM2 names it "bias"; GLM's attention_bias is on q, k and v only (GlmAttention's o_proj
   // has none); InternLM2's wqkv and GLM's gate_up_proj are fused tensors of the same sizes.
   const bool attention_bias = r.boolean("attention_bias", type == "gpt_oss") || (type == "internlm2" && r.boolean("bias", false));
-  s.qkv_bias = type == "qwen2" || type == "qwen2_moe" || attention_bias;
+  s.qkv_bias = type == "qwen2" || type == "qwen2_moe" || type.rfind("qwen2_vl", 0) == 0 || type.rfind("qwen2_5_vl", 0) == 0 ||
+               attention_bias;
   s.attention_output_bias = attention_bias && type != "glm";
   s.mlp_bias = r.boolean("mlp_bias", false);
   s.qk_norm = type == "qwen3" || type == "qwen3_moe" || type == "gemma3" || type == "gemma3_text" || type == "olmo2" ||
@@ -561,6 +652,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
     if (s.sliding_layer_count() == 0) { s.sliding_window = 0; s.sliding_layers.clear(); }
   }
 
+  read_vision_tower(root, origin, s, r, out);
   if (nested) {
     Reader root_reader{root, origin, std::nullopt};
     read_stored_format(root, root_reader, out);  // multimodal: quantization and dtype at the top
@@ -616,6 +708,16 @@ json write_hf_config(const ModelSpec& s) {
   if (s.encoder_only) c["encoder_only"] = true;
   if (s.encoder_layers > 0) c["encoder_layers"] = s.encoder_layers;
   if (s.relative_attention_buckets > 0) c["relative_attention_buckets"] = s.relative_attention_buckets;
+  if (s.vision.kind != VisionKind::none) {
+    const VisionTower& v = s.vision;
+    const char* kinds[] = {"none", "clip", "siglip", "qwen2_vl"};
+    const char* projectors[] = {"none", "llava_mlp", "gemma3"};
+    c["vision_tower"] = {{"kind", kinds[static_cast<int>(v.kind)]}, {"layers", v.layers}, {"hidden", v.hidden}, {"heads", v.heads},
+                         {"intermediate", v.intermediate}, {"patch", v.patch}, {"image_size", v.image_size},
+                         {"channels", v.channels}, {"temporal_patch", v.temporal_patch}, {"rms_norm", v.rms_norm},
+                         {"gated_mlp", v.gated_mlp}, {"merge", v.merge}, {"out_hidden", v.out_hidden},
+                         {"projector", projectors[static_cast<int>(v.projector)]}, {"projector_bias", v.projector_bias}};
+  }
   if (s.is_recurrent()) {
     c["mixer"] = s.mixer == Mixer::mamba ? "mamba" : "rwkv";
     c["ssm_inner"] = s.ssm_inner;

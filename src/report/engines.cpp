@@ -134,6 +134,10 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
                                             per_device(e.devices, &Gpu::bandwidth_gbs), request.host_bandwidth_gbs);
   e.llamacpp_fit = llamacpp_fit(catalog.formats, report.prepared.model, weights, l, capacity, request.host_memory_bytes,
                                 request.settings.runtime_bytes, request.settings.margin_fraction);
+  if (report.prepared.model.vision.kind != VisionKind::none) {
+    report.breakdown.assumptions.push_back("llama.cpp: the vision tower and projector live in a separate mmproj GGUF "
+                                           "(llama-server --mmproj); they are not in these buffers.");
+  }
   const TensorRate rate = llamacpp_rate(main_weight_type(request, catalog, format));
   e.prefill_rate = rate.name;
   e.llamacpp_prefill =
