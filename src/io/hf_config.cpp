@@ -303,33 +303,12 @@ void read_recurrent(const json& config, Reader& r, ModelSpec& s) {
 // hidden_size, mlp_ratio or intermediate_size, out_hidden_size). Other families' towers are not
 // counted, and the assumptions say so.
 void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s, Reader& r, HfConfigRead& out) {
-  // vramfit's own keys (write_hf_config) or the config's vision_config.
-  const bool own = root.contains("vision_tower") && root.at("vision_tower").is_object();
-  if (!own && !(root.contains("vision_config") && root.at("vision_config").is_object())) return;
+  if (!root.contains("vision_config") || !root.at("vision_config").is_object()) return;
   Reader top{root, origin, std::nullopt};
   const std::string family = top.text("model_type", "");
-  Reader v{root.at(own ? "vision_tower" : "vision_config"), origin + ": " + (own ? "vision_tower" : "vision_config"), std::nullopt};
+  Reader v{root.at("vision_config"), origin + ": vision_config", std::nullopt};
   VisionTower& t = s.vision;
-  if (own) {
-    const std::string kind = v.text("kind", "");
-    t.kind = kind == "clip" ? VisionKind::clip : kind == "siglip" ? VisionKind::siglip : kind == "qwen2_vl" ? VisionKind::qwen2_vl : VisionKind::none;
-    if (t.kind == VisionKind::none) v.fail("kind", "must be clip, siglip or qwen2_vl (got '" + kind + "')");
-    t.layers = v.integer("layers", 0);
-    t.hidden = v.integer("hidden", 0);
-    t.heads = v.integer("heads", 0);
-    t.intermediate = v.integer("intermediate", 0);
-    t.patch = v.integer("patch", 0);
-    t.image_size = v.integer("image_size", 0);
-    t.channels = v.integer("channels", 3);
-    t.temporal_patch = v.integer("temporal_patch", 1);
-    t.rms_norm = v.boolean("rms_norm", false);
-    t.gated_mlp = v.boolean("gated_mlp", false);
-    t.merge = v.integer("merge", 0);
-    t.out_hidden = v.integer("out_hidden", 0);
-    const std::string projector = v.text("projector", "none");
-    t.projector = projector == "llava_mlp" ? ProjectorKind::llava_mlp : projector == "gemma3" ? ProjectorKind::gemma3 : ProjectorKind::none;
-    t.projector_bias = v.boolean("projector_bias", true);
-  } else if (family == "llava" || family == "gemma3") {
+  if (family == "llava" || family == "gemma3") {
     t.kind = family == "llava" ? VisionKind::clip : VisionKind::siglip;
     t.layers = v.integer("num_hidden_layers", 0);
     t.hidden = v.integer("hidden_size", 0);
@@ -676,76 +655,63 @@ Result<HfConfigRead> read_hf_config_text(const std::string& text, const std::str
   return read_hf_config(parsed, origin);
 }
 
+namespace {
+
+struct IntegerKey { const char* key; int64_t value; bool always; };  // else written when > 0
+struct FlagKey { const char* key; bool value; bool always; };        // else written when true
+
+void write_keys(json& c, std::initializer_list<IntegerKey> integers, std::initializer_list<FlagKey> flags) {
+  for (const IntegerKey& k : integers) if (k.always || k.value > 0) c[k.key] = k.value;
+  for (const FlagKey& k : flags) if (k.always || k.value) c[k.key] = k.value;
+}
+
+}  // namespace
+
 json write_hf_config(const ModelSpec& s) {
   json c;
   c["model_type"] = s.architecture.empty() ? "llama" : s.architecture;
-  if (s.parameters_only > 0) c["parameters"] = s.parameters_only;
-  c["hidden_size"] = s.hidden_size;
-  c["num_hidden_layers"] = s.layers;
-  c["num_attention_heads"] = s.attention_heads;
-  c["num_key_value_heads"] = s.kv_heads;
-  c["head_dim"] = s.head_dim;
-  c["intermediate_size"] = s.intermediate_size;
-  c["vocab_size"] = s.vocab_size;
-  if (s.max_context_tokens > 0) c["max_position_embeddings"] = s.max_context_tokens;
-  if (s.scaled_context_tokens > 0) c["scaled_context_tokens"] = s.scaled_context_tokens;
-  c["tie_word_embeddings"] = s.tied_embeddings;
-  c["qkv_bias"] = s.qkv_bias;
-  c["attention_output_bias"] = s.attention_output_bias;
-  c["mlp_bias"] = s.mlp_bias;
-  c["qk_norm"] = s.qk_norm;
-  if (s.qk_norm_full) c["qk_norm_full"] = true;
-  c["norms_per_layer"] = s.norms_per_layer;
-  c["attention_sinks"] = s.attention_sinks;
-  c["fused_qkv"] = s.fused_qkv;
-  if (s.output_bias) c["output_bias"] = true;
-  if (s.position_embeddings > 0) c["position_embeddings"] = s.position_embeddings;
-  if (s.token_type_embeddings > 0) c["token_type_embeddings"] = s.token_type_embeddings;
-  if (s.relative_position_embeddings > 0) c["relative_position_embeddings"] = s.relative_position_embeddings;
-  if (s.embedding_norm) c["embedding_norm"] = true;
+  write_keys(c,
+             {{"parameters", s.parameters_only, false}, {"hidden_size", s.hidden_size, true},
+              {"num_hidden_layers", s.layers, true}, {"num_attention_heads", s.attention_heads, true},
+              {"num_key_value_heads", s.kv_heads, true}, {"head_dim", s.head_dim, true},
+              {"intermediate_size", s.intermediate_size, true}, {"vocab_size", s.vocab_size, true},
+              {"max_position_embeddings", s.max_context_tokens, false}, {"scaled_context_tokens", s.scaled_context_tokens, false},
+              {"norms_per_layer", s.norms_per_layer, true}, {"position_embeddings", s.position_embeddings, false},
+              {"token_type_embeddings", s.token_type_embeddings, false},
+              {"relative_position_embeddings", s.relative_position_embeddings, false},
+              {"encoder_layers", s.encoder_layers, false}, {"relative_attention_buckets", s.relative_attention_buckets, false}},
+             {{"tie_word_embeddings", s.tied_embeddings, true}, {"qkv_bias", s.qkv_bias, true},
+              {"attention_output_bias", s.attention_output_bias, true}, {"mlp_bias", s.mlp_bias, true},
+              {"qk_norm", s.qk_norm, true}, {"qk_norm_full", s.qk_norm_full, false},
+              {"attention_sinks", s.attention_sinks, true}, {"fused_qkv", s.fused_qkv, true},
+              {"output_bias", s.output_bias, false}, {"embedding_norm", s.embedding_norm, false},
+              {"pooler", s.pooler, false}, {"encoder_only", s.encoder_only, false}});
   if (!s.final_norm) c["final_norm"] = false;
-  if (s.pooler) c["pooler"] = true;
-  if (s.encoder_only) c["encoder_only"] = true;
-  if (s.encoder_layers > 0) c["encoder_layers"] = s.encoder_layers;
-  if (s.relative_attention_buckets > 0) c["relative_attention_buckets"] = s.relative_attention_buckets;
-  if (s.vision.kind != VisionKind::none) {
-    const VisionTower& v = s.vision;
-    const char* kinds[] = {"none", "clip", "siglip", "qwen2_vl"};
-    const char* projectors[] = {"none", "llava_mlp", "gemma3"};
-    c["vision_tower"] = {{"kind", kinds[static_cast<int>(v.kind)]}, {"layers", v.layers}, {"hidden", v.hidden}, {"heads", v.heads},
-                         {"intermediate", v.intermediate}, {"patch", v.patch}, {"image_size", v.image_size},
-                         {"channels", v.channels}, {"temporal_patch", v.temporal_patch}, {"rms_norm", v.rms_norm},
-                         {"gated_mlp", v.gated_mlp}, {"merge", v.merge}, {"out_hidden", v.out_hidden},
-                         {"projector", projectors[static_cast<int>(v.projector)]}, {"projector_bias", v.projector_bias}};
-  }
   if (s.is_recurrent()) {
     c["mixer"] = s.mixer == Mixer::mamba ? "mamba" : "rwkv";
-    c["ssm_inner"] = s.ssm_inner;
-    c["ssm_state"] = s.ssm_state;
-    c["ssm_conv_kernel"] = s.ssm_conv_kernel;
-    c["ssm_dt_rank"] = s.ssm_dt_rank;
-    c["ssm_conv_bias"] = s.ssm_conv_bias;
-    c["ssm_proj_bias"] = s.ssm_proj_bias;
+    write_keys(c,
+               {{"ssm_inner", s.ssm_inner, true}, {"ssm_state", s.ssm_state, true},
+                {"ssm_conv_kernel", s.ssm_conv_kernel, true}, {"ssm_dt_rank", s.ssm_dt_rank, true}},
+               {{"ssm_conv_bias", s.ssm_conv_bias, true}, {"ssm_proj_bias", s.ssm_proj_bias, true}});
   }
   c["mlp_kind"] = s.mlp == MlpKind::plain ? "plain" : "gated";
   c["norm_kind"] = s.norm == NormKind::layer ? "layer" : "rms";
   if (s.experts > 0) {
-    c["num_local_experts"] = s.experts;
-    c["num_experts_per_tok"] = s.experts_per_token;
-    c["moe_intermediate_size"] = s.moe_intermediate_size;
-    if (s.shared_experts > 0 && s.architecture == "qwen2_moe") {
-      c["shared_expert_intermediate_size"] = s.shared_expert_intermediate_size;
-    } else if (s.shared_experts > 0) {
-      c["n_shared_experts"] = s.shared_experts;
-    }
-    if (s.first_dense_layers > 0) c["first_k_dense_replace"] = s.first_dense_layers;
+    const bool qwen_shared = s.architecture == "qwen2_moe";
+    write_keys(c,
+               {{"num_local_experts", s.experts, true}, {"num_experts_per_tok", s.experts_per_token, true},
+                {"moe_intermediate_size", s.moe_intermediate_size, true},
+                {"shared_expert_intermediate_size", qwen_shared && s.shared_experts > 0 ? s.shared_expert_intermediate_size : 0, false},
+                {"n_shared_experts", qwen_shared ? 0 : s.shared_experts, false},
+                {"first_k_dense_replace", s.first_dense_layers, false}},
+               {});
   }
   if (s.kv_lora_rank > 0) {
-    c["q_lora_rank"] = s.q_lora_rank;
-    c["kv_lora_rank"] = s.kv_lora_rank;
-    c["qk_rope_head_dim"] = s.qk_rope_head_dim;
-    c["qk_nope_head_dim"] = s.qk_nope_head_dim;
-    c["v_head_dim"] = s.v_head_dim;
+    write_keys(c,
+               {{"q_lora_rank", s.q_lora_rank, true}, {"kv_lora_rank", s.kv_lora_rank, true},
+                {"qk_rope_head_dim", s.qk_rope_head_dim, true}, {"qk_nope_head_dim", s.qk_nope_head_dim, true},
+                {"v_head_dim", s.v_head_dim, true}},
+               {});
   }
   if (s.sliding_window > 0) {
     c["sliding_window"] = s.sliding_window;
@@ -753,7 +719,30 @@ json write_hf_config(const ModelSpec& s) {
     for (uint8_t sliding : s.sliding_layers) types.push_back(sliding ? "sliding_attention" : "full_attention");
     c["layer_types"] = types;
   }
-  return c;
+  if (s.vision.kind == VisionKind::none) return c;
+  // A multimodal model as its family's config.json: the text under text_config, the tower's keys.
+  const VisionTower& v = s.vision;
+  const bool qwen = v.kind == VisionKind::qwen2_vl;
+  json root = {{"model_type", qwen ? (v.rms_norm ? "qwen2_5_vl" : "qwen2_vl") : v.kind == VisionKind::clip ? "llava" : "gemma3"},
+               {"text_config", c}};
+  json& vision = root["vision_config"];
+  if (qwen) {
+    write_keys(vision,
+               {{"depth", v.layers, true}, {"num_heads", v.heads, true}, {"patch_size", v.patch, true},
+                {"in_chans", v.channels, true}, {"temporal_patch_size", v.temporal_patch, true},
+                {"spatial_merge_size", v.merge, true}, {v.rms_norm ? "hidden_size" : "embed_dim", v.hidden, true},
+                {v.rms_norm ? "intermediate_size" : "mlp_ratio", v.rms_norm ? v.intermediate : v.intermediate / v.hidden, true},
+                {v.rms_norm ? "out_hidden_size" : "hidden_size", v.out_hidden, true}},
+               {});
+  } else {
+    write_keys(vision,
+               {{"num_hidden_layers", v.layers, true}, {"hidden_size", v.hidden, true}, {"num_attention_heads", v.heads, true},
+                {"intermediate_size", v.intermediate, true}, {"patch_size", v.patch, true}, {"image_size", v.image_size, true},
+                {"num_channels", v.channels, true}},
+               {});
+  }
+  if (!v.projector_bias) root["multimodal_projector_bias"] = false;
+  return root;
 }
 
 }  // namespace vramfit

@@ -137,6 +137,16 @@ test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART and
     assert.equal(mamba.model.state_bytes_per_sequence, 24 * 19 * 1536 * 4);
     assert.equal(mamba.breakdown.items.find((i) => i.id === "kv_cache").bytes, 2 * 24 * 19 * 1536 * 4);
   }
+  // Multimodal: the vision tower and projector are counted; the encoder's pass over one image
+  // (Gemma 3: 64 x 64 patches; without flash attention its fp32 scores) is in the compute buffer.
+  const gemma = vramfit.estimate({ model: { preset: "gemma-3-4b-it" }, overhead: { flash_attention: false } });
+  assert.equal(gemma.model.parameters, 4300079472);
+  const find = (items, id) => items.flatMap((i) => [i, ...(i.children ? find(i.children, id) : [])]).filter((i) => i.id === id);
+  const vision = find(gemma.breakdown.items, "overhead.compute.vision")[0];
+  assert.equal(vision.bytes, 4096 * 2 * (5 * 1152 + 2 * 4304) + 4096 * 4096 * 16 * 4);
+  for (const [preset, parameters] of [["qwen2.5-vl-7b", 8292166656], ["llava-1.5-7b", 7063427072]]) {
+    assert.equal(vramfit.estimate({ model: { preset } }).model.parameters, parameters, preset);
+  }
   const mpt = vramfit.estimate({ model: { config: { model_type: "mpt", d_model: 4096, n_layers: 32, n_heads: 32, vocab_size: 50432 } } });
   assert.equal(mpt.error.id, "config.unknown_architecture");
   assert.equal(mpt.error.field, "model.config.model_type");
