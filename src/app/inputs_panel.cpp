@@ -41,7 +41,7 @@ Result<Network> read_network(const json& j) {
   if (auto e = network_json_parts().read(j, "network", net)) return *e;
   return net;
 }
-Network example_network() { return *read_network(json::parse(std::string(kExampleNetwork))); }
+Network example_network() { return *read_network(parse_json(kExampleNetwork)); }
 }  // namespace
 
 InputsPanel::InputsPanel() : network_text_(kExampleNetwork) {}
@@ -85,7 +85,7 @@ bool InputsPanel::draw_mode(Request& request, bool focus_first, Outcome& outcome
     // This program reads no layer lists: the same state with the example network, elsewhere.
     // (The GPU and the units carry over; the inference settings do not apply to a network.)
     const json current = request_to_json(request);
-    json state = {{"v", 1}, {"mode", "training"}, {"network", json::parse(std::string(kExampleNetwork))}};
+    json state = {{"v", 1}, {"mode", "training"}, {"network", parse_json(kExampleNetwork)}};
     for (const char* key : {"gpu", "units"}) {
       if (current.contains(key)) state[key] = current[key];
     }
@@ -94,7 +94,7 @@ bool InputsPanel::draw_mode(Request& request, bool focus_first, Outcome& outcome
   }
   set_app_mode(request, chosen);
   if (chosen == AppMode::layer_list) {
-    auto net = read_network(json::parse(network_text_, nullptr, false));
+    auto net = read_network(parse_json(network_text_));
     if (net) {
       request.network = *net;
     } else {
@@ -142,7 +142,7 @@ bool InputsPanel::draw_inference(Request& request, Outcome& outcome) {
       config_status_ = fragment.contains("error") ? fragment["error"].value("message", std::string()) : "";
       if (!fragment.contains("error")) {
         // One line of JSON reads better as lines (Dear ImGui's text box does not wrap).
-        const json parsed = json::parse(config_text_, nullptr, false);
+        const json parsed = parse_json(config_text_);
         if (!parsed.is_discarded() && config_text_.find('\n') == std::string::npos) config_text_ = parsed.dump(2);
         outcome.pasted_file = std::move(fragment);
       }
@@ -253,7 +253,7 @@ bool InputsPanel::draw_network(Request& request) {
   section("Network (JSON)");
   ImGui::InputTextMultiline("##network", &network_text_, ImVec2(-1, ImGui::GetTextLineHeight() * 14));
   if (ImGui::Button("Apply")) {
-    auto parsed = json::parse(network_text_, nullptr, false);
+    auto parsed = parse_json(network_text_);
     auto net = parsed.is_discarded() ? Result<Network>(make_error("network.bad_json", "network", "not valid JSON"))
                                      : read_network(parsed);
     network_status_ = net ? "" : net.error().message;

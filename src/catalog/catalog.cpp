@@ -133,9 +133,9 @@ Result<FormatTables> parse_formats(const json& root) {
 
 Result<Catalog> parse_catalog(const std::string& gpus_text, const std::string& formats_text,
                               const std::string& models_text) {
-  const json gpus = json::parse(gpus_text, nullptr, false);
-  const json formats = json::parse(formats_text, nullptr, false);
-  const json models = json::parse(models_text, nullptr, false);
+  const json gpus = parse_json(gpus_text);
+  const json formats = parse_json(formats_text);
+  const json models = parse_json(models_text);
   if (gpus.is_discarded()) return data_error("gpus.json", "not valid JSON");
   if (formats.is_discarded()) return data_error("weight_formats.json", "not valid JSON");
   if (models.is_discarded()) return data_error("models.json", "not valid JSON");

@@ -156,7 +156,7 @@ bool read_model_files(const InferOptions& o, const Catalog& catalog, Request& re
   if (!o.config_file.empty()) {  // the architecture beside --safetensors / --safetensors-index
     std::string text;
     read_file(o.config_file, text);
-    config = json::parse(text, nullptr, false);
+    config = parse_json(text);
     has_config = !config.is_discarded();
   }
   Result<ModelFileRead> read = make_error("", "", "");
@@ -253,7 +253,7 @@ bool build_request(const InferOptions& o, const EngineCommand* command, json& re
   if (!o.request_file.empty()) {
     std::string text;
     if (!read_file(o.request_file, text)) { err << "error: --request: cannot read " << o.request_file << "\n"; return false; }
-    request = json::parse(text, nullptr, false);
+    request = parse_json(text);
     if (request.is_discarded() || !request.is_object()) {
       err << "error: --request: " << o.request_file << " is not a JSON object\n";
       return false;
@@ -262,7 +262,7 @@ bool build_request(const InferOptions& o, const EngineCommand* command, json& re
   if (!o.config_file.empty() && o.gguf_file.empty() && o.safetensors_files.empty() && o.index_file.empty()) {
     std::string text;
     if (!read_file(o.config_file, text)) { err << "error: --config: cannot read " << o.config_file << "\n"; return false; }
-    json config = json::parse(text, nullptr, false);
+    json config = parse_json(text);
     if (config.is_discarded()) { err << "error: --config: " << o.config_file << " is not valid JSON\n"; return false; }
     request["model"] = {{"config", config}, {"name", base_name(o.config_file)}};
     // A quantized checkpoint is sized in the format it is stored in, unless -w says otherwise.
@@ -373,7 +373,7 @@ bool build_train_request(const TrainOptions& o, bool network, json& request, std
   std::string text;
   if (!o.request_file.empty()) {
     if (!read_file(o.request_file, text)) { err << "error: --request: cannot read " << o.request_file << "\n"; return false; }
-    request = json::parse(text, nullptr, false);
+    request = parse_json(text);
     if (request.is_discarded() || !request.is_object()) {
       err << "error: --request: " << o.request_file << " is not a JSON object\n";
       return false;
@@ -383,7 +383,7 @@ bool build_train_request(const TrainOptions& o, bool network, json& request, std
   if (!request.contains("training")) request["training"] = json::object();
   if (network) {
     if (!read_file(o.network_file, text)) { err << "error: cannot read " << o.network_file << "\n"; return false; }
-    json net = json::parse(text, nullptr, false);
+    json net = parse_json(text);
     if (net.is_discarded()) { err << "error: " << o.network_file << " is not valid JSON\n"; return false; }
     request["network"] = net;
     if (o.batch > 0) request["training"]["batch"] = o.batch;
@@ -392,7 +392,7 @@ bool build_train_request(const TrainOptions& o, bool network, json& request, std
   } else {
     if (!o.config_file.empty()) {
       if (!read_file(o.config_file, text)) { err << "error: --config: cannot read " << o.config_file << "\n"; return false; }
-      json config = json::parse(text, nullptr, false);
+      json config = parse_json(text);
       if (config.is_discarded()) { err << "error: --config: " << o.config_file << " is not valid JSON\n"; return false; }
       request["model"] = {{"config", config}, {"name", base_name(o.config_file)}};
     }

@@ -209,12 +209,18 @@ std::optional<Error> validate_model_spec(const ModelSpec& s) {
 
 namespace {
 
+// Out of line: enumerate_tensors adds tensors from some 80 places (the page's module size).
+[[gnu::noinline]] void push_tensor(std::vector<TensorShape>& t, TensorRole role, int32_t layer, int64_t row_length, int64_t rows,
+                                   int64_t copies) {
+  t.push_back(TensorShape{role, layer, row_length, rows, copies});
+}
+
 // The vision tower and projector (transformers' CLIPVisionTransformer, SiglipVisionTransformer,
 // Qwen2VisionTransformerPretrainedModel / Qwen2_5_VisionTransformerPretrainedModel,
 // LlavaMultiModalProjector, Gemma3MultiModalProjector), all as TensorRole::vision at layer -1.
 void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
   if (v.kind == VisionKind::none) return;
-  auto add = [&t](int64_t row_length, int64_t rows) { t.push_back(TensorShape{TensorRole::vision, -1, row_length, rows, 1}); };
+  auto add = [&t](int64_t row_length, int64_t rows) { push_tensor(t, TensorRole::vision, -1, row_length, rows, 1); };
   const int64_t h = v.hidden;
   auto norm = [&](int64_t n) { add(n, v.rms_norm ? 1 : 2); };  // weight (+ bias)
   auto linear = [&](int64_t in, int64_t out, bool bias) {
@@ -270,9 +276,7 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
   if (s.parameters_only > 0) return t;
   const int64_t h = s.hidden_size;
   auto add = [&t](TensorRole role, int32_t layer, int64_t row_length, int64_t rows,
-                  int64_t copies = 1) {
-    t.push_back(TensorShape{role, layer, row_length, rows, copies});
-  };
+                  int64_t copies = 1) { push_tensor(t, role, layer, row_length, rows, copies); };
   auto vec = [&add](int32_t layer, int64_t n) { add(TensorRole::vector, layer, n, 1); };
   const bool layer_norm_bias = s.norm == NormKind::layer;
   auto norm = [&](int32_t layer, int64_t n) {

@@ -9,23 +9,25 @@ namespace {
 
 constexpr int64_t kMaxDimension = int64_t(1) << 40;  // no real model comes near this
 
+// Its lookups are kept out of line: read_hf_config makes some 150 of them, and inlined copies
+// would cost the page's module kilobytes for no measurable speed (configs are read once).
 struct Reader {
   const json& config;
   std::string origin;
   std::optional<Error> error;
   std::vector<const char*> asked = {};  // every key looked up (the others were not placed)
 
-  bool has(const char* key) {
+  [[gnu::noinline]] bool has(const char* key) {
     asked.push_back(key);
     return config.contains(key) && !config.at(key).is_null();
   }
 
-  void fail(const std::string& field, const std::string& what) {
+  [[gnu::noinline]] void fail(const std::string& field, const std::string& what) {
     if (!error) error = make_error("config.invalid_field", field, origin + ": " + field + " " + what);
   }
 
   // A non-negative integer; JSON floats with an integral value (4096.0) are accepted.
-  int64_t integer(const char* key, int64_t fallback) {
+  [[gnu::noinline]] int64_t integer(const char* key, int64_t fallback) {
     if (!has(key)) return fallback;
     const json& v = config.at(key);
     if (v.is_number_integer()) {
@@ -49,14 +51,14 @@ struct Reader {
     return fallback;
   }
 
-  bool boolean(const char* key, bool fallback) {
+  [[gnu::noinline]] bool boolean(const char* key, bool fallback) {
     if (!has(key)) return fallback;
     const json& v = config.at(key);
     if (!v.is_boolean()) { fail(key, std::string("must be true or false (got ") + v.type_name() + ")"); return fallback; }
     return v.get<bool>();
   }
 
-  std::string text(const char* key, const std::string& fallback) {
+  [[gnu::noinline]] std::string text(const char* key, const std::string& fallback) {
     if (!has(key)) return fallback;
     const json& v = config.at(key);
     if (!v.is_string()) { fail(key, std::string("must be a string (got ") + v.type_name() + ")"); return fallback; }
@@ -195,33 +197,15 @@ void read_stored_format(const json& config, Reader& r, HfConfigRead& out) {
   if (!out.stored_format.empty()) out.stored_format_reason = "torch_dtype: " + dtype;
 }
 
-// GPT-Neo (GPTNeoModel): GPT-2's tensors but q, k and v without bias; attention_types such as
-// [[["global", "local"], 12]] alternate full and local (window_size) attention layers.
-void read_gpt_neo(const json& config, Reader& r, ModelSpec& s) {
+// GPT-Neo (GPTNeoModel): GPT-2's tensors but q, k and v without bias; its configs list each
+// layer's attention in attention_layers ("global" or "local": window_size tokens), read with
+// the sliding windows below.
+void read_gpt_neo(Reader& r, ModelSpec& s) {
   s.norm = NormKind::layer;
   s.mlp = MlpKind::plain;
   s.attention_output_bias = s.mlp_bias = true;
   s.position_embeddings = s.max_context_tokens;
   s.tied_embeddings = r.boolean("tie_word_embeddings", true);
-  const int64_t window = r.integer("window_size", 256);
-  if (!r.has("attention_types") || !config.at("attention_types").is_array()) return;
-  std::vector<uint8_t> local;
-  for (const json& group : config.at("attention_types")) {
-    if (!group.is_array() || group.size() != 2 || !group[0].is_array() || !group[1].is_number_integer() ||
-        group[1].get<int64_t>() < 0 || group[1].get<int64_t>() > (1 << 12)) {
-      r.fail("attention_types", "must list [[kinds...], repeats] pairs");
-      return;
-    }
-    for (int64_t n = 0; n < group[1].get<int64_t>(); ++n) {
-      for (const json& kind : group[0]) local.push_back(kind.is_string() && kind.get<std::string>() == "local");
-    }
-  }
-  if (static_cast<int64_t>(local.size()) != s.layers) {
-    r.fail("attention_types", "must describe " + std::to_string(s.layers) + " layers (got " + std::to_string(local.size()) + ")");
-    return;
-  }
-  s.sliding_window = window;
-  s.sliding_layers = local;
 }
 
 // T5 (T5Stack) and BART (BartEncoder, BartDecoder): an encoder stack then a decoder stack.
@@ -527,7 +511,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
     if (r.integer("embedding_size", s.hidden_size) != s.hidden_size) r.fail("embedding_size", "different from hidden_size (embed_proj) is not counted yet");
     if (r.integer("conv_kernel_size", 0) > 0) r.fail("conv_kernel_size", "DeBERTa's convolution layer is not counted yet");
   }
-  if (type == "gpt_neo") read_gpt_neo(config, r, s);
+  if (type == "gpt_neo") read_gpt_neo(r, s);
   read_sequence_to_sequence(config, r, s);
   read_recurrent(config, r, s);
   if (falcon) {
@@ -602,19 +586,22 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   }
 
   // Sliding-window attention: which layers see only the window.
-  const int64_t window = r.integer("sliding_window", 0);
+  const bool neo = type == "gpt_neo";
+  const int64_t window = r.integer("sliding_window", neo ? r.integer("window_size", 256) : 0);
   const bool sliding_enabled = r.boolean("use_sliding_window", true) && type != "phi3";
+  const bool neo_types = neo && !r.has("layer_types");
+  const char* types_key = neo_types ? "attention_layers" : "layer_types";
   if (window > 0 && sliding_enabled && s.layers > 0 && s.layers <= (1 << 16)) {
     s.sliding_layers.assign(static_cast<size_t>(s.layers), 0);
-    if (config.contains("layer_types") && config.at("layer_types").is_array()) {
-      const json& types = config.at("layer_types");
+    if (config.contains(types_key) && config.at(types_key).is_array()) {
+      const json& types = config.at(types_key);
       if (types.size() != static_cast<size_t>(s.layers)) {
-        r.fail("layer_types", "must list one entry per layer (" + std::to_string(s.layers) + "), got " +
-                                  std::to_string(types.size()));
+        r.fail(types_key, "must list one entry per layer (" + std::to_string(s.layers) + "), got " +
+                              std::to_string(types.size()));
       } else {
         for (size_t i = 0; i < types.size(); ++i) {
-          if (!types[i].is_string()) { r.fail("layer_types[" + std::to_string(i) + "]", "must be a string"); break; }
-          s.sliding_layers[i] = types[i].get<std::string>() == "sliding_attention";
+          if (!types[i].is_string()) { r.fail(std::string(types_key) + "[" + std::to_string(i) + "]", "must be a string"); break; }
+          s.sliding_layers[i] = types[i].get<std::string>() == (neo_types ? "local" : "sliding_attention");
         }
       }
     } else if (r.has("sliding_window_pattern") || type == "gemma3" || type == "gemma3_text") {
@@ -648,7 +635,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
 }
 
 Result<HfConfigRead> read_hf_config_text(const std::string& text, const std::string& origin) {
-  const json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const json parsed = parse_json(text);
   if (parsed.is_discarded()) {
     return make_error("config.bad_json", "", origin + ": not valid JSON");
   }

@@ -354,7 +354,7 @@ void add_gpu_fields(json& j, const Request& r) {
 
 
 Result<Request> request_from_text(const std::string& text) {
-  const json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const json parsed = parse_json(text);
   if (parsed.is_discarded()) return make_error("request.bad_json", "", "request: not valid JSON");
   return request_from_json(parsed);
 }

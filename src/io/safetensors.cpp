@@ -49,7 +49,7 @@ Result<SafetensorsFile> read_safetensors(const uint8_t* data, int64_t size, cons
   if (file_size > 0 && *header > file_size) {
     return st_error("safetensors.truncated", origin, "", "the header length runs past the end of the file");
   }
-  const json root = json::parse(data + 8, data + *header, nullptr, /*allow_exceptions=*/false);
+  const json root = parse_json(data + 8, data + *header);
   if (root.is_discarded()) return st_error("safetensors.bad_json", origin, "", "the header is not valid JSON");
   if (!root.is_object()) return st_error("safetensors.bad_json", origin, "", "the header is not a JSON object");
   if (root.size() > SafetensorsLimits::max_tensors) {
@@ -121,7 +121,7 @@ Result<SafetensorsFile> read_safetensors(const uint8_t* data, int64_t size, cons
 }
 
 Result<SafetensorsIndex> read_safetensors_index(const std::string& text, const std::string& origin) {
-  const json root = json::parse(text, nullptr, false);
+  const json root = parse_json(text);
   if (root.is_discarded() || !root.is_object()) return st_error("safetensors.bad_json", origin, "", "not a JSON object");
   SafetensorsIndex index;
   if (!root.contains("metadata") || !root["metadata"].is_object() || !root["metadata"].contains("total_size")) {

@@ -412,7 +412,7 @@ json read_config_fragment_json(const std::string& text, const std::string& name)
         // The model's own name when the config gives it (transformers writes the repository or
         // folder it was loaded from as _name_or_path): "Qwen2.5-7B-Instruct", not "config.json".
         std::string shown = name;
-        const json parsed = json::parse(text, nullptr, false);
+        const json parsed = parse_json(text);
         if (parsed.is_object() && parsed.contains("_name_or_path") && parsed["_name_or_path"].is_string()) {
           const std::string model = base_name(parsed["_name_or_path"].get<std::string>());
           if (!model.empty()) shown = model;

@@ -255,7 +255,7 @@ EMSCRIPTEN_KEEPALIVE void vramfit_hash_changed() {
 
 // A model file (dropped or picked), read by site/vramfit-api.js readModelFile() (header bytes only).
 EMSCRIPTEN_KEEPALIVE void vramfit_apply_fragment(const char* fragment_json) {
-  const json fragment = json::parse(std::string(fragment_json ? fragment_json : ""), nullptr, false);
+  const json fragment = parse_json(std::string(fragment_json ? fragment_json : ""));
   if (fragment.is_discarded()) g_app.set_notice("The dropped file could not be read.");
   else g_app.apply_file_fragment(fragment);
   vramfit_wake();
