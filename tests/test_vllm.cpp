@@ -349,3 +349,55 @@ TEST_CASE("hybrid models: sliding-window and full layers in KV groups of equal s
   CHECK(v0.ranks[0].layers_per_group == 24);
   CHECK(v0.max_concurrency == Approx(static_cast<double>(v0.num_gpu_blocks) / 512.0));
 }
+
+TEST_CASE("--enable-lora: max_loras slots of max_lora_rank in every linear layer, counted with the weights", "[vllm][lora]") {
+  VllmSettings s;
+  s.max_model_len = 8192;
+  const VllmMemory base = run("llama-3.1-8b", "bf16", s, {gib(79.19)});
+  s.enable_lora = true;
+  s.max_loras = 4;
+  s.max_lora_rank = 64;
+  const VllmMemory lora = run("llama-3.1-8b", "bf16", s, {gib(79.19)});
+  // Per layer, lora_a (rank x input) + lora_b (output x rank) for q, k, v, o, gate, up, down:
+  // 64 x ((4096 + 4096) + 2 x (4096 + 1024) + (4096 + 4096) + 2 x (4096 + 14336) + (14336 + 4096)).
+  const int64_t per_layer = 64 * ((4096 + 4096) + 2 * (4096 + 1024) + (4096 + 4096) + 2 * (4096 + 14336) + (14336 + 4096));
+  CHECK(lora.ranks[0].lora == int64_t(32) * per_layer * 4 * 2);  // 32 layers x 4 slots x 2 B (bf16)
+  CHECK(lora.ranks[0].lora == 1342177280);
+  CHECK(lora.ranks[0].weights == base.ranks[0].weights + lora.ranks[0].lora);
+  CHECK(lora.ranks[0].kv_available == base.ranks[0].kv_available - lora.ranks[0].lora);
+  // Two ranks: column-parallel layers keep lora_a whole and split lora_b's output; row-parallel
+  // ones split lora_a's input and keep lora_b whole.
+  s.tensor_parallel_size = 2;
+  const VllmMemory two = run("llama-3.1-8b", "bf16", s, {gib(79.19), gib(79.19)});
+  const int64_t per_layer_tp2 =
+      64 * ((4096 + 2048) + 2 * (4096 + 512) + (2048 + 4096) + 2 * (4096 + 7168) + (7168 + 4096));
+  CHECK(two.ranks[0].lora == int64_t(32) * per_layer_tp2 * 4 * 2);
+  // --fully-sharded-loras: the column-parallel layers' lora_a rank and the row-parallel layers'
+  // lora_b output are split as well.
+  s.fully_sharded_loras = true;
+  const VllmMemory sharded = run("llama-3.1-8b", "bf16", s, {gib(79.19), gib(79.19)});
+  const int64_t per_layer_sharded =
+      32 * 4096 + 64 * 2048 + 2 * (32 * 4096 + 64 * 512) + (64 * 2048 + 2048 * 64) + 2 * (32 * 4096 + 64 * 7168) + (64 * 7168 + 2048 * 64);
+  CHECK(sharded.ranks[0].lora == int64_t(32) * per_layer_sharded * 4 * 2);
+  // A MoE model: each expert of each layer has its slots (FusedMoEWithLoRA), the router too.
+  VllmSettings moe;
+  moe.max_model_len = 4096;
+  moe.enable_lora = true;
+  const VllmMemory mixtral = run("mixtral-8x7b", "bf16", moe, {gib(139.8)});
+  const int64_t attention = 16 * ((4096 + 4096) + 2 * (4096 + 1024) + (4096 + 4096));
+  const int64_t router = 16 * (4096 + 8);
+  const int64_t experts = 8 * 16 * (2 * (4096 + 14336) + (14336 + 4096));
+  CHECK(mixtral.ranks[0].lora == int64_t(32) * (attention + router + experts) * 2);
+  // The pasted command and the request JSON carry vLLM's flags.
+  auto c = read_engine_command("vllm serve meta-llama/Llama-3.1-8B --enable-lora --max-loras 4 --max-lora-rank 64 --max-cpu-loras 8");
+  REQUIRE(c);
+  CHECK(c->request["vllm"]["enable-lora"] == true);
+  CHECK(c->request["vllm"]["max-loras"] == 4);
+  CHECK(c->request["vllm"]["max-lora-rank"] == 64);
+  auto bad = read_engine_command("vllm serve m --enable-lora --lora-dtype int4");
+  REQUIRE(bad);
+  json request = bad->request;
+  request["model"] = {{"preset", "llama-3.1-8b"}};
+  request["gpu"] = {{"id", "h100-80"}};
+  CHECK(estimate_error(request).field == "vllm.lora-dtype");
+}

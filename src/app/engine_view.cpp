@@ -128,6 +128,14 @@ bool draw_vllm_inputs(Request& request) {
                          {VllmKvCacheDtype::bfloat16, "bfloat16"},
                          {VllmKvCacheDtype::float16, "float16"}});
   changed |= ImGui::Checkbox("--enforce-eager", &v.enforce_eager);
+  changed |= ImGui::Checkbox("--enable-lora", &v.enable_lora);
+  tip("LoRA slots in every linear layer, counted with the weights.");
+  if (v.enable_lora) {
+    changed |= number_field("--max-loras", v.max_loras, 1, 4096, Steps::doubling);
+    tip("Adapters served in one batch: each has a slot on the GPU.");
+    changed |= number_field("--max-lora-rank", v.max_lora_rank, 1, 4096, Steps::doubling);
+    tip("The largest adapter rank; every slot is this wide.");
+  }
   return changed;
 }
 

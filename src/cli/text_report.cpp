@@ -170,6 +170,11 @@ void print_vllm_report(std::ostream& out, const Report& r) {
   out << "  activation peak = max(forward pass over " << with_thousands(m.max_num_batched_tokens) << " tokens: "
       << format_bytes(k0.forward_peak, u) << ", sampler over " << m.sampler_rows << " rows of logits: "
       << format_bytes(m.ranks.back().sampler_peak, u) << ")\n";
+  if (v.enable_lora) {
+    out << "  weights include the LoRA slots (--enable-lora): --max-loras " << v.max_loras << " x --max-lora-rank "
+        << v.max_lora_rank << " over every linear layer" << (v.fully_sharded_loras ? ", fully sharded" : "") << ": "
+        << format_bytes(k0.lora, u) << " on rank 0\n";
+  }
   out << "  outside the budget: CUDA context" << (v.enforce_eager ? "" : " and CUDA graphs") << " (assumed)\n\n";
   out << "  what vLLM will print:\n";
   for (const std::string& line : vllm_log_lines(m, v)) out << "    " << line << "\n";

@@ -34,8 +34,14 @@ std::vector<int64_t> stage_layers(int64_t layers, int64_t pp) {
 
 // One tensor's bytes on one tensor-parallel rank, following the layer type vLLM builds for it
 // (vllm/model_executor/layers/linear.py and vocab_parallel_embedding.py).
-int64_t rank_bytes(const StorageType& type, const ModelSpec& m, const TensorShape& t, int64_t tp) {
+struct RankShape {
+  int64_t row_length, rows;
+  enum class Split { replicated, column, row } split;
+};
+
+RankShape rank_shape(const ModelSpec& m, const TensorShape& t, int64_t tp) {
   int64_t row_length = t.row_length, rows = t.rows;
+  RankShape::Split split = RankShape::Split::replicated;
   switch (t.role) {
     case TensorRole::token_embd:
     case TensorRole::output:
@@ -62,17 +68,51 @@ int64_t rank_bytes(const StorageType& type, const ModelSpec& m, const TensorShap
     case TensorRole::ffn_gate_shexp:
     case TensorRole::ffn_up_shexp:
       rows = ceil_div(t.rows, tp);  // ColumnParallelLinear (FusedMoE: each expert's intermediate)
+      split = RankShape::Split::column;
       break;
     case TensorRole::attn_output:
     case TensorRole::ffn_down:
     case TensorRole::ffn_down_exps:
     case TensorRole::ffn_down_shexp:
       row_length = ceil_div(t.row_length, tp);  // RowParallelLinear
+      split = RankShape::Split::row;
       break;
     default:
       break;  // ReplicatedLinear (MLA's q_a and kv_a, the router), norms and biases: whole on every rank
   }
-  return storage_bytes(type, row_length, rows, t.copies);
+  if (t.role == TensorRole::attn_k || t.role == TensorRole::attn_v || t.role == TensorRole::attn_qkv) {
+    split = RankShape::Split::column;
+  }
+  return {row_length, rows, split};
+}
+
+int64_t rank_bytes(const StorageType& type, const ModelSpec& m, const TensorShape& t, int64_t tp) {
+  const RankShape shape = rank_shape(m, t, tp);
+  return storage_bytes(type, shape.row_length, shape.rows, t.copies);
+}
+
+// One linear layer's LoRA slots on one rank (vllm/lora/layers/base_linear.py
+// BaseLinearLayerWithLoRA.create_lora_weights; column_parallel_linear.py for the merged qkv and
+// gate_up slices - one slice per q, k, v, gate and up tensor here; fused_moe.py
+// FusedMoEWithLoRA for the experts, per local expert): lora_a is max_lora_rank x the layer's
+// input on this rank, lora_b its output on this rank x max_lora_rank, for each of max_loras
+// slots. --fully-sharded-loras: column-parallel layers shard lora_a's rank, row-parallel ones
+// lora_b's output.
+int64_t lora_slot_bytes(const ModelSpec& m, const TensorShape& t, const VllmSettings& s, int64_t tp, int64_t dtype_bytes) {
+  const RankShape shape = rank_shape(m, t, tp);
+  const int64_t rank = s.max_lora_rank;
+  int64_t a_rank = rank, b_rows = shape.rows;
+  if (s.fully_sharded_loras && shape.split == RankShape::Split::column) a_rank = ceil_div(rank, tp);
+  if (s.fully_sharded_loras && shape.split == RankShape::Split::row) b_rows = ceil_div(t.rows, tp);
+  const int64_t elements = sat_add(sat_mul(a_rank, shape.row_length), sat_mul(b_rows, rank));
+  return sat_mul(sat_mul(elements, t.copies), s.max_loras, dtype_bytes);
+}
+
+// The layers vLLM wraps with LoRA: every linear layer of the decoder (vllm/lora/utils.py
+// get_supported_lora_modules: LinearBase and FusedMoE modules), not the norms, biases,
+// embeddings or the vision tower.
+bool has_lora_slots(const TensorShape& t) {
+  return t.layer >= 0 && t.role != TensorRole::vector && !is_embedding_role(t.role) && t.role != TensorRole::vision;
 }
 
 // The widest moment of one decoder layer over `tokens` tokens on one rank, in elements of the
@@ -264,6 +304,8 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
   std::vector<int64_t> stage_first(static_cast<size_t>(pp), 0);
   for (int64_t st = 1; st < pp; ++st) stage_first[static_cast<size_t>(st)] = stage_first[static_cast<size_t>(st - 1)] + per_stage[static_cast<size_t>(st - 1)];
   std::vector<int64_t> stage_weights(static_cast<size_t>(pp), 0);
+  std::vector<int64_t> stage_lora(static_cast<size_t>(pp), 0);
+  const int64_t lora_bytes = s.lora_dtype == "float32" ? 4 : s.lora_dtype == "auto" ? b : 2;
   for (const TensorShape& t : enumerate_tensors(m)) {
     StorageType type = tables.storage_types[static_cast<size_t>(storage_type_for_tensor(tables, format, m, t))];
     if (group_size > 0) type = with_group_size(type, group_size);
@@ -275,6 +317,7 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
       stage = pp - 1;  // the final norm and lm_head: the last stage (PPMissingLayer elsewhere)
     }
     stage_weights[static_cast<size_t>(stage)] += bytes;
+    if (s.enable_lora && has_lora_slots(t)) stage_lora[static_cast<size_t>(stage)] += lora_slot_bytes(m, t, s, tp, lora_bytes);
     // Tied embeddings: the last stage builds its own lm_head from embed_tokens' weights when
     // it is not also the first (LlamaForCausalLM.__init__, ParallelLMHead.tie_weights).
     if (t.role == TensorRole::token_embd && m.tied_embeddings && pp > 1) stage_weights[static_cast<size_t>(pp - 1)] += bytes;
@@ -312,8 +355,11 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
       k.total = device < gpu_total_bytes.size() ? gpu_total_bytes[device] : 0;
       // Worker.init_device: requested_memory = total_memory x gpu_memory_utilization.
       k.requested = static_cast<int64_t>(static_cast<double>(k.total) * s.gpu_memory_utilization);
+      // GPUModelRunner.load_model creates the LoRA slots (load_lora_model) inside the same
+      // DeviceMemoryProfiler as the weights: "Model loading took" counts them.
+      k.lora = stage_lora[static_cast<size_t>(st)];
       k.weights = static_cast<int64_t>(std::llround(static_cast<double>(stage_weights[static_cast<size_t>(st)]) * weights_scale)) +
-                  (k.layers > 0 ? rope_cache : 0);
+                  (k.layers > 0 ? rope_cache : 0) + k.lora;
       // GPUModelRunner.profile_run: _dummy_run(max_num_batched_tokens) — one forward pass of
       // that many tokens; the peak is the widest layer, with the embedding's output before it.
       k.forward_peak = k.layers > 0 ? sat_mul(layer_peak_elements(m, tp, T, b), b) : 0;

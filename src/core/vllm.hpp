@@ -30,6 +30,14 @@ struct VllmSettings {
   VllmKvCacheDtype kv_cache_dtype = VllmKvCacheDtype::auto_dtype;  // --kv-cache-dtype
   bool enforce_eager = false;           // --enforce-eager: no CUDA graphs
   int64_t block_size = 16;              // --block-size: tokens per KV block
+  // LoRA (vllm/config/lora.py LoRAConfig): with --enable-lora every linear layer keeps
+  // --max-loras slots of --max-lora-rank A and B matrices in the model's dtype (lora_dtype auto);
+  // --fully-sharded-loras splits them over the tensor-parallel ranks as well.
+  bool enable_lora = false;             // --enable-lora
+  int64_t max_loras = 1;                // --max-loras: adapters in one batch (GPU slots)
+  int64_t max_lora_rank = 16;           // --max-lora-rank
+  bool fully_sharded_loras = false;     // --fully-sharded-loras
+  std::string lora_dtype = "auto";      // --lora-dtype: auto (the model's), float16, bfloat16, float32
   // Not a flag: the vLLM release (`vllm --version`). vLLM's profiling changed across releases
   // (VllmGeneration below); the default is the newest one measured.
   int version_major = 0, version_minor = 19, version_patch = 0;
@@ -70,7 +78,8 @@ struct VllmRank {
   bool first_stage = false, last_stage = false;
   int64_t total = 0;             // the CUDA-visible total (torch.cuda.mem_get_info()[1])
   int64_t requested = 0;         // total x gpu_memory_utilization
-  int64_t weights = 0;           // "Model loading took X GiB"
+  int64_t weights = 0;           // "Model loading took X GiB" (LoRA slots included)
+  int64_t lora = 0;              // of these, the LoRA slots (--enable-lora)
   int64_t forward_peak = 0;      // the profiling forward pass over max_num_batched_tokens tokens
   int64_t sampler_peak = 0;      // the sampler pass over max_num_seqs rows of logits (last stage)
   int64_t activation_peak = 0;   // "PyTorch activation peak memory": the larger of the two

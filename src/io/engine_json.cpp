@@ -115,7 +115,8 @@ std::optional<Error> vllm_settings_from_json(const json& j, VllmSettings& v) {
   if (!j.is_object()) return make_error("request.wrong_type", "vllm", "vllm: must be an object");
   Fields f{j, "vllm.", std::nullopt};
   f.only({"gpu-memory-utilization", "max-model-len", "max-num-seqs", "max-num-batched-tokens", "tensor-parallel-size",
-          "pipeline-parallel-size", "kv-cache-dtype", "enforce-eager", "block-size", "version"});
+          "pipeline-parallel-size", "kv-cache-dtype", "enforce-eager", "block-size", "version", "enable-lora", "max-loras",
+          "max-lora-rank", "fully-sharded-loras", "lora-dtype"});
   v.gpu_memory_utilization = f.number("gpu-memory-utilization", v.gpu_memory_utilization, 0.01, 1.0);
   v.max_model_len = f.integer("max-model-len", v.max_model_len, 0, kMaxContextTokens);
   v.max_num_seqs = f.integer("max-num-seqs", v.max_num_seqs, 0, kMaxSequences);
@@ -124,6 +125,14 @@ std::optional<Error> vllm_settings_from_json(const json& j, VllmSettings& v) {
   v.pipeline_parallel_size = f.integer("pipeline-parallel-size", v.pipeline_parallel_size, 1, kMaxGpuCount);
   v.enforce_eager = f.boolean("enforce-eager", v.enforce_eager);
   v.block_size = f.integer("block-size", v.block_size, 1, 4096);
+  v.enable_lora = f.boolean("enable-lora", v.enable_lora);
+  v.max_loras = f.integer("max-loras", v.max_loras, 1, 4096);
+  v.max_lora_rank = f.integer("max-lora-rank", v.max_lora_rank, 1, 4096);
+  v.fully_sharded_loras = f.boolean("fully-sharded-loras", v.fully_sharded_loras);
+  v.lora_dtype = f.text("lora-dtype", v.lora_dtype);
+  if (!f.error && v.lora_dtype != "auto" && v.lora_dtype != "float16" && v.lora_dtype != "bfloat16" && v.lora_dtype != "float32") {
+    f.fail("request.bad_value", "vllm.lora-dtype", "'" + v.lora_dtype + "' is not one of vLLM's LoRA dtypes (auto, float16, bfloat16, float32)");
+  }
   const std::string kv = f.text("kv-cache-dtype", vllm_kv_cache_dtype_name(v.kv_cache_dtype));
   if (!f.error && !parse_vllm_kv_cache_dtype(kv, v.kv_cache_dtype)) {
     f.fail("request.bad_value", "vllm.kv-cache-dtype",
@@ -144,11 +153,16 @@ std::optional<Error> vllm_settings_from_json(const json& j, VllmSettings& v) {
 }
 
 json vllm_settings_to_json(const VllmSettings& v) {
-  return {{"gpu-memory-utilization", v.gpu_memory_utilization}, {"max-model-len", v.max_model_len},
+  json j = {{"gpu-memory-utilization", v.gpu_memory_utilization}, {"max-model-len", v.max_model_len},
           {"max-num-seqs", v.max_num_seqs}, {"max-num-batched-tokens", v.max_num_batched_tokens},
           {"tensor-parallel-size", v.tensor_parallel_size}, {"pipeline-parallel-size", v.pipeline_parallel_size},
           {"kv-cache-dtype", vllm_kv_cache_dtype_name(v.kv_cache_dtype)}, {"enforce-eager", v.enforce_eager},
           {"block-size", v.block_size}, {"version", vllm_version_text(v)}};
+  if (v.enable_lora) {
+    j.update({{"enable-lora", true}, {"max-loras", v.max_loras}, {"max-lora-rank", v.max_lora_rank},
+              {"fully-sharded-loras", v.fully_sharded_loras}, {"lora-dtype", v.lora_dtype}});
+  }
+  return j;
 }
 
 // engine "transformers": from_pretrained's and generate's arguments under their own names.

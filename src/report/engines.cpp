@@ -293,6 +293,7 @@ json vllm_to_json(const Report& r) {
                      {"total_gpu_memory_bytes", k.total},
                      {"requested_bytes", k.requested},
                      {"weights_bytes", k.weights},
+                     {"lora_bytes", k.lora},
                      {"forward_peak_bytes", k.forward_peak},
                      {"sampler_peak_bytes", k.sampler_peak},
                      {"activation_peak_bytes", k.activation_peak},
