@@ -5,6 +5,7 @@
 //   concurrency   kv_cache_utils.get_max_concurrency_for_kv_cache_config (blocks / blocks per request)
 //   shards        vllm/model_executor/layers/linear.py, vocab_parallel_embedding.py (vocab padded to 64)
 //   defaults      vllm/engine/arg_utils.py (8192 tokens / 1024 sequences on GPUs of 70 GiB+ but the A100)
+#include <fstream>
 #include <sstream>
 
 #include "cli/cli.hpp"
@@ -400,4 +401,22 @@ TEST_CASE("--enable-lora: max_loras slots of max_lora_rank in every linear layer
   request["model"] = {{"preset", "llama-3.1-8b"}};
   request["gpu"] = {{"id", "h100-80"}};
   CHECK(estimate_error(request).field == "vllm.lora-dtype");
+}
+
+TEST_CASE("vLLM's default --max-model-len follows rope_scaling; a longer one is refused in vLLM's words", "[vllm][context]") {
+  std::ifstream in(std::string(VRAMFIT_FIXTURES_DIR) + "/configs/qwen2.5-7b-instruct-yarn.json");
+  const json yarn = json::parse(in);
+  json request = {{"model", {{"config", yarn}}}, {"gpu", {{"id", "h100-80"}}}, {"engine", "vllm"}};
+  // _get_and_verify_max_len: YaRN x 4 over 32,768 positions.
+  CHECK(estimate_ok(request).engine->vllm.max_model_len == 131072);
+  request["vllm"] = {{"max-model-len", 262144}};
+  const Error longer = estimate_error(request);
+  CHECK(longer.field == "vllm.max-model-len");
+  CHECK(longer.message.find("greater than the derived max_model_len (131072)") != std::string::npos);
+  // Without the rope_scaling block the model's own 32,768 is the limit.
+  json plain = yarn;
+  plain.erase("rope_scaling");
+  request["model"] = {{"config", plain}};
+  request["vllm"] = {{"max-model-len", 65536}};
+  CHECK(estimate_error(request).field == "vllm.max-model-len");
 }

@@ -287,7 +287,11 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
   const int64_t b = std::max<int64_t>(1, activation_bytes);
   r.generation = vllm_generation(s.version_major, s.version_minor);
   const VllmGeneration& g = r.generation;
-  r.max_model_len = s.max_model_len > 0 ? s.max_model_len : (m.max_context_tokens > 0 ? m.max_context_tokens : 4096);
+  // No --max-model-len: the model's own, rope_scaling included (vllm/config/model.py
+  // _get_and_verify_max_len: YaRN's original_max_position_embeddings x factor, linear's
+  // max_position_embeddings x factor).
+  const int64_t model_len = m.usable_context_tokens();
+  r.max_model_len = s.max_model_len > 0 ? s.max_model_len : (model_len > 0 ? model_len : 4096);
   // EngineArgs' defaults come from the first GPU (current_platform.get_device_total_memory()).
   const int64_t first_total = gpu_total_bytes.empty() ? 0 : gpu_total_bytes.front();
   const std::string first_name = gpu_names.empty() ? std::string() : gpu_names.front();
@@ -325,9 +329,10 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
 
   // Weights load with the rotary embedding's cos/sin cache, a buffer of max_position x
   // rotary_dim in the model's dtype on every rank with layers (vllm/model_executor/layers/
-  // rotary_embedding.py, RotaryEmbedding._compute_cos_sin_cache; get_rope shares one per shape).
+  // rotary_embedding.py, RotaryEmbedding._compute_cos_sin_cache; get_rope shares one per shape;
+  // the YaRN and linear scaling embeddings cache max_position_embeddings x factor rows).
   const int64_t rotary_dim = m.uses_mla() ? m.qk_rope_head_dim : m.head_dim;
-  const int64_t rope_cache = sat_mul(m.max_context_tokens > 0 ? m.max_context_tokens : 4096, rotary_dim, b);
+  const int64_t rope_cache = sat_mul(model_len > 0 ? model_len : 4096, rotary_dim, b);
 
   // KV cache page: one block of one layer (vllm/v1/kv_cache_interface.py
   // FullAttentionSpec.page_size_bytes = 2 x block_size x num_kv_heads x head_size x dtype;
@@ -418,7 +423,7 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
   r.max_concurrency = static_cast<double>(r.num_gpu_blocks) / static_cast<double>(std::max<int64_t>(1, request_blocks));
   // kv_cache_utils.estimate_max_model_len: the longest request whose blocks fit (at most the
   // model's own context).
-  int64_t low = 0, high = m.max_context_tokens > 0 ? m.max_context_tokens : std::max<int64_t>(r.max_model_len, 1);
+  int64_t low = 0, high = model_len > 0 ? model_len : std::max<int64_t>(r.max_model_len, 1);
   while (low < high) {
     const int64_t mid = low + (high - low + 1) / 2;
     if (blocks_per_request(m, first_groups, mid, s.block_size, r.max_num_batched_tokens) <= r.num_gpu_blocks) low = mid;

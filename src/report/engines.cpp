@@ -206,6 +206,14 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
     return make_error("request.bad_value", "model",
                       "model: vLLM's memory follows the model's shapes; give a preset or a config, not only a parameter count");
   }
+  // vllm/config/model.py _get_and_verify_max_len: no request longer than the model's context,
+  // rope_scaling included, unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.
+  if (v.max_model_len > 0 && m.usable_context_tokens() > 0 && v.max_model_len > m.usable_context_tokens()) {
+    return make_error("request.out_of_range", "vllm.max-model-len",
+                      "vllm.max-model-len: User-specified max_model_len (" + std::to_string(v.max_model_len) +
+                          ") is greater than the derived max_model_len (" + std::to_string(m.usable_context_tokens()) +
+                          "); vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
+  }
   // vllm/config/model.py ModelConfig.verify_with_parallel_config.
   if (m.attention_heads % v.tensor_parallel_size != 0) {
     return make_error("request.bad_value", "vllm.tensor-parallel-size",

@@ -105,6 +105,13 @@ test("readCommand(): a pasted llama-server or vllm serve line as request fields,
   const native = JSON.parse(cli("infer", "--json", "-g", "h100-80", "--cmd",
                                 "vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2 --max-model-len 32k --port 8000"));
   assert.equal(report.engine.kv_tokens, native.engine.kv_tokens, "the same answer as the CLI's --cmd");
+  // LoRA slots (--enable-lora): counted in vLLM's "Model loading took", the same as the CLI.
+  const lora = vramfit.readCommand("vllm serve meta-llama/Llama-3.1-8B-Instruct --enable-lora --max-loras 4 --max-lora-rank 64");
+  const withLora = vramfit.estimate({ ...lora.fields, gpu: { id: "h100-80" } });
+  assert.equal(withLora.engine.ranks[0].lora_bytes, 1342177280);
+  const nativeLora = JSON.parse(cli("infer", "--json", "-g", "h100-80", "--cmd",
+                                    "vllm serve meta-llama/Llama-3.1-8B-Instruct --enable-lora --max-loras 4 --max-lora-rank 64"));
+  assert.equal(withLora.engine.ranks[0].weights_bytes, nativeLora.engine.ranks[0].weights_bytes);
   const llama = vramfit.readCommand("llama-server -m model.gguf -c 16384 -ngl 20 -fa on -ctk q8_0");
   assert.equal(llama.fields.engine, "llama.cpp");
   assert.equal(llama.fields["llama.cpp"]["n-gpu-layers"], 20);
