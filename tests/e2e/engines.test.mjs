@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
+import { execFileSync } from "node:child_process";
 import { root, dist, serveDist, launch, open, widget, clickWidget, focusTextBox, frames, settled, layout, tapWidget, swipe,
          layoutProblems, SIZES, typeText, hashOf, waitForState, texts, shot } from "./support.mjs";
 
@@ -109,6 +110,32 @@ test("a pasted vllm serve command (clipboard) becomes vLLM's settings; its KV li
   assert.match(markdown, /^- rank 1 H100 80 GB: [\d.]+ GB of [\d.]+ GB \(weights /m);
   assert.match(markdown, /^GPU KV cache size: [\d,]+ tokens$/m);
   assert.match(await page.evaluate(() => document.getElementById("live").textContent), /vLLM: STARTS on 2 GPUs/);
+  assert.deepEqual(errors, []);
+  await opened.context.close();
+});
+
+test("vLLM's LoRA slots: a link with --enable-lora shows them in 'Model loading took'; a click on the box takes them away", async () => {
+  const request = { v: 1, model: { preset: "qwen2.5-7b" }, weights: { format: "bf16" }, gpu: { id: "h100-80" }, engine: "vllm",
+                    vllm: { "enable-lora": true, "max-loras": 4, "max-lora-rank": 64 } };
+  const opened = await open(browser, site.origin + "/engines.html#" + hashOf(request), SIZES.desktop);
+  const { page, errors } = opened;
+  await settled(page);
+  const cli = (...args) => execFileSync(path.join(root, "build/native/vramfit"), args, { encoding: "utf8" });
+  const loading = text => text.split("\n").map(l => l.trim()).find(l => l.startsWith("Model loading took"));
+  const withLora = loading(cli("infer", "-m", "qwen2.5-7b", "-w", "bf16", "-g", "h100-80", "--engine", "vllm", "--enable-lora",
+                               "--max-loras", "4", "--max-lora-rank", "64"));
+  const without = loading(cli("infer", "-m", "qwen2.5-7b", "-w", "bf16", "-g", "h100-80", "--engine", "vllm"));
+  assert.notEqual(withLora, without);
+  assert.ok((await texts(page)).includes(withLora), `the page prints vLLM's line as the CLI does: ${withLora}`);
+  const box = await widget(page, "--enable-lora", { visible: false });
+  await page.mouse.move(box.cx, Math.min(box.cy, 700));
+  await page.mouse.wheel(0, Math.max(0, box.cy - 600));
+  await frames(page, 3);
+  await clickWidget(page, "--enable-lora");
+  const s = await waitForState(page, s => !s.vllm || !s.vllm["enable-lora"], "--enable-lora off");
+  assert.ok(!s.vllm || !s.vllm["max-loras"], "the LoRA flags leave the link with the box");
+  await frames(page, 3);
+  assert.ok((await texts(page)).includes(without), `without LoRA: ${without}`);
   assert.deepEqual(errors, []);
   await opened.context.close();
 });
