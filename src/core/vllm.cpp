@@ -193,6 +193,15 @@ namespace {
 const char* const kKvCacheDtypes[] = {"auto", "bfloat16", "float16", "fp8", "fp8_e4m3", "fp8_e5m2"};
 }  // namespace
 
+const char* const kLoraDtypes[] = {"auto", "float16", "bfloat16", "float32"};
+const char* vllm_lora_dtype_name(VllmLoraDtype dtype) { return kLoraDtypes[static_cast<int>(dtype)]; }
+bool parse_vllm_lora_dtype(const std::string& name, VllmLoraDtype& out) {
+  for (int i = 0; i < 4; ++i) {
+    if (name == kLoraDtypes[i]) { out = static_cast<VllmLoraDtype>(i); return true; }
+  }
+  return false;
+}
+
 const char* vllm_kv_cache_dtype_name(VllmKvCacheDtype dtype) { return kKvCacheDtypes[static_cast<int>(dtype)]; }
 
 bool parse_vllm_kv_cache_dtype(const std::string& name, VllmKvCacheDtype& out) {
@@ -309,7 +318,7 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
   for (int64_t st = 1; st < pp; ++st) stage_first[static_cast<size_t>(st)] = stage_first[static_cast<size_t>(st - 1)] + per_stage[static_cast<size_t>(st - 1)];
   std::vector<int64_t> stage_weights(static_cast<size_t>(pp), 0);
   std::vector<int64_t> stage_lora(static_cast<size_t>(pp), 0);
-  const int64_t lora_bytes = s.lora_dtype == "float32" ? 4 : s.lora_dtype == "auto" ? b : 2;
+  const int64_t lora_bytes = s.lora_dtype == VllmLoraDtype::float32 ? 4 : s.lora_dtype == VllmLoraDtype::auto_dtype ? b : 2;
   for (const TensorShape& t : enumerate_tensors(m)) {
     StorageType type = tables.storage_types[static_cast<size_t>(storage_type_for_tensor(tables, format, m, t))];
     if (group_size > 0) type = with_group_size(type, group_size);

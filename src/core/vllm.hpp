@@ -20,6 +20,10 @@ enum class VllmKvCacheDtype { auto_dtype, bfloat16, float16, fp8, fp8_e4m3, fp8_
 const char* vllm_kv_cache_dtype_name(VllmKvCacheDtype dtype);
 bool parse_vllm_kv_cache_dtype(const std::string& name, VllmKvCacheDtype& out);
 
+enum class VllmLoraDtype : uint8_t { auto_dtype, float16, bfloat16, float32 };
+const char* vllm_lora_dtype_name(VllmLoraDtype dtype);
+bool parse_vllm_lora_dtype(const std::string& name, VllmLoraDtype& out);
+
 struct VllmSettings {
   double gpu_memory_utilization = 0.9;  // --gpu-memory-utilization: the share of the CUDA-visible total vLLM may use
   int64_t max_model_len = 0;            // --max-model-len: tokens per request (0: the model's max_position_embeddings)
@@ -37,7 +41,7 @@ struct VllmSettings {
   int64_t max_loras = 1;                // --max-loras: adapters in one batch (GPU slots)
   int64_t max_lora_rank = 16;           // --max-lora-rank
   bool fully_sharded_loras = false;     // --fully-sharded-loras
-  std::string lora_dtype = "auto";      // --lora-dtype: auto (the model's), float16, bfloat16, float32
+  VllmLoraDtype lora_dtype = VllmLoraDtype::auto_dtype;  // --lora-dtype: auto (the model's), float16, bfloat16, float32
   // Not a flag: the vLLM release (`vllm --version`). vLLM's profiling changed across releases
   // (VllmGeneration below); the default is the newest one measured.
   int version_major = 0, version_minor = 19, version_patch = 0;

@@ -129,9 +129,9 @@ std::optional<Error> vllm_settings_from_json(const json& j, VllmSettings& v) {
   v.max_loras = f.integer("max-loras", v.max_loras, 1, 4096);
   v.max_lora_rank = f.integer("max-lora-rank", v.max_lora_rank, 1, 4096);
   v.fully_sharded_loras = f.boolean("fully-sharded-loras", v.fully_sharded_loras);
-  v.lora_dtype = f.text("lora-dtype", v.lora_dtype);
-  if (!f.error && v.lora_dtype != "auto" && v.lora_dtype != "float16" && v.lora_dtype != "bfloat16" && v.lora_dtype != "float32") {
-    f.fail("request.bad_value", "vllm.lora-dtype", "'" + v.lora_dtype + "' is not one of vLLM's LoRA dtypes (auto, float16, bfloat16, float32)");
+  const std::string lora_dtype = f.text("lora-dtype", vllm_lora_dtype_name(v.lora_dtype));
+  if (!f.error && !parse_vllm_lora_dtype(lora_dtype, v.lora_dtype)) {
+    f.fail("request.bad_value", "vllm.lora-dtype", "'" + lora_dtype + "' is not one of vLLM's LoRA dtypes (auto, float16, bfloat16, float32)");
   }
   const std::string kv = f.text("kv-cache-dtype", vllm_kv_cache_dtype_name(v.kv_cache_dtype));
   if (!f.error && !parse_vllm_kv_cache_dtype(kv, v.kv_cache_dtype)) {
@@ -160,7 +160,7 @@ json vllm_settings_to_json(const VllmSettings& v) {
           {"block-size", v.block_size}, {"version", vllm_version_text(v)}};
   if (v.enable_lora) {
     j.update({{"enable-lora", true}, {"max-loras", v.max_loras}, {"max-lora-rank", v.max_lora_rank},
-              {"fully-sharded-loras", v.fully_sharded_loras}, {"lora-dtype", v.lora_dtype}});
+              {"fully-sharded-loras", v.fully_sharded_loras}, {"lora-dtype", vllm_lora_dtype_name(v.lora_dtype)}});
   }
   return j;
 }
