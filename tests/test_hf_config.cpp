@@ -333,6 +333,25 @@ TEST_CASE("multimodal configs count their vision tower and projector", "[config]
   CHECK(refused.error().field == "vision_config.patch_size");
 }
 
+TEST_CASE("DeepSeek-V3's multi-token-prediction layer: counted apart, named, not in the weights", "[config][parameters]") {
+  // The Hub's safetensors total for deepseek-ai/DeepSeek-V3 is 684,531,386,000: BF16 3,918,786,560
+  // + F8_E4M3 680,571,043,840 + F32 41,555,600. The F32 entries are the FP8 block scales
+  // (weight_scale_inv) and the 59 MoE layers' e_score_correction_bias (59 x 256 = 15,104); the
+  // parameters are therefore 684,531,386,000 - (41,555,600 - 15,104) = 684,489,845,504: the
+  // 671,026,419,200 of the model (the report's 671 B) + one MTP module.
+  const ModelSpec& v3 = preset("deepseek-v3").spec;
+  CHECK(v3.mtp_layers == 1);
+  CHECK(count_parameters(v3) == 671026419200);
+  CHECK(count_mtp_parameters(v3) == 13463426304);
+  CHECK(count_parameters(v3) + count_mtp_parameters(v3) == int64_t(684531386000) - (41555600 - 59 * 256));
+  auto read = read_hf_config(write_hf_config(v3), "config.json");
+  REQUIRE(read);
+  CHECK(read->spec.mtp_layers == 1);
+  REQUIRE(read->assumptions.size() == 1);
+  CHECK(read->assumptions[0] == "num_nextn_predict_layers 1: the checkpoint also holds 13463426304 parameters of "
+                                "multi-token prediction, loaded only to speculate; not counted.");
+}
+
 TEST_CASE("rope_scaling: YaRN and linear stretch the usable context; past it a warning, not silence", "[config][context]") {
   // Qwen2.5-7B-Instruct's config.json with the rope_scaling block its model card adds for long
   // texts (YaRN x 4 over 32,768 positions); its published count is 7,615,616,512.

@@ -110,7 +110,7 @@ std::optional<Error> check_bounds(const ModelSpec& s) {
       {s.parameters_only, int64_t(1) << 50, "parameters"}, {s.encoder_layers, 1 << 12, "encoder_layers"},
       {s.relative_attention_buckets, 1 << 16, "relative_attention_num_buckets"}, {s.ssm_inner, 1 << 20, "intermediate_size"},
       {s.ssm_state, 1 << 12, "state_size"},           {s.ssm_conv_kernel, 1 << 8, "conv_kernel"},
-      {s.ssm_dt_rank, 1 << 16, "time_step_rank"}};
+      {s.ssm_dt_rank, 1 << 16, "time_step_rank"},        {s.mtp_layers, 16, "num_nextn_predict_layers"}};
   for (const auto& b : bounds) {
     if (auto e = require_at_most(b.value, b.limit, b.field)) return e;
   }
@@ -418,6 +418,14 @@ int64_t count_parameters(const ModelSpec& s) {
   int64_t total = 0;
   for (const TensorShape& t : enumerate_tensors(s)) total += t.elements();
   return total;
+}
+
+int64_t count_mtp_parameters(const ModelSpec& s) {
+  if (s.mtp_layers <= 0 || s.parameters_only > 0 || s.layers <= 0) return 0;
+  int64_t last_layer = 0;
+  for (const TensorShape& t : enumerate_tensors(s)) last_layer += t.layer == s.layers - 1 ? t.elements() : 0;
+  const int64_t h = s.hidden_size;
+  return s.mtp_layers * (2 * s.vocab_size * h + 3 * h + 2 * h * h + last_layer);
 }
 
 std::vector<int64_t> active_parameters_per_layer(const ModelSpec& s) {

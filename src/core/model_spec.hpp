@@ -101,6 +101,9 @@ struct ModelSpec {
   bool ssm_proj_bias = false;
 
   VisionTower vision;               // kind none: a text-only model
+  // num_nextn_predict_layers (DeepSeek-V3): multi-token-prediction modules the checkpoint holds
+  // beside the model, which engines load only to speculate; not in enumerate_tensors.
+  int64_t mtp_layers = 0;
 
   // Mixture of experts
   int64_t experts = 0;              // routed experts per MoE layer
@@ -181,6 +184,11 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& spec);
 
 // Exact parameter count (sum of tensor elements), or parameters_only.
 int64_t count_parameters(const ModelSpec& spec);
+// The multi-token-prediction modules' parameters (DeepSeek-V3 report, section 2.2; the
+// checkpoint's model.layers.61.*): per module its own embedding and output head (vocab x
+// hidden each), enorm and hnorm, eh_proj (2 hidden -> hidden) and one decoder layer shaped as
+// the model's last, with shared_head's norm.
+int64_t count_mtp_parameters(const ModelSpec& spec);
 // Parameters used per token: routed experts count experts_per_token / experts of their size.
 int64_t count_active_parameters(const ModelSpec& spec);
 // The same for each repeating layer (index = layer): the weights one token multiplies by.

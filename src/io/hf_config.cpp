@@ -324,8 +324,8 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
       t.rms_norm = t.gated_mlp = true;
     }
   } else {
-    out.assumptions.push_back("vision_config of model_type '" + family + "' is not counted: the weights are the language "
-                              "model's only (vision towers are read for llava, gemma3, qwen2_vl and qwen2_5_vl).");
+    out.assumptions.push_back("vision_config of model_type '" + family + "' is not counted (towers are read for llava, gemma3, "
+                              "qwen2_vl, qwen2_5_vl).");
     return;
   }
   if (v.error && !r.error) r.error = v.error;
@@ -575,6 +575,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
     }
   }
 
+  s.mtp_layers = r.integer("num_nextn_predict_layers", 0);
   // Multi-head latent attention (DeepSeek-V2/V3).
   s.kv_lora_rank = r.integer("kv_lora_rank", 0);
   if (s.kv_lora_rank > 0) {
@@ -627,6 +628,11 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   }
   if (r.error) return *r.error;
   if (!known && !weights_from_file && s.parameters_only == 0) return unknown_architecture(type, config, r);
+  if (s.mtp_layers > 0 && s.mtp_layers <= 16) {
+    out.assumptions.push_back("num_nextn_predict_layers " + std::to_string(s.mtp_layers) + ": the checkpoint also holds " +
+                              std::to_string(count_mtp_parameters(s)) + " parameters of multi-token prediction, loaded "
+                              "only to speculate; not counted.");
+  }
   if (auto e = validate_model_spec(s)) {
     e->message = origin + ": " + e->message;
     return *e;
@@ -666,7 +672,8 @@ json write_hf_config(const ModelSpec& s) {
               {"norms_per_layer", s.norms_per_layer, true}, {"position_embeddings", s.position_embeddings, false},
               {"token_type_embeddings", s.token_type_embeddings, false},
               {"relative_position_embeddings", s.relative_position_embeddings, false},
-              {"encoder_layers", s.encoder_layers, false}, {"relative_attention_buckets", s.relative_attention_buckets, false}},
+              {"encoder_layers", s.encoder_layers, false}, {"relative_attention_buckets", s.relative_attention_buckets, false},
+              {"num_nextn_predict_layers", s.mtp_layers, false}},
              {{"tie_word_embeddings", s.tied_embeddings, true}, {"qkv_bias", s.qkv_bias, true},
               {"attention_output_bias", s.attention_output_bias, true}, {"mlp_bias", s.mlp_bias, true},
               {"qk_norm", s.qk_norm, true}, {"qk_norm_full", s.qk_norm_full, false},

@@ -231,9 +231,8 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
     if (model.is_recurrent() || model.is_encoder_decoder()) {
       return make_error("request.bad_value", "model",
                         std::string("model: ") + engine_name(request.engine) + "'s buffers for " + model.architecture +
-                            (model.is_recurrent() ? " (a recurrent state per sequence instead of a KV cache)"
-                                                  : " (an encoder-decoder)") +
-                            " are not modelled yet; the generic estimate (engine \"generic\") counts this model");
+                            (model.is_recurrent() ? " (a recurrent state per sequence)" : " (an encoder-decoder)") +
+                            " are not modelled yet; engine \"generic\" counts it");
     }
     if (auto e = engine->estimate(request, catalog, format, report)) return *e;
   }
