@@ -383,4 +383,19 @@ test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's war
   assert.match(shown, /Longest context: any \(a fixed state\)/);
   assert.deepEqual(mamba.errors, []);
   await mamba.context.close();
+  // A vision preset picked on the phone by touch: its tower is in the count the page shows.
+  const phone = await open(browser, site.origin + "/", SIZES.phone);
+  await tapWidget(phone.page, "Model");
+  await frames(phone.page, 2);
+  await focusTextBox(phone.page, "##filter", { tap: true });  // the list's search box, typed into
+  await typeText(phone.page, "VL");
+  await frames(phone.page, 3);
+  const item = await widget(phone.page, "Qwen2.5-VL 7B Instruct");
+  await phone.page.touchscreen.tap(item.cx, item.cy);
+  const picked = await waitForState(phone.page, s => s.model && s.model.preset === "qwen2.5-vl-7b", "the vision preset");
+  assert.equal(picked.model.preset, "qwen2.5-vl-7b");
+  await frames(phone.page, 3);
+  await shot(phone.page, "models-vision-phone.png");
+  assert.deepEqual(phone.errors, []);
+  await phone.context.close();
 });
