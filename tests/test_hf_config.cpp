@@ -112,6 +112,22 @@ Result<HfConfigRead> read_fixture(const std::string& name) {
   text << in.rdbuf();
   return read_hf_config_text(text.str(), name);
 }
+
+// A fixture read with nothing assumed, at its published count, before and after a round trip
+// through vramfit's own keys (links, the app's editor).
+HfConfigRead read_published(const std::string& file, int64_t published) {
+  INFO(file);
+  auto read = read_fixture(file);
+  REQUIRE(read);
+  CHECK(count_parameters(read->spec) == published);
+  CHECK(read->assumptions.empty());
+  auto again = read_hf_config(write_hf_config(read->spec), "round trip");
+  REQUIRE(again);
+  CHECK(count_parameters(again->spec) == published);
+  CHECK(again->spec.cached_layers() == read->spec.cached_layers());
+  CHECK(again->spec.recurrent_state_elements() == read->spec.recurrent_state_elements());
+  return *read;
+}
 }  // namespace
 
 TEST_CASE("real config.json files of more architectures give their published counts", "[config][parameters]") {
@@ -252,19 +268,7 @@ TEST_CASE("Mamba, RWKV-4, T5, BART and GPT-Neo: real configs give their publishe
       {"bart-base.json", 139420416},       {"bart-large.json", 406291456},
       // GPT-Neo 1.3B: a model-tree print "GPTNeoForCausalLM<all params:1315575808>".
       {"gpt-neo-1.3B.json", 1315575808}};
-  for (const auto& c : counts) {
-    INFO(c.file);
-    auto read = read_fixture(c.file);
-    REQUIRE(read);
-    CHECK(count_parameters(read->spec) == c.published);
-    CHECK(read->assumptions.empty());
-    // The structure survives a round trip through vramfit's own keys.
-    auto again = read_hf_config(write_hf_config(read->spec), "round trip");
-    REQUIRE(again);
-    CHECK(count_parameters(again->spec) == c.published);
-    CHECK(again->spec.cached_layers() == read->spec.cached_layers());
-    CHECK(again->spec.recurrent_state_elements() == read->spec.recurrent_state_elements());
-  }
+  for (const auto& c : counts) read_published(c.file, c.published);
   // Mamba and RWKV cache no keys and values: a fixed state per sequence and layer instead
   // (llama.cpp's n_embd_r + n_embd_s: (4 - 1) x 1536 + 16 x 1536; RWKV-4: 5 x hidden).
   auto mamba = read_fixture("mamba-130m-hf.json");
@@ -303,17 +307,10 @@ TEST_CASE("multimodal configs count their vision tower and projector", "[config]
       {"qwen2-vl-7b-instruct.json", 8291375616, 0},
       {"qwen2.5-vl-7b-instruct.json", 8292166656, 676550144}};
   for (const auto& c : counts) {
-    INFO(c.file);
-    auto read = read_fixture(c.file);
-    REQUIRE(read);
-    CHECK(count_parameters(read->spec) == c.published);
-    CHECK(read->assumptions.empty());
+    const HfConfigRead read = read_published(c.file, c.published);
     int64_t tower = 0;
-    for (const TensorShape& t : enumerate_tensors(read->spec)) if (t.role == TensorRole::vision) tower += t.elements();
+    for (const TensorShape& t : enumerate_tensors(read.spec)) if (t.role == TensorRole::vision) tower += t.elements();
     if (c.tower > 0) CHECK(tower == c.tower);
-    auto again = read_hf_config(write_hf_config(read->spec), "round trip");
-    REQUIRE(again);
-    CHECK(count_parameters(again->spec) == c.published);
   }
   CHECK(read_fixture("llava-1.5-7b-hf.json")->spec.vision.patches_per_image() == 577);  // 24 x 24 + the class token
   CHECK(read_fixture("gemma-3-4b-it.json")->spec.vision.patches_per_image() == 4096);   // 64 x 64 at 896 px
