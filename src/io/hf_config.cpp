@@ -1,5 +1,7 @@
 #include "hf_config.hpp"
 
+#include "core/units.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -258,7 +260,7 @@ void read_recurrent(const json& config, Reader& r, ModelSpec& s) {
   (void)config;
   if (type == "mamba") {
     s.mixer = Mixer::mamba;
-    s.ssm_inner = r.integer("ssm_inner", r.integer("intermediate_size", r.integer("expand", 2) * s.hidden_size));
+    s.ssm_inner = r.integer("ssm_inner", r.integer("intermediate_size", sat_mul(r.integer("expand", 2), s.hidden_size)));
     s.intermediate_size = 0;  // no MLP: the mixer is the whole layer
     s.ssm_state = r.integer("state_size", 16);
     s.ssm_conv_kernel = r.integer("conv_kernel", 4);
@@ -315,7 +317,7 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
     t.merge = v.integer("spatial_merge_size", 2);
     if (family == "qwen2_vl") {  // Qwen2VisionTransformerPretrainedModel: LayerNorms, fc1/fc2
       t.hidden = v.integer("embed_dim", 0);
-      t.intermediate = t.hidden * v.integer("mlp_ratio", 4);
+      t.intermediate = sat_mul(t.hidden, v.integer("mlp_ratio", 4));
       t.out_hidden = v.integer("hidden_size", s.hidden_size);
     } else {  // Qwen2_5_VisionTransformerPretrainedModel: RMSNorms, a gated MLP
       t.hidden = v.integer("hidden_size", 0);
@@ -628,14 +630,14 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   }
   if (r.error) return *r.error;
   if (!known && !weights_from_file && s.parameters_only == 0) return unknown_architecture(type, config, r);
-  if (s.mtp_layers > 0 && s.mtp_layers <= 16) {
-    out.assumptions.push_back("num_nextn_predict_layers " + std::to_string(s.mtp_layers) + ": the checkpoint also holds " +
-                              std::to_string(count_mtp_parameters(s)) + " parameters of multi-token prediction, loaded "
-                              "only to speculate; not counted.");
-  }
   if (auto e = validate_model_spec(s)) {
     e->message = origin + ": " + e->message;
     return *e;
+  }
+  if (s.mtp_layers > 0) {  // counted once the dimensions are known to be in range
+    out.assumptions.push_back("num_nextn_predict_layers " + std::to_string(s.mtp_layers) + ": the checkpoint also holds " +
+                              std::to_string(count_mtp_parameters(s)) + " parameters of multi-token prediction, loaded "
+                              "only to speculate; not counted.");
   }
   return out;
 }
