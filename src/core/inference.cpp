@@ -16,7 +16,9 @@ int64_t kv_heads_on_one_gpu(const ModelSpec& m, int64_t gpus) noexcept {
 
 int64_t kv_bytes_per_token_per_layer(const PreparedInference& p, int64_t heads_on_gpu) noexcept {
   const ModelSpec& m = p.model;
-  if (m.encoder_only || m.is_recurrent()) return 0;  // an encoder (BERT) reads the whole input at once: nothing is cached
+  // An encoder (BERT) reads the whole input at once: nothing is cached; a recurrent model
+  // (Mamba, RWKV) keeps its state instead (inference_memory).
+  if (m.encoder_only || m.is_recurrent()) return 0;
   if (m.uses_mla()) {
     // MLA caches one compressed latent per token: kv_lora_rank + the decoupled RoPE key
     // (DeepSeek-V2 paper, section 2.1; vLLM and llama.cpp store exactly this).

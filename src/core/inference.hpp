@@ -62,7 +62,7 @@ struct InferenceMemory {                // all per GPU
   // without flash attention). It runs before the text's prefill, so the compute buffer is the
   // larger of the two.
   int64_t vision_encoder = 0;
-  int64_t compute_buffer() const { return logits + std::max(activations + attention_scores, vision_encoder); }
+  int64_t compute_buffer() const { return sat_add(logits, std::max(sat_add(activations, attention_scores), vision_encoder)); }
   int64_t subtotal = 0;                 // before the margin
   int64_t margin = 0;
   int64_t total = 0;
