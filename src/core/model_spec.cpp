@@ -131,6 +131,8 @@ std::optional<Error> check_bounds(const ModelSpec& s) {
 
 }  // namespace
 
+namespace {
+
 // Mamba and RWKV layers: their own widths instead of attention heads.
 std::optional<Error> validate_recurrent(const ModelSpec& s) {
   if (auto e = require_positive(s.hidden_size, "hidden_size")) return e;
@@ -149,6 +151,8 @@ std::optional<Error> validate_recurrent(const ModelSpec& s) {
   }
   return std::nullopt;
 }
+
+}  // namespace
 
 std::optional<Error> validate_model_spec(const ModelSpec& s) {
   if (auto e = check_bounds(s)) return e;
@@ -244,13 +248,9 @@ void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
       for (int i = 0; i < 3; ++i) linear(h, h, true);  // q, k, v
     }
     linear(h, h, true);  // out / proj
-    if (v.gated_mlp) {
-      linear(h, v.intermediate, true);
-      linear(h, v.intermediate, true);
-    } else {
-      linear(h, v.intermediate, true);
-    }
-    linear(v.intermediate, h, true);
+    if (v.gated_mlp) linear(h, v.intermediate, true);  // gate
+    linear(h, v.intermediate, true);                    // up / fc1
+    linear(v.intermediate, h, true);                    // down / fc2
   }
   if (v.kind == VisionKind::qwen2_vl) {  // PatchMerger: ln_q, then 4h -> 4h -> out_hidden
     const int64_t merged = h * v.merge * v.merge;

@@ -215,10 +215,9 @@ void read_gpt_neo(Reader& r, ModelSpec& s) {
 // feed_forward_proj "relu" (wi, wo) or "gated-gelu" (wi_0, wi_1, wo), a final norm per stack.
 // BART: LayerNorms and biases everywhere, a learned position table (max_position_embeddings + 2
 // rows, BartLearnedPositionalEmbedding's offset) and layernorm_embedding per stack, no final norm.
-void read_sequence_to_sequence(const json& config, Reader& r, ModelSpec& s) {
+void read_sequence_to_sequence(Reader& r, ModelSpec& s) {
   const std::string type = s.architecture;
   if (type != "t5" && type != "bart") return;
-  (void)config;
   if (r.has("decoder_layers") || (type == "t5" && !r.has("encoder_layers"))) {
     // The configs' own keys: T5's num_layers + num_decoder_layers, BART's encoder_ + decoder_layers.
     s.encoder_layers = type == "t5" ? r.integer("num_layers", 0) : r.integer("encoder_layers", 0);
@@ -227,18 +226,13 @@ void read_sequence_to_sequence(const json& config, Reader& r, ModelSpec& s) {
     s.encoder_layers = r.integer("encoder_layers", 0);  // vramfit's own keys: num_hidden_layers is both stacks
   }
   if (type == "t5") {
-    s.kv_heads = s.attention_heads;
     s.relative_attention_buckets = r.integer("relative_attention_buckets", r.integer("relative_attention_num_buckets", 32));
     s.mlp = r.text("mlp_kind", r.text("feed_forward_proj", "relu").rfind("gated-", 0) == 0 ? "gated" : "plain") == "gated"
                 ? MlpKind::gated : MlpKind::plain;
     s.tied_embeddings = r.boolean("tie_word_embeddings", true);
     return;
   }
-  s.hidden_size = r.integer("hidden_size", r.integer("d_model", 0));
-  s.attention_heads = r.integer("num_attention_heads", r.integer("encoder_attention_heads", 0));
-  s.kv_heads = r.integer("num_key_value_heads", s.attention_heads);
-  s.head_dim = s.attention_heads > 0 ? r.integer("head_dim", s.hidden_size / s.attention_heads) : 0;
-  s.intermediate_size = r.integer("intermediate_size", r.integer("encoder_ffn_dim", 0));
+  // d_model, encoder_attention_heads and encoder_ffn_dim are read with the other families' keys.
   if (r.integer("decoder_ffn_dim", s.intermediate_size) != s.intermediate_size) {
     r.fail("decoder_ffn_dim", "different from encoder_ffn_dim is not counted yet");
   }
@@ -255,9 +249,8 @@ void read_sequence_to_sequence(const json& config, Reader& r, ModelSpec& s) {
 }
 
 // Mamba (MambaConfig, MambaMixer) and RWKV-4 (RwkvConfig, RwkvBlock): no attention heads.
-void read_recurrent(const json& config, Reader& r, ModelSpec& s) {
+void read_recurrent(Reader& r, ModelSpec& s) {
   const std::string type = s.architecture;
-  (void)config;
   if (type == "mamba") {
     s.mixer = Mixer::mamba;
     s.ssm_inner = r.integer("ssm_inner", r.integer("intermediate_size", sat_mul(r.integer("expand", 2), s.hidden_size)));
@@ -265,7 +258,7 @@ void read_recurrent(const json& config, Reader& r, ModelSpec& s) {
     s.ssm_state = r.integer("state_size", 16);
     s.ssm_conv_kernel = r.integer("conv_kernel", 4);
     // time_step_rank "auto": ceil(hidden_size / 16) (MambaConfig.__init__).
-    const bool automatic = config.contains("time_step_rank") && config.at("time_step_rank").is_string();
+    const bool automatic = r.config.contains("time_step_rank") && r.config.at("time_step_rank").is_string();
     s.ssm_dt_rank = automatic || !r.has("time_step_rank") ? (s.hidden_size + 15) / 16 : r.integer("time_step_rank", 0);
     s.ssm_conv_bias = r.boolean("use_conv_bias", true);
     s.ssm_proj_bias = r.boolean("use_bias", false);
@@ -388,7 +381,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   s.hidden_size = r.integer("hidden_size", r.integer("n_embd", r.integer("n_embed", r.integer("d_model", 0))));  // BloomConfig: n_embed
   // GPTNeoConfig and T5Config: num_layers, num_heads; T5: d_model, d_kv, d_ff.
   s.layers = r.integer("num_hidden_layers", r.integer("n_layer", r.integer("num_layers", 0)));
-  s.attention_heads = r.integer("num_attention_heads", r.integer("n_head", r.integer("num_heads", 0)));
+  s.attention_heads = r.integer("num_attention_heads", r.integer("n_head", r.integer("num_heads", r.integer("encoder_attention_heads", 0))));
   s.kv_heads = r.integer("num_key_value_heads", s.attention_heads);
   if (falcon) {
     // FalconConfig: multi_query -> 1 KV head; new_decoder_architecture -> num_kv_heads.
@@ -404,7 +397,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   s.head_dim = r.integer("head_dim", r.integer("d_kv", derived_head_dim));
   // n_inner null: 4 x n_embd (GPT2MLP, GPTJMLP); Falcon: 4 x hidden_size.
   const int64_t wide = falcon || gpt2_family || bloom || type == "gpt_neo" || type == "rwkv" ? 4 * s.hidden_size : 0;
-  s.intermediate_size = r.integer("intermediate_size", r.integer("ffn_hidden_size", r.integer("n_inner", r.integer("ffn_dim", r.integer("d_ff", wide)))));
+  s.intermediate_size = r.integer("intermediate_size", r.integer("ffn_hidden_size", r.integer("n_inner", r.integer("ffn_dim", r.integer("d_ff", r.integer("encoder_ffn_dim", wide))))));
   s.vocab_size = r.integer("vocab_size", 0);
   s.max_context_tokens = r.integer("max_position_embeddings", r.integer("n_positions", 0));
   read_rope_scaling(config, r, s, out);
@@ -514,8 +507,8 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
     if (r.integer("conv_kernel_size", 0) > 0) r.fail("conv_kernel_size", "DeBERTa's convolution layer is not counted yet");
   }
   if (type == "gpt_neo") read_gpt_neo(r, s);
-  read_sequence_to_sequence(config, r, s);
-  read_recurrent(config, r, s);
+  read_sequence_to_sequence(r, s);
+  read_recurrent(r, s);
   if (falcon) {
     // Parallel attention shares one input LayerNorm; the new architecture has ln_attn and ln_mlp.
     const bool new_arch = r.boolean("new_decoder_architecture", false);
