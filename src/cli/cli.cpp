@@ -35,6 +35,7 @@ struct InferOptions {
   std::string gguf_file, index_file;
   std::vector<std::string> safetensors_files;
   std::string request_file, config_file, model, weights, kv, gpu, overhead, units, engine, command;
+  std::string draft, draft_weights, draft_gguf, draft_config;  // speculative decoding's draft model
   std::vector<std::string> gpus;
   // engine "transformers": from_pretrained's and generate's arguments
   std::string device_map, attn_implementation, transformers_version, bnb_4bit_compute_dtype;
@@ -95,6 +96,12 @@ void add_infer_options(CLI::App& app, InferOptions& o) {
                                                                         "float32 (default), float16, bfloat16");
   app.add_option("--cmd", o.command, "An engine's command line, e.g. 'llama-server -m x.gguf -c 32768 -ngl 99' "
                                      "(its -m file is read like --gguf) or 'vllm serve Qwen/Qwen2.5-7B-Instruct -tp 2'");
+  auto* draft = app.add_option("--draft", o.draft, "Draft model preset for speculative decoding (llama.cpp -md, vLLM "
+                                                   "--speculative-config)");
+  app.add_option("--draft-config", o.draft_config, "The draft model's config.json")->check(CLI::ExistingFile)->excludes(draft);
+  app.add_option("--draft-gguf", o.draft_gguf, "The draft model's GGUF file (llama.cpp -md is read like this)")
+      ->check(CLI::ExistingFile)->excludes(draft);
+  app.add_option("--draft-weights", o.draft_weights, "The draft model's weight format (vramfit formats)");
   app.add_option("--gpus", o.gpus, "GPUs in device order for an engine, e.g. --gpus rtx-4090 rtx-3090");
   app.add_option("--host-ram-gib", o.host_ram_gib, "The host's RAM for an engine's CPU buffers (llama.cpp offload), GiB")
       ->check(CLI::Range(0.001, 1048576.0));
@@ -145,6 +152,41 @@ int64_t file_size_of(const std::string& path) {
   return in ? static_cast<int64_t>(in.tellg()) : -1;
 }
 
+// A GGUF file's header, read under the header-reading policy every front end follows
+// (io/header_reads.hpp), as the model it describes.
+Result<ModelFileRead> read_gguf_file(const std::string& path, const Catalog& catalog) {
+  std::vector<uint8_t> bytes;
+  int64_t size = file_size_of(path);
+  if (size < 0) return make_error("io", "", "cannot read " + path);
+  Result<GgufFile> gguf = make_error("", "", "");
+  for (int64_t length = next_header_read(ModelFileKind::gguf, size, 0, nullptr, false);;) {
+    if (!read_prefix(path, length, bytes, size)) return make_error("io", "", "cannot read " + path);
+    gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), base_name(path), size);
+    const bool runs_on = !gguf && gguf.error().id == "gguf.truncated";
+    length = next_header_read(ModelFileKind::gguf, size, length, bytes.data(), runs_on);
+    if (length == 0) break;
+  }
+  if (!gguf) return gguf.error();
+  return model_from_gguf(catalog.formats, *gguf, base_name(path));
+}
+
+// --draft-gguf (llama.cpp's -md): the draft model's weights from its file.
+bool read_draft_file(const InferOptions& o, const Catalog& catalog, Request& request, std::ostream& err) {
+  if (o.draft_gguf.empty()) return true;
+  auto read = read_gguf_file(o.draft_gguf, catalog);
+  auto draft = std::make_shared<Request>(request.draft ? *request.draft : Request{});
+  std::optional<Error> e = read ? apply_model_file(*draft, *read) : read.error();
+  if (!e && request.engine != Engine::llamacpp && request.engine != Engine::vllm) {
+    e = make_error("request.bad_value", "draft", "a draft model (speculative decoding) is for engine llama.cpp or vllm");
+  }
+  if (e) {
+    err << "error: --draft-gguf: " << e->message << "\n";
+    return false;
+  }
+  request.draft = draft;
+  return true;
+}
+
 // --gguf / --safetensors / --safetensors-index: read headers only, as the page does.
 bool read_model_files(const InferOptions& o, const Catalog& catalog, Request& request, std::ostream& err) {
   auto fail = [&](const char* option, const Error& e) {
@@ -163,21 +205,7 @@ bool read_model_files(const InferOptions& o, const Catalog& catalog, Request& re
   const char* option = "";
   if (!o.gguf_file.empty()) {
     option = "--gguf";
-    // The header-reading policy every front end follows (io/header_reads.hpp).
-    std::vector<uint8_t> bytes;
-    int64_t size = file_size_of(o.gguf_file);
-    if (size < 0) return fail(option, make_error("io", "", "cannot read " + o.gguf_file));
-    Result<GgufFile> gguf = make_error("", "", "");
-    for (int64_t length = next_header_read(ModelFileKind::gguf, size, 0, nullptr, false);;) {
-      if (!read_prefix(o.gguf_file, length, bytes, size)) return fail(option, make_error("io", "", "cannot read " + o.gguf_file));
-      gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), base_name(o.gguf_file), size);
-      const bool runs_on = !gguf && gguf.error().id == "gguf.truncated";
-      length = next_header_read(ModelFileKind::gguf, size, length, bytes.data(), runs_on);
-      if (length == 0) break;
-    }
-    if (!gguf) return fail(option, gguf.error());
-    read = model_from_gguf(catalog.formats, *gguf, base_name(o.gguf_file));
-  } else if (!o.safetensors_files.empty()) {
+    read = read_gguf_file(o.gguf_file, catalog);  } else if (!o.safetensors_files.empty()) {
     option = "--safetensors";
     std::vector<SafetensorsFile> shards;
     std::string names;
@@ -212,6 +240,8 @@ bool read_model_files(const InferOptions& o, const Catalog& catalog, Request& re
   if (auto e = apply_model_file(request, *read)) return fail(option, *e);
   return true;
 }
+
+bool draft_given(const InferOptions& o) { return !o.draft.empty() || !o.draft_config.empty() || !o.draft_gguf.empty(); }
 
 bool model_given(const InferOptions& o) {
   return !o.model.empty() || !o.config_file.empty() || !o.gguf_file.empty() || !o.safetensors_files.empty() || !o.index_file.empty();
@@ -299,6 +329,14 @@ bool build_request(const InferOptions& o, const EngineCommand* command, json& re
   if (o.input_length > 0) t["input_length"] = o.input_length;
   if (o.max_new_tokens > 0) t["max_new_tokens"] = o.max_new_tokens;
   if (t.empty()) request.erase("transformers");
+  if (!o.draft.empty()) request["draft"]["model"] = {{"preset", o.draft}};
+  if (!o.draft_config.empty()) {
+    std::string text;
+    json config = read_file(o.draft_config, text) ? parse_json(text) : json(json::value_t::discarded);
+    if (config.is_discarded()) { err << "error: --draft-config: " << o.draft_config << " is not valid JSON\n"; return false; }
+    request["draft"]["model"] = {{"config", config}, {"name", base_name(o.draft_config)}};
+  }
+  if (!o.draft_weights.empty()) request["draft"]["weights"]["format"] = o.draft_weights;
   if (o.host_ram_gib > 0) request["host"]["memory_bytes"] = static_cast<int64_t>(o.host_ram_gib * static_cast<double>(kGiB));
   if (command) {
     const std::string engine = command->request["engine"].get<std::string>();
@@ -530,6 +568,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (!read) { err << "error: " << read.error().message << "\n"; return 2; }
     command = std::move(read).value();
     if (!command->model_file.empty() && infer.gguf_file.empty()) infer.gguf_file = command->model_file;  // -m: read like --gguf
+    if (!command->draft_file.empty() && !draft_given(infer)) infer.draft_gguf = command->draft_file;  // -md: like --draft-gguf
     if (!command->model.empty() && !model_given(infer)) {
       if (!resolve_vllm_model(command->model, catalog, infer, err)) return 2;
     }
@@ -538,6 +577,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   auto request = request_from_json(request_json);
   if (!request) { err << "error: " << request.error().message << "\n"; return 2; }
   if (!read_model_files(infer, catalog, request.value(), err)) return 2;
+  if (!read_draft_file(infer, catalog, request.value(), err)) return 2;
   auto report = estimate(*request, catalog);
   if (!report) { err << "error: " << report.error().message << "\n"; return 2; }
   if (infer.as_json) out << report_to_json(*report).dump(2) << "\n";

@@ -94,20 +94,32 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
   const LlamaCppSettings& l = r.request.llamacpp;
   out << "vramfit: " << r.model_name << " on llama.cpp, " << r.request.weight_format << ", -c " << with_thousands(m.n_ctx)
       << " cells (-np " << l.parallel << "), -ub " << m.ubatch_tokens << ", K " << l.cache_type_k << " / V "
-      << l.cache_type_v << ", flash attention " << (m.flash_attention ? "on" : "off") << "\n\n";
-  out << "  " << pad("device", 26) << pad_left("layers", 8) << pad_left("model", 12) << pad_left("KV", 12)
-      << pad_left("compute", 12) << pad_left("needed", 12) << pad_left("usable", 12) << "\n";
+      << l.cache_type_v << ", flash attention " << (m.flash_attention ? "on" : "off") << "\n";
+  // With a draft model (-md) its buffers, all together, have a column of their own.
+  const LlamaCppMemory& d = r.engine->llamacpp_draft;
+  const bool draft = !r.engine->draft_name.empty();
+  if (draft) {
+    out << "  draft (-md): " << r.engine->draft_name << ", " << r.request.draft->weight_format << ", "
+        << with_thousands(r.engine->draft_parameters) << " parameters; -ngld "
+        << (l.gpu_layers_draft < 0 ? std::string("all") : std::to_string(l.gpu_layers_draft)) << ", K " << l.cache_type_k_draft
+        << " / V " << l.cache_type_v_draft << ", " << with_thousands(d.n_ctx) << " cells\n";
+  }
+  out << "\n  " << pad("device", 26) << pad_left("layers", 8) << pad_left("model", 12) << pad_left("KV", 12)
+      << pad_left("compute", 12) << (draft ? pad_left("draft", 12) : std::string()) << pad_left("needed", 12)
+      << pad_left("usable", 12) << "\n";
   for (size_t g = 0; g < m.gpus.size(); ++g) {
     const LlamaCppBuffers& b = m.gpus[g];
     out << "  " << pad(b.device + " " + r.engine->devices[g].name, 26)
         << pad_left(std::to_string(b.layers) + (b.output_layer ? "+out" : ""), 8) << pad_left(format_bytes(b.model, u), 12)
         << pad_left(format_bytes(b.kv, u), 12) << pad_left(format_bytes(b.compute, u), 12)
+        << (draft ? pad_left(format_bytes(d.gpus[g].total(), u), 12) : std::string())
         << pad_left(format_bytes(f.gpu_need[g], u), 12) << pad_left(format_bytes(f.gpu_capacity[g], u), 12)
         << (f.gpu_need[g] <= f.gpu_capacity[g] ? "  fits" : "  DOES NOT FIT") << "\n";
   }
   out << "  " << pad("host (CPU)", 26) << pad_left(std::to_string(m.host.layers) + (m.host.output_layer ? "+out" : ""), 8)
       << pad_left(format_bytes(m.host.model, u), 12) << pad_left(format_bytes(m.host.kv, u), 12)
-      << pad_left(format_bytes(m.host.compute + m.host.output, u), 12) << pad_left(format_bytes(f.host_need, u), 12)
+      << pad_left(format_bytes(m.host.compute + m.host.output, u), 12)
+      << (draft ? pad_left(format_bytes(d.host.total(), u), 12) : std::string()) << pad_left(format_bytes(f.host_need, u), 12)
       << (r.request.host_memory_bytes > 0 ? pad_left(format_bytes(r.request.host_memory_bytes, u), 12) +
                                                 (f.host_need <= r.request.host_memory_bytes ? "  fits" : "  DOES NOT FIT")
                                           : std::string("  (host RAM not given: --host-ram-gib)"))
@@ -117,6 +129,10 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
       << "% margin\n\n";
   out << "  what llama.cpp will print:\n";
   for (const std::string& line : llamacpp_log_lines(m)) out << "    " << line << "\n";
+  if (draft) {
+    out << "  and for the draft model:\n";
+    for (const std::string& line : llamacpp_log_lines(d)) out << "    " << line << "\n";
+  }
   out << "\n" << (f.fits ? "FITS" : "DOES NOT FIT") << " on " << m.gpus.size() << (m.gpus.size() == 1 ? " GPU" : " GPUs") << "\n";
   out << "  most GPU layers that fit (-ngl): " << f.max_gpu_layers << " of " << m.layer_slots << "\n";
   out << "  longest context that fits (-c): "

@@ -234,13 +234,39 @@ LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, c
   return r;
 }
 
+LlamaCppSettings llamacpp_draft_settings(const LlamaCppSettings& target, int64_t target_n_ctx) {
+  LlamaCppSettings d = target;
+  d.ctx_size = target_n_ctx;
+  d.n_gpu_layers = target.gpu_layers_draft;
+  d.cache_type_k = target.cache_type_k_draft;
+  d.cache_type_v = target.cache_type_v_draft;
+  // The target's tensor overrides (--n-cpu-moe, --cpu-moe) give way to the draft's own (-otd, not read).
+  d.n_cpu_moe = 0;
+  d.cpu_moe = false;
+  return d;
+}
+
+LlamaCppMemory llamacpp_draft_memory(const FormatTables& tables, const LlamaCppDraft& draft, const LlamaCppSettings& s,
+                                     const LlamaCppMemory& target, const std::vector<int64_t>& gpu_free_bytes) {
+  std::vector<int64_t> free_now = gpu_free_bytes;
+  for (size_t g = 0; g < free_now.size() && g < target.gpus.size(); ++g) {
+    free_now[g] = std::max<int64_t>(free_now[g] - target.gpus[g].total(), 0);
+  }
+  return llamacpp_memory(tables, *draft.model, *draft.weights, llamacpp_draft_settings(s, target.n_ctx), free_now);
+}
+
 LlamaCppFit llamacpp_fit(const FormatTables& tables, const ModelSpec& m, const LlamaCppWeights& w, const LlamaCppSettings& s,
-                         const std::vector<int64_t>& capacity, int64_t host_capacity, int64_t runtime_bytes, double margin) {
+                         const std::vector<int64_t>& capacity, int64_t host_capacity, int64_t runtime_bytes, double margin,
+                         const LlamaCppDraft& draft) {
   auto with_margin = [margin](int64_t bytes) { return sat_add(bytes, std::llround(static_cast<double>(bytes) * margin)); };
   auto fits = [&](const LlamaCppMemory& r, LlamaCppFit* out) {
-    bool all = host_capacity <= 0 || r.host.total() <= host_capacity;
+    LlamaCppMemory d;  // the draft's buffers beside the target's (none without a draft)
+    if (draft.model) d = llamacpp_draft_memory(tables, draft, s, r, capacity);
+    bool all = host_capacity <= 0 || sat_add(r.host.total(), d.host.total()) <= host_capacity;
+    if (out) out->host_need = sat_add(r.host.total(), d.host.total());
     for (size_t g = 0; g < r.gpus.size(); ++g) {
-      const int64_t need = with_margin(sat_add(r.gpus[g].total(), runtime_bytes));
+      const int64_t draft_bytes = g < d.gpus.size() ? d.gpus[g].total() : 0;
+      const int64_t need = with_margin(sat_add(sat_add(r.gpus[g].total(), draft_bytes), runtime_bytes));
       all = all && need <= capacity[g];
       if (out) out->gpu_need.push_back(need);
     }
@@ -249,7 +275,6 @@ LlamaCppFit llamacpp_fit(const FormatTables& tables, const ModelSpec& m, const L
   LlamaCppFit f;
   f.gpu_capacity = capacity;
   const LlamaCppMemory now = llamacpp_memory(tables, m, w, s, capacity);
-  f.host_need = now.host.total();
   f.fits = fits(now, &f);
   // -ngl: more GPU layers only add to the GPUs, so the most that fit is the first from the top.
   for (int64_t ngl = m.layers + 1; ngl >= 0; --ngl) {

@@ -33,6 +33,10 @@ struct LlamaCppSettings {
   bool cpu_moe = false;        // --cpu-moe: the experts of every layer stay on the CPU
   bool no_kv_offload = false;  // -nkvo / --no-kv-offload: the KV cache in host memory
   bool swa_full = false;       // --swa-full: sliding-window layers keep the whole context
+  // The draft model of speculative decoding (-md, Request::draft): its flags.
+  int64_t gpu_layers_draft = -1;          // -ngld / --gpu-layers-draft: -1 = all
+  std::string cache_type_k_draft = "f16";  // -ctkd / --cache-type-k-draft
+  std::string cache_type_v_draft = "f16";  // -ctvd / --cache-type-v-draft
 };
 
 // The KV cache types llama.cpp accepts (common/arg.cpp, kv_cache_types).
@@ -81,6 +85,20 @@ LlamaCppWeights llamacpp_weights(const FormatTables& tables, const ModelSpec& mo
 LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& model, const LlamaCppWeights& weights,
                                const LlamaCppSettings& settings, const std::vector<int64_t>& gpu_free_bytes);
 
+// Speculative decoding with a draft model (-md). llama.cpp loads the draft after the target
+// and gives it one context of its own: common/speculative.cpp common_base_params_to_speculative
+// copies the target's settings with -ngld and -ctkd/-ctvd, and common_speculative_init_result
+// sets the draft context's n_ctx to the target context's (its -np sequences kept). So the
+// draft's buffers are a model's buffers under those settings; its default layer split follows
+// the memory still free on each GPU once the target is loaded (ggml_backend_dev_memory).
+struct LlamaCppDraft {
+  const ModelSpec* model = nullptr;         // nullptr: no draft model
+  const LlamaCppWeights* weights = nullptr;
+};
+LlamaCppSettings llamacpp_draft_settings(const LlamaCppSettings& target_settings, int64_t target_n_ctx);
+LlamaCppMemory llamacpp_draft_memory(const FormatTables& tables, const LlamaCppDraft& draft, const LlamaCppSettings& settings,
+                                     const LlamaCppMemory& target, const std::vector<int64_t>& gpu_free_bytes);
+
 // Whether it fits: each GPU needs its buffers plus the runtime llama.cpp does not print (CUDA
 // context, cuBLAS workspace: runtime_bytes, an assumption) and the safety margin; the host
 // needs its buffers (mapped model pages are counted: they are read on every token).
@@ -92,9 +110,10 @@ struct LlamaCppFit {
   int64_t max_gpu_layers = 0;        // the most -ngl (0 .. layers + 1) that fits every GPU
   int64_t max_ctx_size = 0;          // the longest -c (a multiple of 256) that fits; 0: not even 256
 };
+// With a draft model, every GPU and the host also hold the draft's buffers, at every -ngl and -c tried.
 LlamaCppFit llamacpp_fit(const FormatTables& tables, const ModelSpec& model, const LlamaCppWeights& weights,
                          const LlamaCppSettings& settings, const std::vector<int64_t>& gpu_capacity,
-                         int64_t host_capacity, int64_t runtime_bytes, double margin_fraction);
+                         int64_t host_capacity, int64_t runtime_bytes, double margin_fraction, const LlamaCppDraft& draft = {});
 
 // An upper bound on decode speed for one sequence: a token reads every weight it uses once
 // (MoE: experts_per_token of each layer's experts; the input embedding: one row) and the KV

@@ -2,6 +2,7 @@
 // the JS API's argument, the URL hash and the app's state (JSON in src/io/request_json).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,12 @@ struct Request {
   bool compare_gpus = false;           // also answer for every catalog GPU
 
   DisplayUnits units = DisplayUnits::gb;
+
+  // Speculative decoding: a second, smaller model that drafts tokens the engine verifies
+  // (llama.cpp's -md, vLLM's --speculative-config model). Only its model and weights fields
+  // are read (a preset, a config or a file, in its own format); the engine's settings hold the
+  // draft's flags (llama.cpp: -ngld, -ctkd, -ctvd). In JSON: "draft": {"model": ..., "weights": ...}.
+  std::shared_ptr<const Request> draft;
 };
 
 }  // namespace vramfit

@@ -78,6 +78,9 @@ const EngineFlags& llamacpp_flags() {
           {{"-ncmoe", "--n-cpu-moe"}, "n-cpu-moe", Value::integer},
           {{"-nkvo", "--no-kv-offload"}, "no-kv-offload", Value::none},
           {{"--swa-full"}, "swa-full", Value::none},
+          {{"-ngld", "--gpu-layers-draft", "--n-gpu-layers-draft"}, "gpu-layers-draft", Value::integer},
+          {{"-ctkd", "--cache-type-k-draft"}, "cache-type-k-draft", Value::text},
+          {{"-ctvd", "--cache-type-v-draft"}, "cache-type-v-draft", Value::text},
       },
       {"--host", "--port", "-t", "--threads", "-tb", "--threads-batch", "--temp", "--top-k", "--top-p", "--min-p",
        "--repeat-penalty", "--repeat-last-n", "-n", "--n-predict", "-s", "--seed", "--log-file", "-a", "--alias",
@@ -85,7 +88,11 @@ const EngineFlags& llamacpp_flags() {
        "--timeout", "--numa", "-r", "--reverse-prompt", "--keep", "--reasoning-format", "--reasoning-budget",
        "-hf", "--hf-repo", "-hff", "--hf-file", "--path", "--slot-save-path", "--grammar", "--grammar-file", "-C",
        "--cpu-mask", "--prio", "--poll", "--media-path", "--lora-scaled", "--threads-http", "--cache-reuse",
-       "--rope-scaling", "--rope-scale", "--rope-freq-base", "--rope-freq-scale", "--yarn-orig-ctx", "--device", "-dev"},
+       "--rope-scaling", "--rope-scale", "--rope-freq-base", "--rope-freq-scale", "--yarn-orig-ctx", "--device", "-dev",
+       // speculative decoding: how many tokens to draft, and llama.cpp's older per-slot draft context
+       // (-cd; the 2026 draft context is the target's size whatever -cd says)
+       "--draft-max", "--draft", "--draft-n", "--draft-min", "--draft-n-min", "--draft-p-min", "-cd", "--ctx-size-draft",
+       "-devd", "--device-draft"},
       {"--jinja", "--no-jinja", "--verbose", "-v", "--metrics", "--no-webui", "--mlock", "--no-mmap", "--cont-batching", "-cb",
        "--no-cont-batching", "-nocb", "--props", "--slots", "--no-slots", "-i", "--interactive", "-cnv", "--conversation",
        "-no-cnv", "--no-conversation", "--color", "--no-warmup", "--embedding", "--embeddings", "--log-disable", "--simple-io",
@@ -199,6 +206,7 @@ int engine_flag_values(const std::string& engine, const std::string& word) {
   if (!flags) return -1;
   const std::string flag = word.rfind("--", 0) == 0 ? word.substr(0, word.find('=')) : word;
   if (engine == "vllm" && (flag == "--dtype" || flag == "--quantization" || flag == "-q")) return flag != word ? 0 : 1;
+  if (engine == "llama.cpp" && (flag == "-md" || flag == "--model-draft")) return flag != word ? 0 : 1;
   const Flag* f = find_flag(*flags, word);
   if (!f) return -1;
   if (flag != word) return 0;  // --name=value carries its value
@@ -262,6 +270,10 @@ Result<EngineCommand> read_engine_words(const std::vector<std::string>& words, c
       if (!next_value(command.model_file)) return fail("needs a file");
       continue;
     }
+    if (engine == "llama.cpp" && (flag == "-md" || flag == "--model-draft")) {
+      if (!next_value(command.draft_file)) return fail("needs a file");
+      continue;
+    }
     if (engine == "vllm" && flag == "--model") {
       if (!next_value(command.model)) return fail("needs a model");
       continue;
@@ -283,7 +295,7 @@ Result<EngineCommand> read_engine_words(const std::vector<std::string>& words, c
         case Value::integer: {
           if (!next_value(value)) return fail("needs a number");
           int64_t n = 0;
-          if (std::string(known->key) == "n-gpu-layers" && (value == "auto" || value == "all")) n = -1;
+          if (std::string(known->key).find("gpu-layers") != std::string::npos && (value == "auto" || value == "all")) n = -1;
           else if (engine == "vllm" ? !parse_token_count(value, n) : !parse_integer(value, n)) {
             return fail("'" + value + "' is not a whole number");
           }

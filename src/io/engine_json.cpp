@@ -19,7 +19,8 @@ std::optional<Error> llamacpp_settings_from_json(const json& j, LlamaCppSettings
   if (!j.is_object()) return make_error("request.wrong_type", "llama.cpp", "llama.cpp: must be an object");
   Fields f{j, "llama.cpp.", std::nullopt};
   f.only({"ctx-size", "batch-size", "ubatch-size", "parallel", "cache-type-k", "cache-type-v", "flash-attn", "n-gpu-layers",
-          "split-mode", "tensor-split", "main-gpu", "cpu-moe", "n-cpu-moe", "no-kv-offload", "swa-full"});
+          "split-mode", "tensor-split", "main-gpu", "cpu-moe", "n-cpu-moe", "no-kv-offload", "swa-full", "gpu-layers-draft",
+          "cache-type-k-draft", "cache-type-v-draft"});
   l.ctx_size = f.integer("ctx-size", l.ctx_size, 0, kMaxContextTokens);
   l.batch_size = f.integer("batch-size", l.batch_size, 1, int64_t(1) << 20);
   l.ubatch_size = f.integer("ubatch-size", l.ubatch_size, 1, int64_t(1) << 20);
@@ -30,7 +31,9 @@ std::optional<Error> llamacpp_settings_from_json(const json& j, LlamaCppSettings
   l.cpu_moe = f.boolean("cpu-moe", l.cpu_moe);
   l.no_kv_offload = f.boolean("no-kv-offload", l.no_kv_offload);
   l.swa_full = f.boolean("swa-full", l.swa_full);
-  for (auto [key, type] : {std::pair<const char*, std::string*>{"cache-type-k", &l.cache_type_k}, {"cache-type-v", &l.cache_type_v}}) {
+  l.gpu_layers_draft = f.integer("gpu-layers-draft", l.gpu_layers_draft, -1, 100000);
+  for (auto [key, type] : {std::pair<const char*, std::string*>{"cache-type-k", &l.cache_type_k}, {"cache-type-v", &l.cache_type_v},
+                           {"cache-type-k-draft", &l.cache_type_k_draft}, {"cache-type-v-draft", &l.cache_type_v_draft}}) {
     *type = f.text(key, *type);
     if (!f.error && !is_llamacpp_cache_type(*type)) {
       f.fail("request.bad_value", f.name(key), "'" + *type + "' is not one of llama.cpp's cache types (f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1)");
@@ -70,7 +73,9 @@ json llamacpp_settings_to_json(const LlamaCppSettings& l) {
             {"cache-type-k", l.cache_type_k}, {"cache-type-v", l.cache_type_v},
             {"flash-attn", fa[static_cast<int>(l.flash_attn)]}, {"n-gpu-layers", l.n_gpu_layers},
             {"split-mode", split[static_cast<int>(l.split_mode)]}, {"main-gpu", l.main_gpu}, {"cpu-moe", l.cpu_moe},
-            {"n-cpu-moe", l.n_cpu_moe}, {"no-kv-offload", l.no_kv_offload}, {"swa-full", l.swa_full}};
+            {"n-cpu-moe", l.n_cpu_moe}, {"no-kv-offload", l.no_kv_offload}, {"swa-full", l.swa_full},
+            {"gpu-layers-draft", l.gpu_layers_draft}, {"cache-type-k-draft", l.cache_type_k_draft},
+            {"cache-type-v-draft", l.cache_type_v_draft}};
   if (!l.tensor_split.empty()) j["tensor-split"] = l.tensor_split;
   return j;
 }
@@ -203,10 +208,36 @@ json transformers_settings_to_json(const TransformersSettings& t) {
 
 }  // namespace
 
+// "draft": {"model": ..., "weights": ...}: the draft model of speculative decoding, read as
+// the request's own model and weights are (a preset, a config, a file's stored weights).
+std::optional<Error> draft_from_json(const json& j, std::shared_ptr<const Request>& out) {
+  if (!j.is_object()) return make_error("request.wrong_type", "draft", "draft: must be an object");
+  Fields f{j, "draft.", std::nullopt};
+  f.only({"model", "weights"});
+  if (!f.error && !f.has("model")) f.fail("request.bad_value", "draft.model", "give the draft's model: a preset or a config");
+  if (f.error) return f.error;
+  json fields = {{"model", j.at("model")}};
+  if (f.has("weights")) fields["weights"] = j.at("weights");
+  auto draft = request_from_json(fields);
+  if (!draft) {
+    Error e = draft.error();
+    e.field = "draft." + e.field;
+    e.message = "draft." + e.message;
+    return e;
+  }
+  out = std::make_shared<const Request>(std::move(draft).value());
+  return std::nullopt;
+}
+
+json draft_to_json(const Request& draft) {
+  const json j = request_to_json(draft);
+  return {{"model", j.at("model")}, {"weights", j.at("weights")}};
+}
+
 void enable_engine_json() {
   set_engine_json({llamacpp_settings_from_json, llamacpp_settings_to_json, llamacpp_weights_from_json, llamacpp_weights_to_json,
                    vllm_settings_from_json, vllm_settings_to_json, transformers_settings_from_json,
-                   transformers_settings_to_json});
+                   transformers_settings_to_json, draft_from_json, draft_to_json});
 }
 
 }  // namespace vramfit

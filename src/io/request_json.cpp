@@ -164,7 +164,7 @@ Result<Request> request_from_json(const json& root) {
   Request r;
   Fields top{root, "", std::nullopt};
   top.only({"v", "mode", "model", "network", "training", "weights", "kv_cache", "context_tokens", "concurrent_sequences", "overhead",
-            "engine", "llama.cpp", "vllm", "transformers", "host", "gpu", "gpus", "gpu_count", "compare_gpus", "units"});
+            "engine", "llama.cpp", "vllm", "transformers", "draft", "host", "gpu", "gpus", "gpu_count", "compare_gpus", "units"});
   r.version = static_cast<int>(top.integer("v", kRequestVersion, 1, 1000));
   if (!top.error && r.version != kRequestVersion) {
     top.fail("request.unsupported_version", "v", "version " + std::to_string(r.version) + " is not supported (this build reads 1)");
@@ -306,6 +306,15 @@ Result<Request> request_from_json(const json& root) {
   if (!top.error && r.engine != Engine::generic && r.mode == Mode::training) {
     top.fail("request.bad_value", "engine", "engines serve models: only for mode \"inference\"");
   }
+  if (const json* draft = top.sub("draft"); draft && !top.error) {
+    if (r.engine != Engine::llamacpp && r.engine != Engine::vllm) {
+      top.fail("request.bad_value", "draft", "a draft model (speculative decoding) is for engine \"llama.cpp\" or \"vllm\"");
+    } else if (!engine_json().read_draft) {
+      top.fail("request.engine_not_included", "draft", "is read by vramfit's CLI and JavaScript API (engines); this page does not include them yet");
+    } else if (auto e = engine_json().read_draft(*draft, r.draft)) {
+      return *e;
+    }
+  }
   if (top.error) return *top.error;
   if (const json* host = top.sub("host")) {
     Fields f{*host, "host.", std::nullopt};
@@ -394,6 +403,7 @@ json request_to_json(const Request& r) {
     if (r.engine == Engine::llamacpp && parts.write_llamacpp) j[name] = parts.write_llamacpp(r.llamacpp);
     if (r.engine == Engine::vllm && parts.write_vllm) j[name] = parts.write_vllm(r.vllm);
     if (r.engine == Engine::transformers && parts.write_transformers) j[name] = parts.write_transformers(r.transformers);
+    if (r.draft && parts.write_draft) j["draft"] = parts.write_draft(*r.draft);
   }
   if (r.mode == Mode::training) {
     const TrainingSettings& t = r.training;

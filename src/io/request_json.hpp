@@ -26,6 +26,8 @@ struct EngineJson {
   json (*write_vllm)(const VllmSettings&) = nullptr;
   std::optional<Error> (*read_transformers)(const json&, TransformersSettings&) = nullptr;
   json (*write_transformers)(const TransformersSettings&) = nullptr;
+  std::optional<Error> (*read_draft)(const json&, std::shared_ptr<const Request>&) = nullptr;  // "draft"
+  json (*write_draft)(const Request&) = nullptr;
 };
 const EngineJson& engine_json();
 void set_engine_json(const EngineJson& parts);

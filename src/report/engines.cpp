@@ -89,32 +89,87 @@ std::optional<Error> resolve_devices(const Request& request, const Catalog& cata
   return std::nullopt;
 }
 
+// The draft model of speculative decoding, estimated as a model of its own (its preset, config
+// or file, in its own weight format) with the engine's GPU; an error names the draft's field.
+Result<Report> estimate_draft(const Request& request, const Catalog& catalog) {
+  Request d = *request.draft;
+  d.mode = Mode::inference;
+  d.engine = Engine::generic;
+  d.draft.reset();
+  d.gpu_id = request.gpu_id;
+  d.gpu_capacity_bytes = request.gpu_capacity_bytes;
+  auto draft = estimate(d, catalog);
+  if (!draft) {
+    Error e = draft.error();
+    e.field = "draft." + e.field;
+    e.message = "draft." + e.message;
+    return e;
+  }
+  return draft;
+}
+
+// A model's weights where llama.cpp places them: a GGUF file's own bytes by layer, or a gguf-*
+// format's. `prefix` names the model in errors ("" for the model, "draft." for the draft).
+Result<LlamaCppWeights> llamacpp_placed_weights(const Request& request, const Catalog& catalog, const ModelSpec& model,
+                                                const std::string& prefix) {
+  const StoredWeights& stored = request.stored_weights;
+  if (request.has_stored_weights && (!stored.has_layers || stored.source != "gguf")) {
+    return make_error("request.bad_value", prefix + "weights.stored",
+                      prefix + "weights.stored: llama.cpp loads GGUF files; this model's weights come from " +
+                          (stored.source.empty() ? std::string("a file") : stored.source) +
+                          " without llama.cpp's layer placement");
+  }
+  if (request.has_stored_weights && static_cast<int64_t>(stored.by_layer.layer.size()) != model.layers) {
+    return make_error("request.bad_value", prefix + "weights.stored.by_layer",
+                      prefix + "weights.stored.by_layer: " + std::to_string(stored.by_layer.layer.size()) +
+                          " layers, but the model has " + std::to_string(model.layers));
+  }
+  if (request.has_stored_weights) return stored.by_layer;
+  const WeightFormat* format = catalog.formats.find_format(request.weight_format);
+  if (!format || format->id.rfind("gguf-", 0) != 0) {
+    return make_error("request.bad_value", prefix + "weights.format",
+                      prefix + "weights.format: llama.cpp loads GGUF files: choose a gguf-* format (got '" +
+                          request.weight_format + "')");
+  }
+  return llamacpp_weights(catalog.formats, model, *format);
+}
+
 // engine "llama.cpp": the GPUs in device order, llama.cpp's buffers on each and the host, and
 // what fits (core/llamacpp).
 std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& catalog, const WeightFormat* format,
                                        Report& report) {
-  const StoredWeights& stored = request.stored_weights;
-  if (request.has_stored_weights && (!stored.has_layers || stored.source != "gguf")) {
-    return make_error("request.bad_value", "weights.stored",
-                      "weights.stored: llama.cpp loads GGUF files; this model's weights come from " +
-                          (stored.source.empty() ? std::string("a file") : stored.source) +
-                          " without llama.cpp's layer placement");
-  }
-  if (request.has_stored_weights && static_cast<int64_t>(stored.by_layer.layer.size()) != report.prepared.model.layers) {
-    return make_error("request.bad_value", "weights.stored.by_layer",
-                      "weights.stored.by_layer: " + std::to_string(stored.by_layer.layer.size()) + " layers, but the model has " +
-                          std::to_string(report.prepared.model.layers));
-  }
-  if (!request.has_stored_weights && (!format || format->id.rfind("gguf-", 0) != 0)) {
-    return make_error("request.bad_value", "weights.format",
-                      "weights.format: llama.cpp loads GGUF files: choose a gguf-* format (got '" + request.weight_format + "')");
-  }
+  auto placed = llamacpp_placed_weights(request, catalog, report.prepared.model, "");
+  if (!placed) return placed.error();
+  const LlamaCppWeights& weights = *placed;
   const LlamaCppSettings& l = request.llamacpp;
-  if (l.flash_attn == LlamaFlashAttn::off && l.cache_type_v != "f16" && l.cache_type_v != "bf16" && l.cache_type_v != "f32") {
-    // llama_context::llama_context: "quantized V cache was requested, but this requires Flash Attention"
-    return make_error("request.bad_value", "llama.cpp.cache-type-v",
-                      "llama.cpp.cache-type-v: a quantized V cache needs flash attention (llama.cpp refuses -fa off with -ctv " +
-                          l.cache_type_v + ")");
+  for (const auto& [v_type, flag] : {std::pair<const std::string*, const char*>{&l.cache_type_v, "cache-type-v"},
+                                     {&l.cache_type_v_draft, "cache-type-v-draft"}}) {
+    if (l.flash_attn == LlamaFlashAttn::off && *v_type != "f16" && *v_type != "bf16" && *v_type != "f32") {
+      // llama_context::llama_context: "quantized V cache was requested, but this requires Flash Attention"
+      return make_error("request.bad_value", std::string("llama.cpp.") + flag,
+                        std::string("llama.cpp.") + flag + ": a quantized V cache needs flash attention (llama.cpp refuses -fa off with a " +
+                            *v_type + " V cache)");
+    }
+  }
+  std::optional<Report> draft;
+  std::optional<LlamaCppWeights> draft_weights;
+  if (request.draft) {
+    auto d = estimate_draft(request, catalog);
+    if (!d) return d.error();
+    draft = std::move(d).value();
+    auto dw = llamacpp_placed_weights(*request.draft, catalog, draft->prepared.model, "draft.");
+    if (!dw) return dw.error();
+    draft_weights = std::move(dw).value();
+    // common/speculative.cpp common_speculative_are_compatible: the vocabularies may differ by
+    // SPEC_VOCAB_MAX_SIZE_DIFFERENCE (128) tokens at most.
+    const int64_t difference = std::llabs(draft->prepared.model.vocab_size - report.prepared.model.vocab_size);
+    if (difference > 128) {
+      return make_error("request.bad_value", "draft.model",
+                        "draft.model: llama.cpp: draft model vocab must closely match target model to use speculation but target "
+                        "vocab size " + std::to_string(report.prepared.model.vocab_size) + " does not match draft vocab size " +
+                            std::to_string(draft->prepared.model.vocab_size) + " - difference " + std::to_string(difference) +
+                            ", max allowed 128");
+    }
   }
   auto engine = std::make_shared<EngineReport>();
   EngineReport& e = *engine;
@@ -127,13 +182,25 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
   }
   std::vector<int64_t> capacity;
   for (const Gpu& gpu : e.devices) capacity.push_back(gpu.usable_bytes());
-  const LlamaCppWeights weights =
-      request.has_stored_weights ? stored.by_layer : llamacpp_weights(catalog.formats, report.prepared.model, *format);
   e.llamacpp = llamacpp_memory(catalog.formats, report.prepared.model, weights, l, capacity);
+  LlamaCppDraft with_draft;
+  if (draft) {
+    with_draft = {&draft->prepared.model, &*draft_weights};
+    e.llamacpp_draft = llamacpp_draft_memory(catalog.formats, with_draft, l, e.llamacpp, capacity);
+    e.draft_name = draft->model_name;
+    e.draft_parameters = draft->prepared.weights.parameters;
+    e.draft_weight_bytes = draft->prepared.weights.bytes;
+    e.assumptions.push_back("draft model " + draft->model_name + ": one llama.cpp context of the target's " +
+                            std::to_string(e.llamacpp.n_ctx) + " cells for its -np " + std::to_string(l.parallel) +
+                            " sequence(s) (common_speculative_init_result, llama.cpp 2026 master; builds before it made one "
+                            "draft context per slot, of -cd cells); -ngld " +
+                            (l.gpu_layers_draft < 0 ? std::string("all") : std::to_string(l.gpu_layers_draft)) +
+                            ", -ctkd " + l.cache_type_k_draft + ", -ctvd " + l.cache_type_v_draft);
+  }
   e.llamacpp_decode = llamacpp_decode_bound(report.prepared.model, weights, e.llamacpp,
                                             per_device(e.devices, &Gpu::bandwidth_gbs), request.host_bandwidth_gbs);
   e.llamacpp_fit = llamacpp_fit(catalog.formats, report.prepared.model, weights, l, capacity, request.host_memory_bytes,
-                                request.settings.runtime_bytes, request.settings.margin_fraction);
+                                request.settings.runtime_bytes, request.settings.margin_fraction, with_draft);
   if (report.prepared.model.vision.kind != VisionKind::none) {
     report.breakdown.assumptions.push_back("llama.cpp: the vision tower and projector live in a separate mmproj GGUF "
                                            "(llama-server --mmproj); they are not in these buffers.");
@@ -159,12 +226,24 @@ json llamacpp_to_json(const Report& r) {
     json d = buffers(m.gpus[g]);
     d["gpu"] = {{"id", en.devices[g].id}, {"name", en.devices[g].name}};
     d["runtime_bytes"] = r.request.settings.runtime_bytes;
+    d["draft_bytes"] = g < en.llamacpp_draft.gpus.size() ? en.llamacpp_draft.gpus[g].total() : 0;
     d["need_bytes"] = f.gpu_need[g];
     d["capacity_bytes"] = f.gpu_capacity[g];
     d["fits"] = f.gpu_need[g] <= f.gpu_capacity[g];
     devices.push_back(d);
   }
+  json draft = nullptr;
+  if (!en.draft_name.empty()) {
+    const LlamaCppMemory& dm = en.llamacpp_draft;
+    json draft_gpus = json::array();
+    for (const LlamaCppBuffers& b : dm.gpus) draft_gpus.push_back(buffers(b));
+    draft = {{"name", en.draft_name},          {"parameters", en.draft_parameters}, {"weight_bytes", en.draft_weight_bytes},
+             {"n_ctx", dm.n_ctx},              {"offloaded_layers", dm.offloaded_layers}, {"layer_slots", dm.layer_slots},
+             {"flash_attention", dm.flash_attention}, {"gpus", draft_gpus}, {"host", buffers(dm.host)},
+             {"log_lines", llamacpp_log_lines(dm)}};
+  }
   return {{"name", "llama.cpp"},
+          {"draft", draft},
           {"n_ctx", m.n_ctx},
           {"swa_cells", m.swa_cells},
           {"ubatch_tokens", m.ubatch_tokens},

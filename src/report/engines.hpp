@@ -28,6 +28,11 @@ struct EngineReport {
   double transformers_decode_tokens_per_second = 0;   // transformers_decode_bound
   double transformers_prefill_tokens_per_second = 0;  // transformers_prefill_bound
   std::vector<std::string> assumptions;  // what the engine's estimate assumed
+  // Speculative decoding (Request::draft): the draft model, and for llama.cpp its own buffers.
+  std::string draft_name;              // empty: no draft model
+  int64_t draft_parameters = 0;
+  int64_t draft_weight_bytes = 0;
+  LlamaCppMemory llamacpp_draft;       // engine "llama.cpp" with -md (per device, beside `llamacpp`)
 };
 
 struct EngineParts {

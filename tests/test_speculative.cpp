@@ -1,0 +1,213 @@
+// Speculative decoding: a draft model beside the target (Request::draft), in each engine that
+// runs one, against the engine's own rules:
+//   llama.cpp  common/speculative.cpp common_base_params_to_speculative (the target's settings with
+//              -ngld, -ctkd, -ctvd), common_speculative_init_result (one draft context of the
+//              target's n_ctx), common_speculative_are_compatible (vocabularies within 128 tokens)
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "cli/cli.hpp"
+#include "core/llamacpp.hpp"
+#include "io/engine_command.hpp"
+#include "io/request_json.hpp"
+#include "report/engines.hpp"
+#include "report/estimate.hpp"
+#include "helpers.hpp"
+#include "support/model_file_writers.hpp"
+
+using namespace vramfit;
+using namespace vramfit::test;
+
+namespace {
+
+// Llama 3.1 70B (Q4_K_M) over two RTX 3090s with Llama 3.2 1B (Q8_0) drafting.
+json llamacpp_request() {
+  return {{"model", {{"preset", "llama-3.1-70b"}}},
+          {"weights", {{"format", "gguf-q4_k_m"}}},
+          {"engine", "llama.cpp"},
+          {"llama.cpp", {{"ctx-size", 16384}, {"parallel", 2}}},
+          {"draft", {{"model", {{"preset", "llama-3.2-1b"}}}, {"weights", {{"format", "gguf-q8_0"}}}}},
+          {"gpus", {"rtx-3090", "rtx-3090"}}};
+}
+
+Report estimated(const json& request) {
+  auto r = request_from_json(request);
+  if (!r) FAIL(r.error().message);
+  auto report = estimate(*r, builtin_catalog());
+  if (!report) FAIL(report.error().message);
+  return std::move(report).value();
+}
+
+std::string error_field(const json& request) {
+  auto r = request_from_json(request);
+  if (!r) return r.error().field;
+  auto report = estimate(*r, builtin_catalog());
+  return report ? std::string("(none)") : report.error().field;
+}
+
+}  // namespace
+
+TEST_CASE("llama.cpp's draft model: a model's buffers under -ngld, -ctkd/-ctvd at the target's n_ctx", "[llamacpp]") {
+  json request = llamacpp_request();
+  request["llama.cpp"]["gpu-layers-draft"] = 10;
+  request["llama.cpp"]["cache-type-k-draft"] = "q8_0";
+  const Report report = estimated(request);
+  const EngineReport& e = *report.engine;
+  CHECK(e.draft_name == "Llama 3.2 1B");
+  CHECK(e.draft_parameters == 1'235'814'400);
+
+  // The same buffers, computed as llama.cpp computes a model's: the draft's settings are the
+  // target's with the draft's flags, its context the target's padded n_ctx, and its default
+  // split the memory each GPU has left once the target is loaded.
+  const FormatTables& tables = builtin_catalog().formats;
+  const ModelSpec& draft = preset("llama-3.2-1b").spec;
+  LlamaCppSettings s = report.request.llamacpp;
+  const LlamaCppSettings d = llamacpp_draft_settings(s, e.llamacpp.n_ctx);
+  CHECK(d.ctx_size == 16384);
+  CHECK(d.n_gpu_layers == 10);
+  CHECK(d.cache_type_k == "q8_0");
+  CHECK(d.cache_type_v == "f16");
+  CHECK(d.parallel == 2);
+  std::vector<int64_t> free_after;
+  for (size_t g = 0; g < e.devices.size(); ++g) free_after.push_back(e.devices[g].usable_bytes() - e.llamacpp.gpus[g].total());
+  const LlamaCppMemory expected = llamacpp_memory(tables, draft, llamacpp_weights(tables, draft, format("gguf-q8_0")), d, free_after);
+  REQUIRE(e.llamacpp_draft.gpus.size() == 2);
+  for (size_t g = 0; g < 2; ++g) {
+    CHECK(e.llamacpp_draft.gpus[g].model == expected.gpus[g].model);
+    CHECK(e.llamacpp_draft.gpus[g].kv == expected.gpus[g].kv);
+    CHECK(e.llamacpp_draft.gpus[g].compute == expected.gpus[g].compute);
+  }
+  CHECK(e.llamacpp_draft.host.total() == expected.host.total());
+  // -ngld 10 of 17 slots: 7 layers (and token_embd) stay on the host.
+  CHECK(e.llamacpp_draft.offloaded_layers == 10);
+  CHECK(e.llamacpp_draft.host.layers == 7);
+  // KV: 16,384 cells x 16 layers, K q8_0 (8 heads x 64 = 512 values: 16 blocks of 34 B) and V f16
+  // (1,024 B); the host's 7 layers keep theirs on the host (their device).
+  CHECK(e.llamacpp_draft.host.kv + e.llamacpp_draft.gpus[0].kv + e.llamacpp_draft.gpus[1].kv == 16384LL * 16 * (16 * 34 + 1024));
+  // The draft context's output buffer: -np 2 rows of the draft's 128,256 logits.
+  CHECK(e.llamacpp_draft.host.output == 2LL * 128256 * 4);
+
+  // Each GPU's need holds target + draft + runtime, with the margin.
+  const double margin = report.request.settings.margin_fraction;
+  for (size_t g = 0; g < 2; ++g) {
+    const int64_t buffers = e.llamacpp.gpus[g].total() + e.llamacpp_draft.gpus[g].total() + report.request.settings.runtime_bytes;
+    CHECK(e.llamacpp_fit.gpu_need[g] == buffers + std::llround(static_cast<double>(buffers) * margin));
+  }
+  CHECK(e.llamacpp_fit.host_need == e.llamacpp.host.total() + e.llamacpp_draft.host.total());
+
+  // The report's JSON carries the draft's buffers and the lines llama.cpp prints for it.
+  const json out = report_to_json(report);
+  const json& draft_json = out.at("engine").at("draft");
+  CHECK(draft_json.at("name") == "Llama 3.2 1B");
+  CHECK(draft_json.at("n_ctx") == 16384);
+  CHECK(out.at("engine").at("gpus")[1].at("draft_bytes") == e.llamacpp_draft.gpus[1].total());
+  CHECK(draft_json.at("log_lines")[0] == "load_tensors: offloaded 10/17 layers to GPU");
+}
+
+TEST_CASE("llama.cpp's draft model takes its share in every -ngl and -c the fit tries", "[llamacpp]") {
+  json request = llamacpp_request();
+  request["gpus"] = {"rtx-4090"};
+  request["model"]["preset"] = "llama-3.1-8b";
+  request["weights"]["format"] = "gguf-q8_0";
+  request["llama.cpp"]["ctx-size"] = 131072;
+  json without = request;
+  without.erase("draft");
+  const Report alone = estimated(without);
+  const Report with_draft = estimated(request);
+  CHECK(with_draft.engine->llamacpp_fit.max_ctx_size < alone.engine->llamacpp_fit.max_ctx_size);
+  // At the longest context that fits with the draft, target + draft fit; 256 cells more do not.
+  request["llama.cpp"]["ctx-size"] = with_draft.engine->llamacpp_fit.max_ctx_size;
+  CHECK(estimated(request).engine->llamacpp_fit.fits);
+  request["llama.cpp"]["ctx-size"] = with_draft.engine->llamacpp_fit.max_ctx_size + 256;
+  CHECK_FALSE(estimated(request).engine->llamacpp_fit.fits);
+  CHECK(with_draft.engine->llamacpp_fit.max_gpu_layers <= alone.engine->llamacpp_fit.max_gpu_layers);
+}
+
+TEST_CASE("a draft model in a request: JSON both ways, errors naming the draft's field", "[llamacpp]") {
+  const json request = llamacpp_request();
+  auto r = request_from_json(request);
+  REQUIRE(r);
+  REQUIRE(r->draft);
+  CHECK(r->draft->model_preset == "llama-3.2-1b");
+  CHECK(r->draft->weight_format == "gguf-q8_0");
+  auto again = request_from_json(request_to_json(*r));
+  REQUIRE(again);
+  CHECK(request_to_json(*again) == request_to_json(*r));
+  CHECK(request_to_json(*r).at("draft").at("model").at("preset") == "llama-3.2-1b");
+
+  json bad = request;
+  bad["draft"]["model"]["preset"] = "no-such-model";
+  CHECK(error_field(bad) == "draft.model.preset");
+  bad = request;
+  bad["draft"]["weights"]["format"] = "awq-int4";  // llama.cpp loads GGUF files
+  CHECK(error_field(bad) == "draft.weights.format");
+  bad = request;
+  bad["draft"]["model"]["preset"] = "qwen2.5-0.5b";  // 151,936 tokens against Llama's 128,256
+  CHECK(error_field(bad) == "draft.model");
+  bad = request;
+  bad["draft"] = {{"weights", {{"format", "gguf-q8_0"}}}};
+  CHECK(error_field(bad) == "draft.model");
+  bad = request;
+  bad["draft"]["extra"] = 1;
+  CHECK(error_field(bad) == "draft.extra");
+  bad = request;
+  bad["engine"] = "transformers";
+  bad.erase("llama.cpp");
+  CHECK(error_field(bad) == "draft");
+  bad = request;
+  bad["llama.cpp"]["flash-attn"] = "off";
+  bad["llama.cpp"]["cache-type-v-draft"] = "q4_0";  // a quantized V cache needs flash attention, the draft's too
+  CHECK(error_field(bad) == "llama.cpp.cache-type-v-draft");
+  bad = request;
+  bad["llama.cpp"]["cache-type-k-draft"] = "q3_k";
+  CHECK(error_field(bad) == "llama.cpp.cache-type-k-draft");
+}
+
+TEST_CASE("llama-server's draft flags: -md, -ngld, -ctkd, -ctvd; --draft-max is set aside", "[llamacpp]") {
+  auto command = read_engine_command(
+      "llama-server -m Llama-3.3-70B-Q4_K_M.gguf -md Llama-3.2-1B-Q8_0.gguf -ngld all -ctkd q8_0 --cache-type-v-draft q8_0 "
+      "--draft-max 16 --draft-min 4 -c 32768");
+  REQUIRE(command);
+  CHECK(command->model_file == "Llama-3.3-70B-Q4_K_M.gguf");
+  CHECK(command->draft_file == "Llama-3.2-1B-Q8_0.gguf");
+  const json& l = command->request.at("llama.cpp");
+  CHECK(l.at("gpu-layers-draft") == -1);
+  CHECK(l.at("cache-type-k-draft") == "q8_0");
+  CHECK(l.at("cache-type-v-draft") == "q8_0");
+  CHECK(command->ignored == std::vector<std::string>{"--draft-max 16", "--draft-min 4"});
+  CHECK(engine_flag_values("llama.cpp", "-md") == 1);
+  CHECK(engine_flag_values("llama.cpp", "-ngld") == 1);
+}
+
+TEST_CASE("vramfit infer reads -md's GGUF file like --draft-gguf and prints the draft's lines", "[llamacpp][cli]") {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::temp_directory_path() / ("vramfit-draft-" + std::to_string(::getpid()));
+  fs::create_directories(folder);
+  const fs::path file = folder / "Llama-3.2-1B-Q8_0.gguf";
+  {
+    const auto bytes = write_gguf(builtin_catalog().formats, preset("llama-3.2-1b").spec, format("gguf-q8_0"), "llama");
+    std::ofstream out(file, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  std::ostringstream from_file, err;
+  const int status = run_cli({"infer", "-m", "llama-3.1-8b", "-w", "gguf-q4_k_m", "--cmd",
+                              "llama-server -c 8192 -md " + file.string() + " -ngld 99"},
+                             from_file, err);
+  INFO(err.str());
+  CHECK(status == 0);
+  CHECK(from_file.str().find("draft (-md): Llama-3.2-1B-Q8_0.gguf") != std::string::npos);
+  CHECK(from_file.str().find("and for the draft model:") != std::string::npos);
+  // The file's bytes and the preset in the same format place the same buffers.
+  std::ostringstream from_preset, err2;
+  CHECK(run_cli({"infer", "-m", "llama-3.1-8b", "-w", "gguf-q4_k_m", "--draft", "llama-3.2-1b", "--draft-weights", "gguf-q8_0",
+                 "--cmd", "llama-server -c 8192 -ngld 99"},
+                from_preset, err2) == 0);
+  auto lines_after = [](const std::string& text) { return text.substr(text.find("and for the draft model:")); };
+  CHECK(lines_after(from_file.str()) == lines_after(from_preset.str()));
+  std::ostringstream out3, err3;
+  CHECK(run_cli({"infer", "-m", "llama-3.1-8b", "--draft-gguf", file.string()}, out3, err3) == 2);
+  CHECK(err3.str().find("--draft-gguf: a draft model (speculative decoding) is for engine llama.cpp or vllm") != std::string::npos);
+  fs::remove_all(folder);
+}
