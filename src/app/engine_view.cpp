@@ -24,7 +24,7 @@ struct CommandBox {
   std::string text, status;
 };
 CommandBox g_command;
-std::string g_gpu_filter;
+std::string g_gpu_filter, g_draft_filter;
 
 // The long flag name and its meaning, on hovering the last item (the field's label): a "(?)"
 // marker after a flag's name would not fit beside the narrowest inputs panel.
@@ -69,6 +69,63 @@ bool version_field(const char* label, Settings& settings, bool (*parse)(const st
   return true;
 }
 
+// Speculative decoding's draft model (Request::draft): a preset in a weight format of its own
+// (llama.cpp: a GGUF format, as -md loads), or none.
+bool draw_draft_inputs(Request& request) {
+  const Catalog& catalog = builtin_catalog();
+  const Request* draft = request.draft.get();
+  const ModelPreset* current = draft && !draft->has_custom_model ? catalog.find_model(draft->model_preset) : nullptr;
+  const std::string preview = !draft ? "none" : current ? current->name : draft->custom_model_name;
+  bool changed = false;
+  FilteredCombo combo;
+  const bool gguf_only = request.engine == Engine::llamacpp;
+  if (combo.begin("Draft model", preview, g_draft_filter)) {
+    if (combo.item("none", "none", !draft)) {
+      request.draft.reset();
+      changed = true;
+    }
+    for (const ModelPreset& m : catalog.models) {
+      if (!combo.item(m.name, m.id, current == &m)) continue;
+      auto next = std::make_shared<Request>(draft ? *draft : Request{});
+      next->has_custom_model = false;
+      next->has_stored_weights = false;
+      next->model_preset = m.id;
+      if (gguf_only && next->weight_format.rfind("gguf-", 0) != 0) next->weight_format = "gguf-q8_0";
+      request.draft = next;
+      changed = true;
+    }
+    combo.end();
+  }
+  tip(gguf_only ? "-md / --model-draft: a small model of the same vocabulary drafts tokens the model verifies."
+                : "--speculative-config's model: a small model of the same vocabulary drafts tokens the model verifies.");
+  if (!request.draft || request.draft->has_stored_weights) return changed;
+  std::string format = request.draft->weight_format;
+  const WeightFormat* shown = catalog.formats.find_format(format);
+  if (ImGui::BeginCombo("Draft weights", shown ? shown->label.c_str() : format.c_str())) {
+    for (const WeightFormat& f : catalog.formats.formats) {
+      if (gguf_only != (f.id.rfind("gguf-", 0) == 0)) continue;
+      if (ImGui::Selectable(f.label.c_str(), f.id == format)) format = f.id;
+    }
+    ImGui::EndCombo();
+  }
+  if (format != request.draft->weight_format) {
+    auto next = std::make_shared<Request>(*request.draft);
+    next->weight_format = format;
+    request.draft = next;
+    changed = true;
+  }
+  if (gguf_only) {
+    LlamaCppSettings& l = request.llamacpp;
+    changed |= number_field("-ngld", l.gpu_layers_draft, -1, 1000, Steps::by_one);
+    tip("--gpu-layers-draft: the draft's layers on the GPUs; -1: all.");
+    changed |= cache_type_combo("-ctkd", l.cache_type_k_draft);
+    tip("--cache-type-k-draft: the draft's K cache type.");
+    changed |= cache_type_combo("-ctvd", l.cache_type_v_draft);
+    tip("--cache-type-v-draft: the draft's V cache type.");
+  }
+  return changed;
+}
+
 bool draw_llamacpp_inputs(Request& request) {
   LlamaCppSettings& l = request.llamacpp;
   bool changed = number_field("-c", l.ctx_size, 0, kMaxContextTokens, Steps::doubling);
@@ -97,6 +154,7 @@ bool draw_llamacpp_inputs(Request& request) {
   }
   changed |= ImGui::Checkbox("-nkvo", &l.no_kv_offload);
   tip("--no-kv-offload: the KV cache in host memory.");
+  changed |= draw_draft_inputs(request);
   return changed;
 }
 
@@ -268,7 +326,7 @@ struct Part {
   ImU32 colour;
 };
 const ImU32 kWeights = IM_COL32(86, 145, 222, 255), kKv = IM_COL32(96, 190, 120, 255), kWork = IM_COL32(170, 120, 220, 255),
-            kOther = IM_COL32(242, 171, 60, 255), kMore = IM_COL32(150, 150, 150, 255);
+            kOther = IM_COL32(242, 171, 60, 255), kMore = IM_COL32(150, 150, 150, 255), kDraft = IM_COL32(64, 180, 190, 255);
 const ImU32 kFits = IM_COL32(96, 190, 120, 255), kDoesNotFit = IM_COL32(235, 90, 80, 255);
 
 // One device (a GPU, a vLLM rank, the host): its parts against its capacity (0: not checked).
@@ -320,26 +378,40 @@ EngineAnswer llamacpp_answer(const Request& request, const EngineReport& e) {
               " and the host";
   a.facts.push_back("offloaded " + std::to_string(m.offloaded_layers) + "/" + std::to_string(m.layer_slots) + " layers to GPU; " +
                     with_thousands(m.n_ctx) + " KV cells; flash attention " + (m.flash_attention ? "on" : "off"));
+  // With a draft model (-md) its buffers are one part of each device's bar.
+  const LlamaCppMemory& d = e.llamacpp_draft;
+  const bool draft = !e.draft_name.empty();
+  if (draft) {
+    a.facts.push_back("draft model (-md): " + e.draft_name + ", " + request.draft->weight_format + "; offloaded " +
+                      std::to_string(d.offloaded_layers) + "/" + std::to_string(d.layer_slots) + " layers; " +
+                      with_thousands(d.n_ctx) + " KV cells");
+  }
   a.legend = {
       {"model", 0, kWeights}, {"KV", 0, kKv}, {"compute", 0, kWork}, {"output", 0, kMore}, {"CUDA context + margin", 0, kOther}};
+  if (draft) a.legend.push_back({"draft model", 0, kDraft});
   for (size_t g = 0; g < m.gpus.size(); ++g) {
     const LlamaCppBuffers& b = m.gpus[g];
-    const int64_t rest = std::max<int64_t>(0, f.gpu_need[g] - b.total());
+    const int64_t draft_bytes = draft ? d.gpus[g].total() : 0;
+    const int64_t rest = std::max<int64_t>(0, f.gpu_need[g] - b.total() - draft_bytes);
     a.devices.push_back({b.device + " " + e.devices[g].name + ", " + std::to_string(b.layers) + " layers",
                          {{"model", b.model, kWeights},
                           {"KV", b.kv, kKv},
                           {"compute", b.compute, kWork},
                           {"output", b.output, kMore},
+                          {"draft model", draft_bytes, kDraft},
                           {"CUDA context + margin", rest, kOther}},
                          f.gpu_capacity[g],
                          f.gpu_need[g] <= f.gpu_capacity[g]});
   }
   const LlamaCppBuffers& h = m.host;
-  a.devices.push_back(
-      {"host (CPU_Mapped, CPU KV, host compute)",
-       {{"model", h.model, kWeights}, {"KV", h.kv, kKv}, {"compute", h.compute, kWork}, {"output", h.output, kMore}},
-       request.host_memory_bytes,
-       request.host_memory_bytes <= 0 || f.host_need <= request.host_memory_bytes});
+  a.devices.push_back({"host (CPU_Mapped, CPU KV, host compute)",
+                       {{"model", h.model, kWeights},
+                        {"KV", h.kv, kKv},
+                        {"compute", h.compute, kWork},
+                        {"output", h.output, kMore},
+                        {"draft model", draft ? d.host.total() : 0, kDraft}},
+                       request.host_memory_bytes,
+                       request.host_memory_bytes <= 0 || f.host_need <= request.host_memory_bytes});
   a.limits.push_back("the most -ngl that fits: " + std::to_string(f.max_gpu_layers) +
                      "; the longest -c: " + with_thousands(f.max_ctx_size));
   if (e.llamacpp_decode.tokens_per_second_empty > 0) {
@@ -350,6 +422,10 @@ EngineAnswer llamacpp_answer(const Request& request, const EngineReport& e) {
   }
   a.printer = "llama.cpp";
   a.printed = llamacpp_log_lines(m);
+  if (draft) {
+    a.printed.push_back("and for the draft model:");
+    for (const std::string& line : llamacpp_log_lines(d)) a.printed.push_back(line);
+  }
   return a;
 }
 

@@ -60,6 +60,15 @@ inline const char* engine_name(Engine engine) {
 enum class Mode { inference, training };
 
 struct Request {
+  // Copied, moved and destroyed by one function each (src/core/request.cpp), not inline at every
+  // place a Request or a Report ends: the page's size budget.
+  Request();
+  Request(const Request&);
+  Request(Request&&) noexcept;
+  Request& operator=(const Request&);
+  Request& operator=(Request&&) noexcept;
+  ~Request();
+
   int version = kRequestVersion;
   Mode mode = Mode::inference;
 

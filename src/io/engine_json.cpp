@@ -210,7 +210,10 @@ json transformers_settings_to_json(const TransformersSettings& t) {
 
 // "draft": {"model": ..., "weights": ...}: the draft model of speculative decoding, read as
 // the request's own model and weights are (a preset, a config, a file's stored weights).
-std::optional<Error> draft_from_json(const json& j, std::shared_ptr<const Request>& out) {
+std::optional<Error> draft_from_json(const json& j, Request& request) {
+  if (request.engine != Engine::llamacpp && request.engine != Engine::vllm) {
+    return make_error("request.bad_value", "draft", "draft: a draft model (speculative decoding) is for engine \"llama.cpp\" or \"vllm\"");
+  }
   if (!j.is_object()) return make_error("request.wrong_type", "draft", "draft: must be an object");
   Fields f{j, "draft.", std::nullopt};
   f.only({"model", "weights"});
@@ -225,7 +228,7 @@ std::optional<Error> draft_from_json(const json& j, std::shared_ptr<const Reques
     e.message = "draft." + e.message;
     return e;
   }
-  out = std::make_shared<const Request>(std::move(draft).value());
+  request.draft = std::make_shared<const Request>(std::move(draft).value());
   return std::nullopt;
 }
 

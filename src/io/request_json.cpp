@@ -13,6 +13,8 @@ namespace {
 
 using request_fields::Fields;
 
+constexpr const char* kEnginesNotIncluded = "engines are read by vramfit's CLI and JavaScript API; this page does not include them yet";
+
 
 std::vector<std::string> string_list(const json& j) {
   std::vector<std::string> out;
@@ -66,8 +68,7 @@ std::optional<Error> stored_weights_from_json(const json& j, StoredWeights& w) {
   }
   if (const json* layers = f.sub("by_layer")) {
     if (!engine_json().read_layers) {
-      f.fail("request.engine_not_included", "weights.stored.by_layer",
-             "is read by vramfit's CLI and JavaScript API (engines); this page does not include them yet");
+      f.fail("request.engine_not_included", "weights.stored.by_layer", kEnginesNotIncluded);
       return f.error;
     }
     if (auto e = engine_json().read_layers(*layers, w.by_layer)) return e;
@@ -297,8 +298,7 @@ Result<Request> request_from_json(const json& root) {
     if (r.engine != e) {
       top.fail("request.bad_value", name, "is only for engine \"" + name + "\"");
     } else if (!engine_json().read_llamacpp) {
-      top.fail("request.engine_not_included", name,
-               "engines are read by vramfit's CLI and JavaScript API; this page does not include them yet");
+      top.fail("request.engine_not_included", name, kEnginesNotIncluded);
     } else if (auto error = read_settings(e, *settings)) {
       return *error;
     }
@@ -306,14 +306,9 @@ Result<Request> request_from_json(const json& root) {
   if (!top.error && r.engine != Engine::generic && r.mode == Mode::training) {
     top.fail("request.bad_value", "engine", "engines serve models: only for mode \"inference\"");
   }
-  if (const json* draft = top.sub("draft"); draft && !top.error) {
-    if (r.engine != Engine::llamacpp && r.engine != Engine::vllm) {
-      top.fail("request.bad_value", "draft", "a draft model (speculative decoding) is for engine \"llama.cpp\" or \"vllm\"");
-    } else if (!engine_json().read_draft) {
-      top.fail("request.engine_not_included", "draft", "is read by vramfit's CLI and JavaScript API (engines); this page does not include them yet");
-    } else if (auto e = engine_json().read_draft(*draft, r.draft)) {
-      return *e;
-    }
+  if (const json* draft = top.sub("draft")) {
+    if (!engine_json().read_draft) top.fail("request.engine_not_included", "draft", kEnginesNotIncluded);
+    else if (auto e = engine_json().read_draft(*draft, r)) return *e;
   }
   if (top.error) return *top.error;
   if (const json* host = top.sub("host")) {

@@ -26,7 +26,7 @@ struct EngineJson {
   json (*write_vllm)(const VllmSettings&) = nullptr;
   std::optional<Error> (*read_transformers)(const json&, TransformersSettings&) = nullptr;
   json (*write_transformers)(const TransformersSettings&) = nullptr;
-  std::optional<Error> (*read_draft)(const json&, std::shared_ptr<const Request>&) = nullptr;  // "draft"
+  std::optional<Error> (*read_draft)(const json&, Request&) = nullptr;  // "draft", into Request::draft
   json (*write_draft)(const Request&) = nullptr;
 };
 const EngineJson& engine_json();

@@ -25,6 +25,10 @@ Result<CommandRequest> command_request(const std::string& line, const Catalog& c
     r.model_file = command->model_file;
     r.notes.push_back(command->model_file + ": open the file itself to size its weights");
   }
+  if (!command->draft_file.empty()) {
+    r.draft_file = command->draft_file;
+    r.notes.push_back(command->draft_file + ": the draft model (-md); open its file, or pick its preset, to size it");
+  }
   for (const std::string& flag : command->ignored) r.notes.push_back(flag + " does not change memory: not read");
   return r;
 }
@@ -32,7 +36,7 @@ Result<CommandRequest> command_request(const std::string& line, const Catalog& c
 json command_request_json(const std::string& line, const Catalog& catalog) {
   auto r = command_request(line, catalog);
   if (!r) return {{"error", {{"id", r.error().id}, {"field", r.error().field}, {"message", r.error().message}}}};
-  return {{"fields", r->fields}, {"model_file", r->model_file}, {"notes", r->notes}};
+  return {{"fields", r->fields}, {"model_file", r->model_file}, {"draft_file", r->draft_file}, {"notes", r->notes}};
 }
 
 }  // namespace vramfit

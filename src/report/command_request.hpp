@@ -17,12 +17,13 @@ namespace vramfit {
 struct CommandRequest {
   json fields;                     // {"engine": ..., "<engine>": {...}, "model"?: {"preset"}, "weights"?: {"format"}}
   std::string model_file;          // llama.cpp's -m: a file to open to size the weights
+  std::string draft_file;          // llama.cpp's -md: the draft model's file, to open likewise
   std::vector<std::string> notes;  // how the model was read; flags that do not change memory
 };
 
 Result<CommandRequest> command_request(const std::string& line, const Catalog& catalog);
 
-// {"fields": {...}, "model_file": "...", "notes": [...]} or {"error": {...}}: the JavaScript API's answer.
+// {"fields": {...}, "model_file": "...", "draft_file": "...", "notes": [...]} or {"error": {...}}: the JavaScript API's answer.
 json command_request_json(const std::string& line, const Catalog& catalog);
 
 }  // namespace vramfit

@@ -140,6 +140,51 @@ test("vLLM's LoRA slots: a link with --enable-lora shows them in 'Model loading 
   await opened.context.close();
 });
 
+test("phone: a draft model picked by touch for llama.cpp; its buffers in each bar and its own lines, as the CLI prints them", async () => {
+  const request = { v: 1, model: { preset: "llama-3.1-70b" }, weights: { format: "gguf-q4_k_m" }, engine: "llama.cpp",
+                    "llama.cpp": { "ctx-size": 16384 }, gpus: ["rtx-3090", "rtx-3090"] };
+  const opened = await open(browser, site.origin + "/engines.html#" + hashOf(request), SIZES.phone);
+  const { page, errors } = opened;
+  const height = SIZES.phone.viewport.height;
+  await settled(page);
+  // The inputs scroll as one column on a phone: a finger swipes until the draft's list is in view.
+  for (let i = 0; i < 12; i++) {
+    const w = await widget(page, "Draft model", { visible: false });
+    if (w.visible && w.cy < height * 0.6) break;
+    await swipe(page, 60, height * 0.7, 0, -height * 0.35);
+  }
+  await tapWidget(page, "Draft model");
+  await frames(page, 2);
+  await focusTextBox(page, "##filter", { tap: true });  // the list's search box, typed into
+  await typeText(page, "3.2 1B");
+  await frames(page, 3);
+  const item = await widget(page, "Llama 3.2 1B");
+  await page.touchscreen.tap(item.cx, item.cy);
+  const s = await waitForState(page, s => s.draft && s.draft.model.preset === "llama-3.2-1b", "the draft model in the link");
+  assert.equal(s.draft.weights.format, "gguf-q8_0", "a GGUF format for llama.cpp's -md");
+  await frames(page, 3);
+  await shot(page, "engines-phone-llamacpp-draft.png");
+  // What the CLI prints for the same draft, line by line, is what the page shows.
+  const cli = execFileSync(path.join(root, "build/native/vramfit"),
+                           ["infer", "--engine", "llama.cpp", "-m", "llama-3.1-70b", "-w", "gguf-q4_k_m", "--gpus", "rtx-3090", "rtx-3090",
+                            "-c", "16384", "--draft", "llama-3.2-1b", "--draft-weights", "gguf-q8_0"], { encoding: "utf8" });
+  const draftLines = cli.split("and for the draft model:")[1].split("\n\n")[0].split("\n").map(l => l.trim()).filter(Boolean);
+  assert.ok(draftLines.length >= 8, "the CLI prints the draft's buffers");
+  const all = (await readAll(page, true, height)).join(" ");
+  assert.match(all, /draft model \(-md\): Llama 3\.2 1B, gguf-q8_0; offloaded 17\/17 layers; 16,384 KV cells/);
+  // Copy Markdown (a finger brings the top bar back, then taps it) carries llama.cpp's lines for
+  // the draft exactly as the CLI prints them.
+  const onScreen = label => page.evaluate(l => window.vramfitLayout().some(w => w.label === l && w.visible), label);
+  for (let i = 0; i < 16 && !(await onScreen("Copy Markdown")); i++) await swipe(page, 60, height * 0.25, 0, height * 0.5);
+  await page.evaluate(() => { window.copied = []; window.vramfitCopied = text => window.copied.push(text); });
+  await tapWidget(page, "Copy Markdown");
+  const markdown = await page.evaluate(() => window.copied[window.copied.length - 1]);
+  const copiedLines = markdown.split("and for the draft model:")[1].split("\n").map(l => l.trim());
+  for (const line of draftLines) assert.ok(copiedLines.includes(line), `the page prints: ${line}`);
+  assert.deepEqual(errors, []);
+  await opened.context.close();
+});
+
 test("tablet: Transformers by touch, a typed max_new_tokens, the peak per GPU as torch prints it", async () => {
   const { context, page, errors } = await open(browser, site.origin + "/", SIZES.tablet);
   await pickEngine(page, true, "Transformers");

@@ -69,6 +69,26 @@ test("readModelFile() grows the slice over a long GGUF header and matches the CL
   assert.deepEqual(report.request.weights, native.request.weights);
 });
 
+test("a draft model (llama.cpp's -md): readCommand names its file; estimate() with its header's fields matches the CLI", async () => {
+  const command = vramfit.readCommand("llama-server -m tiny.gguf -md tiny-draft.gguf -ngld 99 -ctkd q8_0 -c 8192");
+  assert.equal(command.draft_file, "tiny-draft.gguf");
+  assert.equal(command.fields["llama.cpp"]["cache-type-k-draft"], "q8_0");
+  assert.ok(command.notes.some(n => n.startsWith("tiny-draft.gguf: the draft model (-md)")));
+  const bytes = Buffer.concat([ggufBytes({ tokens: 2000 }), Buffer.alloc(4096)]);
+  const read = await vramfit.readModelFile(new File([bytes], "tiny.gguf"));
+  assert.equal(read.error, undefined, JSON.stringify(read.error));
+  const report = vramfit.estimate({ ...read, ...command.fields, gpu: { id: "rtx-4090" },
+                                    draft: { model: read.model, weights: read.weights } });
+  assert.equal(report.error, undefined, JSON.stringify(report.error));
+  assert.equal(report.engine.draft.name, "tiny.gguf");
+  const tmp = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "vramfit-")), "tiny.gguf");
+  fs.writeFileSync(tmp, bytes);
+  const native = JSON.parse(cli("infer", "--json", "-g", "rtx-4090", "--cmd", `llama-server -m ${tmp} -md ${tmp} -ngld 99 -ctkd q8_0 -c 8192`));
+  assert.deepEqual(report.engine.draft, native.engine.draft, "the draft's buffers and lines, as the CLI's");
+  assert.equal(report.engine.gpus[0].need_bytes, native.engine.gpus[0].need_bytes);
+  assert.ok(report.engine.gpus[0].draft_bytes > 0);
+});
+
 test("readModelFile() reports bad files as errors", async () => {
   const garbage = await vramfit.readModelFile(new File([Buffer.from("not a gguf at all")], "x.gguf"));
   assert.equal(garbage.error.id, "gguf.bad_magic");
