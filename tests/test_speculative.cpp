@@ -3,6 +3,8 @@
 //   llama.cpp  common/speculative.cpp common_base_params_to_speculative (the target's settings with
 //              -ngld, -ctkd, -ctvd), common_speculative_init_result (one draft context of the
 //              target's n_ctx), common_speculative_are_compatible (vocabularies within 128 tokens)
+//   vLLM       vllm/v1/spec_decode/draft_model.py (the draft's weights and KV layers beside the
+//              model's), vllm/config/speculative.py (--speculative-config)
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -12,6 +14,7 @@
 #include "core/llamacpp.hpp"
 #include "io/engine_command.hpp"
 #include "io/request_json.hpp"
+#include "report/command_request.hpp"
 #include "report/engines.hpp"
 #include "report/estimate.hpp"
 #include "helpers.hpp"
@@ -210,4 +213,120 @@ TEST_CASE("vramfit infer reads -md's GGUF file like --draft-gguf and prints the 
   CHECK(run_cli({"infer", "-m", "llama-3.1-8b", "--draft-gguf", file.string()}, out3, err3) == 2);
   CHECK(err3.str().find("--draft-gguf: a draft model (speculative decoding) is for engine llama.cpp or vllm") != std::string::npos);
   fs::remove_all(folder);
+}
+
+// vLLM: vllm/v1/spec_decode/draft_model.py DraftModelProposer.load_model (the draft loads inside
+// the model's DeviceMemoryProfiler; its Attention layers join the forward context and the KV pool).
+namespace {
+
+json vllm_request() {
+  return {{"model", {{"preset", "llama-3.1-8b"}}},
+          {"weights", {{"format", "bf16"}}},
+          {"gpu", {{"id", "h100-80"}}},
+          {"engine", "vllm"},
+          {"vllm", {{"max-model-len", 32768}, {"speculative-config", {{"method", "draft_model"}, {"num_speculative_tokens", 5}}}}},
+          {"draft", {{"model", {{"preset", "llama-3.2-1b"}}}, {"weights", {{"format", "bf16"}}}}}};
+}
+
+}  // namespace
+
+TEST_CASE("vLLM's draft model: its shard in 'Model loading took', its layers' pages in every KV block", "[vllm]") {
+  json without = vllm_request();
+  without.erase("draft");
+  without["vllm"].erase("speculative-config");
+  for (int64_t tp : {1, 2}) {
+    json with = vllm_request();
+    with["vllm"]["tensor-parallel-size"] = tp;
+    without["vllm"]["tensor-parallel-size"] = tp;
+    with["gpu_count"] = tp;
+    without["gpu_count"] = tp;
+    const Report a = estimated(without), b = estimated(with);
+    const VllmRank& alone = a.engine->vllm.ranks.front();
+    const VllmRank& drafted = b.engine->vllm.ranks.front();
+    // Llama 3.2 1B in bf16, its tied embedding once: 1,235,814,400 x 2 B over the ranks (the 1-D
+    // norms on every rank), and its rotary cache: 131,072 positions x 64 x 2 B.
+    const ModelSpec& draft = preset("llama-3.2-1b").spec;
+    int64_t shard = 0;
+    for (const TensorShape& t : enumerate_tensors(draft)) {
+      const int64_t bytes = 2 * t.row_length * t.rows * t.copies;
+      shard += t.row_length == t.row_length * t.rows * t.copies ? bytes : bytes / tp;
+    }
+    CHECK(drafted.draft_weights == shard + 131072LL * 64 * 2);
+    CHECK(drafted.weights - alone.weights == drafted.draft_weights);
+    // 16 layers x 2 (K, V) x 16 tokens x its 8 KV heads over the ranks x 64 x 2 B.
+    CHECK(drafted.draft_page_bytes == 16LL * 2 * 16 * (8 / tp) * 64 * 2);
+    CHECK(drafted.blocks == drafted.kv_available / (drafted.kv_page_bytes * drafted.layers_per_group + drafted.draft_page_bytes));
+    CHECK(b.engine->vllm.kv_tokens < a.engine->vllm.kv_tokens);
+    CHECK(b.engine->draft_name == "Llama 3.2 1B");
+  }
+  const json out = report_to_json(estimated(vllm_request()));
+  CHECK(out.at("engine").at("draft").at("method") == "draft_model");
+  CHECK(out.at("engine").at("draft").at("num_speculative_tokens") == 5);
+  CHECK(out.at("engine").at("ranks")[0].at("draft_weights_bytes").get<int64_t>() > 0);
+}
+
+TEST_CASE("vLLM's --speculative-config: JSON both ways, the methods it models, errors naming the field", "[vllm]") {
+  auto r = request_from_json(vllm_request());
+  REQUIRE(r);
+  CHECK(r->vllm.speculative_method == VllmSpeculativeMethod::draft_model);
+  CHECK(r->vllm.num_speculative_tokens == 5);
+  auto again = request_from_json(request_to_json(*r));
+  REQUIRE(again);
+  CHECK(request_to_json(*again) == request_to_json(*r));
+
+  json ngram = vllm_request();
+  ngram.erase("draft");
+  ngram["vllm"]["speculative-config"]["method"] = "ngram";
+  CHECK(error_field(ngram) == "(none)");  // on the CPU: the same GPU memory as without it
+  json bad = vllm_request();
+  bad["vllm"]["speculative-config"]["method"] = "deepseek_mtp";
+  CHECK(error_field(bad) == "vllm.speculative-config.method");
+  bad["vllm"]["speculative-config"]["method"] = "lookahead";
+  CHECK(error_field(bad) == "vllm.speculative-config.method");
+  bad = vllm_request();
+  bad["vllm"].erase("speculative-config");
+  CHECK(error_field(bad) == "vllm.speculative-config");
+  bad = vllm_request();
+  bad["vllm"]["speculative-config"].erase("num_speculative_tokens");
+  CHECK(error_field(bad) == "vllm.speculative-config.num_speculative_tokens");
+  bad = vllm_request();
+  bad.erase("draft");
+  CHECK(error_field(bad) == "draft");
+  bad = vllm_request();
+  bad["vllm"]["speculative-config"]["method"] = "ngram";
+  CHECK(error_field(bad) == "draft");
+  bad = vllm_request();
+  bad["vllm"]["pipeline-parallel-size"] = 2;
+  bad["gpu_count"] = 2;
+  CHECK(error_field(bad) == "vllm.pipeline-parallel-size");
+}
+
+TEST_CASE("vllm serve --speculative-config: its model becomes the draft, read as a preset like the model", "[vllm][cli]") {
+  auto command = read_engine_command(
+      "vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config "
+      "'{\"model\": \"meta-llama/Llama-3.2-1B-Instruct\", \"num_speculative_tokens\": 5}'");
+  REQUIRE(command);
+  CHECK(command->draft_model == "meta-llama/Llama-3.2-1B-Instruct");
+  CHECK(command->request.at("vllm").at("speculative-config") == json{{"method", "draft_model"}, {"num_speculative_tokens", 5}});
+  auto eagle = read_engine_command("vllm serve x --speculative-config '{\"model\": \"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\", \"num_speculative_tokens\": 3}'");
+  REQUIRE(eagle);
+  CHECK(eagle->request.at("vllm").at("speculative-config").at("method") == "eagle3");  // vLLM detects it by name
+  auto unknown = read_engine_command("vllm serve x --speculative-config '{\"model\": \"y\", \"quantization\": \"fp8\"}'");
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().field == "command.--speculative-config");
+  CHECK(engine_flag_values("vllm", "--speculative-config") == 1);
+
+  const std::string line = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32768 --speculative-config "
+                           "'{\"model\": \"meta-llama/Llama-3.2-1B-Instruct\", \"num_speculative_tokens\": 5}'";
+  auto fields = command_request(line, builtin_catalog());
+  REQUIRE(fields);
+  CHECK(fields->fields.at("draft") == json{{"model", {{"preset", "llama-3.2-1b"}}}});
+  std::ostringstream pasted, err;
+  CHECK(run_cli({"infer", "-g", "h100-80", "--json", "--cmd", line}, pasted, err) == 0);
+  json request = vllm_request();
+  request["draft"]["model"]["preset"] = "llama-3.2-1b";
+  const json from_request = report_to_json(estimated(request));
+  const json from_command = json::parse(pasted.str());
+  CHECK(from_command.at("engine").at("kv_tokens") == from_request.at("engine").at("kv_tokens"));
+  CHECK(from_command.at("engine").at("draft") == from_request.at("engine").at("draft"));
 }

@@ -98,6 +98,15 @@ bool draw_draft_inputs(Request& request) {
   }
   tip(gguf_only ? "-md / --model-draft: a small model of the same vocabulary drafts tokens the model verifies."
                 : "--speculative-config's model: a small model of the same vocabulary drafts tokens the model verifies.");
+  if (!gguf_only && changed) {  // vLLM: the draft_model method comes and goes with the draft model
+    VllmSettings& v = request.vllm;
+    v.speculative_method = request.draft ? VllmSpeculativeMethod::draft_model : VllmSpeculativeMethod::none;
+    v.num_speculative_tokens = request.draft ? std::max<int64_t>(v.num_speculative_tokens, 5) : 0;
+  }
+  if (!gguf_only && request.draft) {
+    changed |= number_field("draft tokens", request.vllm.num_speculative_tokens, 1, 64, Steps::by_one);
+    tip("--speculative-config's num_speculative_tokens: tokens drafted per step.");
+  }
   if (!request.draft || request.draft->has_stored_weights) return changed;
   std::string format = request.draft->weight_format;
   const WeightFormat* shown = catalog.formats.find_format(format);
@@ -194,6 +203,7 @@ bool draw_vllm_inputs(Request& request) {
     changed |= number_field("--max-lora-rank", v.max_lora_rank, 1, 4096, Steps::doubling);
     tip("The largest adapter rank; every slot is this wide.");
   }
+  changed |= draw_draft_inputs(request);
   return changed;
 }
 
@@ -440,6 +450,11 @@ EngineAnswer vllm_answer(const Request& request, const EngineReport& e) {
   std::snprintf(text, sizeof text, "KV cache: %s tokens; %.2fx requests of %s tokens at once",
                 with_thousands(m.kv_tokens).c_str(), m.max_concurrency, with_thousands(m.max_model_len).c_str());
   a.facts.push_back(text);
+  if (!e.draft_name.empty()) {
+    a.facts.push_back("draft model (--speculative-config, " + std::to_string(request.vllm.num_speculative_tokens) + " tokens): " +
+                      e.draft_name + ", " + request.draft->weight_format + "; " +
+                      format_bytes(m.ranks.back().draft_weights, request.units) + " of each rank's weights");
+  }
   a.legend = {{"weights", 0, kWeights},
               {"KV pool", 0, kKv},
               {"activation", 0, kWork},

@@ -250,19 +250,21 @@ bool model_given(const InferOptions& o) {
 // vLLM's model argument: a GGUF file, a folder with a config.json, or a Hugging Face repository
 // id, read as the preset of that repository (an -Instruct or other suffix of it has the same
 // shapes). vramfit downloads nothing: any other id is an error that says what to give instead.
-bool resolve_vllm_model(const std::string& model, const Catalog& catalog, InferOptions& o, std::ostream& err) {
+// The draft of --speculative-config is read the same way, into the --draft* options.
+bool resolve_vllm_model(const std::string& model, const Catalog& catalog, std::string& gguf_file, std::string& config_file,
+                        std::string& preset, std::ostream& err) {
   auto lower = [](std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
   };
   const std::string wanted = lower(model);
   if (wanted.size() > 5 && wanted.compare(wanted.size() - 5, 5, ".gguf") == 0) {
-    o.gguf_file = model;
+    gguf_file = model;
     return true;
   }
   std::string text;
   if (read_file(model + "/config.json", text)) {
-    o.config_file = model + "/config.json";
+    config_file = model + "/config.json";
     return true;
   }
   const ModelPreset* best = catalog.find_model_by_repo(model);
@@ -272,7 +274,7 @@ bool resolve_vllm_model(const std::string& model, const Catalog& catalog, InferO
     return false;
   }
   if (lower(best->hf_repo) != wanted) err << "note: " << model << " is read as the preset " << best->id << " (" << best->hf_repo << "): the same shapes\n";
-  o.model = best->id;
+  preset = best->id;
   return true;
 }
 
@@ -569,8 +571,11 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     command = std::move(read).value();
     if (!command->model_file.empty() && infer.gguf_file.empty()) infer.gguf_file = command->model_file;  // -m: read like --gguf
     if (!command->draft_file.empty() && !draft_given(infer)) infer.draft_gguf = command->draft_file;  // -md: like --draft-gguf
+    if (!command->draft_model.empty() && !draft_given(infer)) {  // --speculative-config's model
+      if (!resolve_vllm_model(command->draft_model, catalog, infer.draft_gguf, infer.draft_config, infer.draft, err)) return 2;
+    }
     if (!command->model.empty() && !model_given(infer)) {
-      if (!resolve_vllm_model(command->model, catalog, infer, err)) return 2;
+      if (!resolve_vllm_model(command->model, catalog, infer.gguf_file, infer.config_file, infer.model, err)) return 2;
     }
   }
   if (!build_request(infer, command ? &*command : nullptr, request_json, err)) return 2;

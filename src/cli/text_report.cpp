@@ -171,8 +171,20 @@ void print_vllm_report(std::ostream& out, const Report& r) {
       << " weights, --max-model-len " << with_thousands(m.max_model_len) << ", --max-num-seqs " << m.max_num_seqs
       << ", --max-num-batched-tokens " << with_thousands(m.max_num_batched_tokens) << ", -tp " << v.tensor_parallel_size
       << " -pp " << v.pipeline_parallel_size << ", --gpu-memory-utilization " << text << ", --kv-cache-dtype "
-      << vllm_kv_cache_dtype_name(v.kv_cache_dtype) << ", vLLM " << vllm_version_text(v) << "\n\n";
-  out << "  " << pad("rank / GPU", 26) << pad_left("budget", 11) << pad_left("weights", 11) << pad_left("activ.", 11)
+      << vllm_kv_cache_dtype_name(v.kv_cache_dtype) << ", vLLM " << vllm_version_text(v) << "\n";
+  if (v.speculative_method != VllmSpeculativeMethod::none) {
+    out << "  --speculative-config: " << vllm_speculative_method_name(v.speculative_method) << ", " << v.num_speculative_tokens
+        << " tokens";
+    if (!r.engine->draft_name.empty()) {
+      const VllmRank& k = m.ranks.back();
+      out << "; draft " << r.engine->draft_name << " (" << r.request.draft->weight_format << ", "
+          << with_thousands(r.engine->draft_parameters) << " parameters): " << format_bytes(k.draft_weights, u)
+          << " of the weights on each rank, " << format_bytes(k.draft_page_bytes / std::max<int64_t>(1, v.block_size), u)
+          << " per token in the KV pool";
+    }
+    out << "\n";
+  }
+  out << "\n  " << pad("rank / GPU", 26) << pad_left("budget", 11) << pad_left("weights", 11) << pad_left("activ.", 11)
       << pad_left("non-torch", 11) << pad_left("KV", 11) << pad_left("outside", 11) << pad_left("GPU total", 11) << "\n";
   for (size_t i = 0; i < m.ranks.size(); ++i) {
     const VllmRank& k = m.ranks[i];

@@ -193,6 +193,17 @@ namespace {
 const char* const kKvCacheDtypes[] = {"auto", "bfloat16", "float16", "fp8", "fp8_e4m3", "fp8_e5m2"};
 }  // namespace
 
+const char* const kSpeculativeMethods[] = {"none", "draft_model", "ngram", "suffix", "eagle", "eagle3", "mtp"};
+const char* vllm_speculative_method_name(VllmSpeculativeMethod method) { return kSpeculativeMethods[static_cast<int>(method)]; }
+bool parse_vllm_speculative_method(const std::string& name, VllmSpeculativeMethod& out) {
+  for (int i = 0; i < 7; ++i) {
+    if (name == kSpeculativeMethods[i]) { out = static_cast<VllmSpeculativeMethod>(i); return true; }
+  }
+  // The MTP modules of each family (MTPModelTypes) are one method here.
+  if (name.size() > 4 && name.compare(name.size() - 4, 4, "_mtp") == 0) { out = VllmSpeculativeMethod::mtp; return true; }
+  return false;
+}
+
 const char* const kLoraDtypes[] = {"auto", "float16", "bfloat16", "float32"};
 const char* vllm_lora_dtype_name(VllmLoraDtype dtype) { return kLoraDtypes[static_cast<int>(dtype)]; }
 bool parse_vllm_lora_dtype(const std::string& name, VllmLoraDtype& out) {
@@ -289,7 +300,8 @@ int64_t vllm_default_max_num_seqs(const VllmGeneration& g, int64_t gpu_total_byt
 
 VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const WeightFormat& format, int64_t group_size,
                        int64_t activation_bytes, const VllmSettings& s, const std::vector<int64_t>& gpu_total_bytes,
-                       const std::vector<std::string>& gpu_names, double weights_scale, int64_t outside_bytes) {
+                       const std::vector<std::string>& gpu_names, double weights_scale, int64_t outside_bytes,
+                       const VllmDraft& draft) {
   VllmMemory r;
   const int64_t tp = std::max<int64_t>(1, s.tensor_parallel_size);
   const int64_t pp = std::max<int64_t>(1, s.pipeline_parallel_size);
@@ -349,8 +361,33 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
   const int64_t kv_dtype = s.kv_cache_dtype == VllmKvCacheDtype::auto_dtype ? b
                            : s.kv_cache_dtype == VllmKvCacheDtype::bfloat16 || s.kv_cache_dtype == VllmKvCacheDtype::float16 ? 2
                                                                                                                                : 1;
-  const int64_t page = m.uses_mla() ? s.block_size * (m.kv_lora_rank + m.qk_rope_head_dim) * kv_dtype
-                                    : 2 * s.block_size * kv_heads_per_rank(m, tp) * m.head_dim * kv_dtype;
+  auto page_of = [&](const ModelSpec& model) {
+    return model.uses_mla() ? s.block_size * (model.kv_lora_rank + model.qk_rope_head_dim) * kv_dtype
+                            : 2 * s.block_size * kv_heads_per_rank(model, tp) * model.head_dim * kv_dtype;
+  };
+  const int64_t page = page_of(m);
+
+  // A draft model (draft_model method): its shard of the weights and its rotary cache, loaded
+  // with the model's; every one of its layers has a page per block in the same pool
+  // (kv_cache_utils: full-attention layers of different page sizes are one group,
+  // UniformTypeKVCacheSpecs, whose page is the sum of the layers' pages).
+  int64_t draft_weights = 0, draft_pages = 0, draft_peak = 0;
+  if (draft.model) {
+    const ModelSpec& dm = *draft.model;
+    int64_t bytes = 0;
+    for (const TensorShape& t : enumerate_tensors(dm)) {
+      if (t.role == TensorRole::vision) continue;
+      StorageType type = tables.storage_types[static_cast<size_t>(storage_type_for_tensor(tables, *draft.format, dm, t))];
+      if (draft.group_size > 0) type = with_group_size(type, draft.group_size);
+      bytes += rank_bytes(type, dm, t, tp);
+    }
+    const int64_t draft_len = dm.usable_context_tokens() > 0 ? dm.usable_context_tokens() : 4096;
+    draft_weights = static_cast<int64_t>(std::llround(static_cast<double>(bytes) * draft.weights_scale)) +
+                    sat_mul(draft_len, dm.uses_mla() ? dm.qk_rope_head_dim : dm.head_dim, b);
+    draft_pages = sat_mul(page_of(dm), dm.layers);
+    // The drafter's dummy run in profile_run: its own forward pass over the same tokens.
+    draft_peak = sat_mul(layer_peak_elements(dm, tp, r.max_num_batched_tokens, b), b);
+  }
 
   const int64_t T = r.max_num_batched_tokens;
   const int64_t h = m.hidden_size;
@@ -372,11 +409,15 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
       // GPUModelRunner.load_model creates the LoRA slots (load_lora_model) inside the same
       // DeviceMemoryProfiler as the weights: "Model loading took" counts them.
       k.lora = stage_lora[static_cast<size_t>(st)];
+      k.draft_weights = k.last_stage ? draft_weights : 0;
+      k.draft_page_bytes = k.last_stage ? draft_pages : 0;
       k.weights = static_cast<int64_t>(std::llround(static_cast<double>(stage_weights[static_cast<size_t>(st)]) * weights_scale)) +
-                  (k.layers > 0 ? rope_cache : 0) + k.lora;
+                  (k.layers > 0 ? rope_cache : 0) + k.lora + k.draft_weights;
       // GPUModelRunner.profile_run: _dummy_run(max_num_batched_tokens) — one forward pass of
-      // that many tokens; the peak is the widest layer, with the embedding's output before it.
+      // that many tokens; the peak is the widest layer, with the embedding's output before it
+      // (the drafter's pass after it: the larger of the two).
       k.forward_peak = k.layers > 0 ? sat_mul(layer_peak_elements(m, tp, T, b), b) : 0;
+      if (k.last_stage) k.forward_peak = std::max(k.forward_peak, draft_peak);
       // Then _dummy_sampler_run on the last stage: logits for sampler_rows requests and one
       // sampler pass with top-k and top-p set (GPUModelRunner._dummy_sampler_run), while the
       // forward pass's hidden states ([T, h]) are still held. compute_logits' output is in the
@@ -410,7 +451,7 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
       k.sliding_groups = groups.sliding;
       // vllm/v1/core/kv_cache_utils.py get_num_blocks: available // page_size // layers per group
       // (every group's block i sits in one tensor per layer slot).
-      k.blocks = k.kv_available > 0 && k.layers > 0 ? k.kv_available / page / k.layers_per_group : 0;
+      k.blocks = k.kv_available > 0 && k.layers > 0 ? k.kv_available / sat_add(sat_mul(page, k.layers_per_group), k.draft_page_bytes) : 0;
       k.cuda_graphs = s.enforce_eager ? 0 : g.cuda_graphs;
       k.outside_budget = outside_bytes + (tp > 1 || pp > 1 ? g.context_tp_extra : 0) + k.cuda_graphs;
       fewest_blocks = fewest_blocks < 0 ? k.blocks : std::min(fewest_blocks, k.blocks);
@@ -445,7 +486,7 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
     if (k.total <= 0) continue;
     const KvGroups groups{k.layers_per_group, k.full_groups, k.sliding_groups};
     const int64_t blocks = blocks_per_request(m, groups, r.max_model_len, s.block_size, r.max_num_batched_tokens);
-    const int64_t need = sat_add(k.non_kv(), sat_mul(blocks, page, k.layers_per_group));
+    const int64_t need = sat_add(k.non_kv(), sat_mul(blocks, sat_add(sat_mul(page, k.layers_per_group), k.draft_page_bytes)));
     min_util = std::max(min_util, static_cast<double>(need) / static_cast<double>(k.total));
   }
   r.min_utilization = min_util;
@@ -477,7 +518,8 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
                     "model length is %lld. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
                     "initializing the engine.",
                     static_cast<long long>(r.max_model_len),
-                    static_cast<double>(request_blocks) * static_cast<double>(page) * static_cast<double>(k.layers_per_group) / gib,
+                    static_cast<double>(request_blocks) *
+                        static_cast<double>(page * k.layers_per_group + k.draft_page_bytes) / gib,
                     static_cast<double>(k.kv_available) / gib,
                     static_cast<long long>(r.longest_model_len));
       r.refusal = line;

@@ -24,6 +24,14 @@ enum class VllmLoraDtype : uint8_t { auto_dtype, float16, bfloat16, float32 };
 const char* vllm_lora_dtype_name(VllmLoraDtype dtype);
 bool parse_vllm_lora_dtype(const std::string& name, VllmLoraDtype& out);
 
+// --speculative-config's method (vllm/config/speculative.py SpeculativeMethod): what proposes the
+// tokens the model verifies. draft_model: a second, smaller model (Request::draft), loaded beside
+// the model, its attention layers in the same KV pool; ngram and suffix: from the tokens already
+// seen, on the CPU (no GPU memory); eagle, eagle3 and mtp: draft heads (not modelled yet).
+enum class VllmSpeculativeMethod : uint8_t { none, draft_model, ngram, suffix, eagle, eagle3, mtp };
+const char* vllm_speculative_method_name(VllmSpeculativeMethod method);
+bool parse_vllm_speculative_method(const std::string& name, VllmSpeculativeMethod& out);
+
 struct VllmSettings {
   double gpu_memory_utilization = 0.9;  // --gpu-memory-utilization: the share of the CUDA-visible total vLLM may use
   int64_t max_model_len = 0;            // --max-model-len: tokens per request (0: the model's max_position_embeddings)
@@ -42,6 +50,9 @@ struct VllmSettings {
   int64_t max_lora_rank = 16;           // --max-lora-rank
   bool fully_sharded_loras = false;     // --fully-sharded-loras
   VllmLoraDtype lora_dtype = VllmLoraDtype::auto_dtype;  // --lora-dtype: auto (the model's), float16, bfloat16, float32
+  // --speculative-config '{"method": ..., "num_speculative_tokens": N, "model": ...}' (its model is Request::draft).
+  VllmSpeculativeMethod speculative_method = VllmSpeculativeMethod::none;
+  int64_t num_speculative_tokens = 0;
   // Not a flag: the vLLM release (`vllm --version`). vLLM's profiling changed across releases
   // (VllmGeneration below); the default is the newest one measured.
   int version_major = 0, version_minor = 19, version_patch = 0;
@@ -84,6 +95,8 @@ struct VllmRank {
   int64_t requested = 0;         // total x gpu_memory_utilization
   int64_t weights = 0;           // "Model loading took X GiB" (LoRA slots included)
   int64_t lora = 0;              // of these, the LoRA slots (--enable-lora)
+  int64_t draft_weights = 0;     // of these, the draft model's shard (--speculative-config draft_model)
+  int64_t draft_page_bytes = 0;  // one block of all the draft's layers (in the same pool as the model's)
   int64_t forward_peak = 0;      // the profiling forward pass over max_num_batched_tokens tokens
   int64_t sampler_peak = 0;      // the sampler pass over max_num_seqs rows of logits (last stage)
   int64_t activation_peak = 0;   // "PyTorch activation peak memory": the larger of the two
@@ -115,6 +128,17 @@ struct VllmMemory {
   std::string warning;             // a risk that rests on assumed sizes (CUDA graphs beyond the budget)
 };
 
+// The draft model of --speculative-config's draft_model method (vllm/v1/spec_decode/draft_model.py
+// DraftModelProposer.load_model: get_model with the draft's config, inside the same
+// DeviceMemoryProfiler as the model; its Attention layers join the static forward context, so the
+// KV cache gives them blocks beside the model's). Sharded over the same tensor-parallel ranks.
+struct VllmDraft {
+  const ModelSpec* model = nullptr;      // nullptr: no draft model
+  const WeightFormat* format = nullptr;
+  int64_t group_size = 0;
+  double weights_scale = 1.0;            // a file's own bytes over the format's
+};
+
 // gpu_total_bytes: the CUDA-visible total of each GPU, rank order (tp ranks of stage 0, then
 // stage 1, ...); its size must be tp x pp. weights_scale: 1, or the ratio of a file's own
 // bytes to what the format gives (weights read from a checkpoint).
@@ -122,7 +146,8 @@ struct VllmMemory {
 // gpu_names: for vLLM's batch defaults (the A100 is an exception).
 VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& model, const WeightFormat& format, int64_t group_size,
                        int64_t activation_bytes, const VllmSettings& settings, const std::vector<int64_t>& gpu_total_bytes,
-                       const std::vector<std::string>& gpu_names, double weights_scale, int64_t outside_bytes);
+                       const std::vector<std::string>& gpu_names, double weights_scale, int64_t outside_bytes,
+                       const VllmDraft& draft = {});
 
 // An upper bound on decode speed for one sequence: each rank reads its weights and KV cache
 // once per token at its bandwidth; tensor-parallel ranks read in parallel, pipeline stages in

@@ -1,7 +1,9 @@
 #include "engine_command.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <optional>
 
 namespace vramfit {
 
@@ -127,7 +129,7 @@ const EngineFlags& vllm_flags() {
        "--uvicorn-log-level", "--tool-call-parser", "--reasoning-parser", "--distributed-executor-backend", "--revision",
        "--limit-mm-per-prompt", "--config-format", "--hf-overrides", "--override-generation-config", "--api-server-count",
        "--root-path", "--response-role", "--ssl-keyfile", "--ssl-certfile", "--allowed-origins", "--lora-modules", "--max-cpu-loras",
-       "--cpu-offload-gb", "--data-parallel-size", "-dp", "--compilation-config", "-O", "--speculative-config"},
+       "--cpu-offload-gb", "--data-parallel-size", "-dp", "--compilation-config", "-O"},
       {"--trust-remote-code", "--disable-log-requests", "--enable-prefix-caching", "--no-enable-prefix-caching",
        "--enable-chunked-prefill", "--no-enable-chunked-prefill", "--enable-auto-tool-choice", "--disable-custom-all-reduce",
        "--disable-log-stats", "--enable-log-requests", "--disable-frontend-multiprocessing", "--enable-expert-parallel",
@@ -191,6 +193,43 @@ std::string vllm_weights_format(const std::string& dtype, const std::string& qua
   return "";
 }
 
+// vLLM's --speculative-config JSON (vllm/config/speculative.py SpeculativeConfig): its method and
+// token count become settings, its model the draft model (a repository id or a path). Without a
+// method vLLM detects one from the model: an EAGLE head by its name, else draft_model.
+std::optional<Error> read_speculative_config(const std::string& text, json& settings, EngineCommand& command) {
+  const json config = parse_json(text);
+  auto fail = [](const std::string& what) {
+    return make_error("command.bad_value", "command.--speculative-config", "command: --speculative-config: " + what);
+  };
+  if (!config.is_object()) return fail("'" + text + "' is not a JSON object");
+  json spec = json::object();
+  for (auto it = config.begin(); it != config.end(); ++it) {
+    const std::string& key = it.key();
+    if (key == "model" && it->is_string()) {
+      command.draft_model = it->get<std::string>();
+    } else if (key == "method" && it->is_string()) {
+      spec["method"] = *it;
+    } else if (key == "num_speculative_tokens" && it->is_number_integer()) {
+      spec["num_speculative_tokens"] = *it;
+    } else if (key == "prompt_lookup_max" || key == "prompt_lookup_min") {
+      command.ignored.push_back("--speculative-config's " + key);  // ngram's window: CPU work
+    } else {
+      return fail(key + " is not read by vramfit (model, method, num_speculative_tokens are); the draft's "
+                        "weights are given as the draft model's format");
+    }
+  }
+  if (!spec.contains("method")) {
+    std::string name = command.draft_model;
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    spec["method"] = name.find("eagle3") != std::string::npos  ? "eagle3"
+                     : name.find("eagle") != std::string::npos ? "eagle"
+                     : command.draft_model.empty()              ? "ngram"
+                                                                : "draft_model";
+  }
+  settings["speculative-config"] = spec;
+  return std::nullopt;
+}
+
 const Flag* find_flag(const EngineFlags& flags, const std::string& word) {
   const std::string flag = word.rfind("--", 0) == 0 ? word.substr(0, word.find('=')) : word;
   for (const Flag& f : flags.memory) {
@@ -207,6 +246,7 @@ int engine_flag_values(const std::string& engine, const std::string& word) {
   const std::string flag = word.rfind("--", 0) == 0 ? word.substr(0, word.find('=')) : word;
   if (engine == "vllm" && (flag == "--dtype" || flag == "--quantization" || flag == "-q")) return flag != word ? 0 : 1;
   if (engine == "llama.cpp" && (flag == "-md" || flag == "--model-draft")) return flag != word ? 0 : 1;
+  if (engine == "vllm" && flag == "--speculative-config") return flag != word ? 0 : 1;
   const Flag* f = find_flag(*flags, word);
   if (!f) return -1;
   if (flag != word) return 0;  // --name=value carries its value
@@ -276,6 +316,12 @@ Result<EngineCommand> read_engine_words(const std::vector<std::string>& words, c
     }
     if (engine == "vllm" && flag == "--model") {
       if (!next_value(command.model)) return fail("needs a model");
+      continue;
+    }
+    if (engine == "vllm" && flag == "--speculative-config") {
+      std::string value;
+      if (!next_value(value)) return fail("needs a JSON object");
+      if (auto e = read_speculative_config(value, settings, command)) return *e;
       continue;
     }
     if (engine == "vllm" && flag == "--dtype") {

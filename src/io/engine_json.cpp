@@ -121,7 +121,7 @@ std::optional<Error> vllm_settings_from_json(const json& j, VllmSettings& v) {
   Fields f{j, "vllm.", std::nullopt};
   f.only({"gpu-memory-utilization", "max-model-len", "max-num-seqs", "max-num-batched-tokens", "tensor-parallel-size",
           "pipeline-parallel-size", "kv-cache-dtype", "enforce-eager", "block-size", "version", "enable-lora", "max-loras",
-          "max-lora-rank", "fully-sharded-loras", "lora-dtype"});
+          "max-lora-rank", "fully-sharded-loras", "lora-dtype", "speculative-config"});
   v.gpu_memory_utilization = f.number("gpu-memory-utilization", v.gpu_memory_utilization, 0.01, 1.0);
   v.max_model_len = f.integer("max-model-len", v.max_model_len, 0, kMaxContextTokens);
   v.max_num_seqs = f.integer("max-num-seqs", v.max_num_seqs, 0, kMaxSequences);
@@ -137,6 +137,21 @@ std::optional<Error> vllm_settings_from_json(const json& j, VllmSettings& v) {
   const std::string lora_dtype = f.text("lora-dtype", vllm_lora_dtype_name(v.lora_dtype));
   if (!f.error && !parse_vllm_lora_dtype(lora_dtype, v.lora_dtype)) {
     f.fail("request.bad_value", "vllm.lora-dtype", "'" + lora_dtype + "' is not one of vLLM's LoRA dtypes (auto, float16, bfloat16, float32)");
+  }
+  // --speculative-config's method and token count; its "model" is the request's "draft".
+  if (const json* spec = f.sub("speculative-config")) {
+    Fields sf{*spec, "vllm.speculative-config.", std::nullopt};
+    sf.only({"method", "num_speculative_tokens"});
+    const std::string method = sf.text("method", "draft_model");
+    if (!sf.error && !parse_vllm_speculative_method(method, v.speculative_method)) {
+      sf.fail("request.bad_value", "vllm.speculative-config.method",
+              "'" + method + "' is not one of vLLM's speculative methods (draft_model, ngram, suffix, eagle, eagle3, mtp, ...)");
+    }
+    v.num_speculative_tokens = sf.integer("num_speculative_tokens", 0, 1, 1024);
+    if (!sf.error && !sf.has("num_speculative_tokens")) {
+      sf.fail("request.bad_value", "vllm.speculative-config.num_speculative_tokens", "is required (vLLM takes it from no draft config here)");
+    }
+    if (sf.error) return sf.error;
   }
   const std::string kv = f.text("kv-cache-dtype", vllm_kv_cache_dtype_name(v.kv_cache_dtype));
   if (!f.error && !parse_vllm_kv_cache_dtype(kv, v.kv_cache_dtype)) {
@@ -166,6 +181,10 @@ json vllm_settings_to_json(const VllmSettings& v) {
   if (v.enable_lora) {
     j.update({{"enable-lora", true}, {"max-loras", v.max_loras}, {"max-lora-rank", v.max_lora_rank},
               {"fully-sharded-loras", v.fully_sharded_loras}, {"lora-dtype", vllm_lora_dtype_name(v.lora_dtype)}});
+  }
+  if (v.speculative_method != VllmSpeculativeMethod::none) {
+    j["speculative-config"] = {{"method", vllm_speculative_method_name(v.speculative_method)},
+                               {"num_speculative_tokens", v.num_speculative_tokens}};
   }
   return j;
 }

@@ -21,6 +21,16 @@ Result<CommandRequest> command_request(const std::string& line, const Catalog& c
     r.fields["model"] = {{"preset", preset->id}};
     r.notes.push_back(command->model + ": read as the preset " + preset->name + " (" + preset->hf_repo + ")");
   }
+  if (!command->draft_model.empty()) {
+    const ModelPreset* preset = catalog.find_model_by_repo(command->draft_model);
+    if (!preset) {
+      return make_error("command.unknown_model", "command.--speculative-config",
+                        "command: --speculative-config: " + command->draft_model +
+                            ": no preset has this model and vramfit downloads nothing; pick the draft's preset");
+    }
+    r.fields["draft"] = {{"model", {{"preset", preset->id}}}};
+    r.notes.push_back(command->draft_model + ": the draft model, read as the preset " + preset->name);
+  }
   if (!command->model_file.empty()) {
     r.model_file = command->model_file;
     r.notes.push_back(command->model_file + ": open the file itself to size its weights");

@@ -309,10 +309,68 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
                       "gpus: vLLM runs one rank per GPU: tensor-parallel-size x pipeline-parallel-size = " +
                           std::to_string(world) + " GPUs, but " + std::to_string(request.gpu_ids.size()) + " are listed");
   }
+  // Speculative decoding (--speculative-config): a draft model's weights and KV pages join the
+  // model's; ngram and suffix propose from the tokens already seen, on the CPU.
+  std::optional<Report> draft;
+  VllmDraft draft_in;
+  double draft_scale = 1.0;
+  const VllmSpeculativeMethod method = v.speculative_method;
+  if (request.draft && method == VllmSpeculativeMethod::none) {
+    return make_error("request.bad_value", "vllm.speculative-config",
+                      "vllm.speculative-config: a draft model is served with --speculative-config "
+                      "'{\"model\": ..., \"num_speculative_tokens\": N}'; give num_speculative_tokens");
+  }
+  if (method == VllmSpeculativeMethod::eagle || method == VllmSpeculativeMethod::eagle3 || method == VllmSpeculativeMethod::mtp) {
+    return make_error("request.bad_value", "vllm.speculative-config.method",
+                      std::string("vllm.speculative-config.method: ") + vllm_speculative_method_name(method) +
+                          "'s draft heads are not modelled yet (draft_model, ngram and suffix are)");
+  }
+  if (method == VllmSpeculativeMethod::draft_model && !request.draft) {
+    return make_error("request.bad_value", "draft", "draft: the draft_model method needs the draft's model (--speculative-config's \"model\")");
+  }
+  if ((method == VllmSpeculativeMethod::ngram || method == VllmSpeculativeMethod::suffix) && request.draft) {
+    return make_error("request.bad_value", "draft",
+                      std::string("draft: the ") + vllm_speculative_method_name(method) +
+                          " method proposes from the tokens already seen: it loads no draft model");
+  }
+  if (request.draft) {
+    if (v.pipeline_parallel_size > 1) {
+      return make_error("request.bad_value", "vllm.pipeline-parallel-size",
+                        "vllm.pipeline-parallel-size: a draft model with pipeline parallelism is not modelled");
+    }
+    auto d = estimate_draft(request, catalog);
+    if (!d) return d.error();
+    draft = std::move(d).value();
+    const ModelSpec& dm = draft->prepared.model;
+    if (dm.attention_heads % v.tensor_parallel_size != 0) {
+      return make_error("request.bad_value", "draft.model",
+                        "draft.model: Total number of attention heads (" + std::to_string(dm.attention_heads) +
+                            ") must be divisible by tensor parallel size (" + std::to_string(v.tensor_parallel_size) + ")");
+    }
+    draft_in.format = catalog.formats.find_format(request.draft->weight_format);
+    if (!draft_in.format) {  // a file's own bytes, in the proportions of the draft's bf16 tensors
+      draft_in.format = catalog.formats.find_format("bf16");
+      const int64_t as_bf16 = summarize_weights(catalog.formats, *draft_in.format, dm, 0).bytes;
+      draft_scale = as_bf16 > 0 ? static_cast<double>(draft->prepared.weights.bytes) / static_cast<double>(as_bf16) : 1.0;
+    }
+    draft_in.model = &draft->prepared.model;
+    draft_in.group_size = request.draft->group_size;
+    draft_in.weights_scale = draft_scale;
+  }
   auto engine = std::make_shared<EngineReport>();
   EngineReport& e = *engine;
   report.engine = engine;
   if (auto error = resolve_devices(request, catalog, world, report.gpu, e)) return error;
+  if (draft) {
+    e.draft_name = draft->model_name;
+    e.draft_parameters = draft->prepared.weights.parameters;
+    e.draft_weight_bytes = draft->prepared.weights.bytes;
+    e.assumptions.push_back("draft model " + draft->model_name + " (--speculative-config, " +
+                            std::to_string(v.num_speculative_tokens) +
+                            " tokens): its shard on each rank in \"Model loading took\" and a page per block for each of its " +
+                            std::to_string(draft->prepared.model.layers) +
+                            " layers in the KV pool (vllm/v1/spec_decode/draft_model.py); the CUDA graphs it adds are not counted");
+  }
 
   // The weights: the format's per-tensor bytes, sharded as vLLM shards them. A checkpoint's
   // own bytes scale them (its tensors are the format's, in its own types).
@@ -341,7 +399,7 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
     }
   }
   e.vllm = vllm_memory(catalog.formats, m, *shapes, request.group_size, report.prepared.activation_bytes, v, totals, names, scale,
-                       request.settings.runtime_bytes);
+                       request.settings.runtime_bytes, draft_in);
   const VllmGeneration& g = e.vllm.generation;
   const VllmRank& rank0 = e.vllm.ranks.front();
   e.assumptions.push_back("vLLM " + vllm_version_text(v) + ": non_torch_memory " +
@@ -381,6 +439,8 @@ json vllm_to_json(const Report& r) {
                      {"requested_bytes", k.requested},
                      {"weights_bytes", k.weights},
                      {"lora_bytes", k.lora},
+                     {"draft_weights_bytes", k.draft_weights},
+                     {"draft_page_bytes", k.draft_page_bytes},
                      {"forward_peak_bytes", k.forward_peak},
                      {"sampler_peak_bytes", k.sampler_peak},
                      {"activation_peak_bytes", k.activation_peak},
@@ -393,7 +453,14 @@ json vllm_to_json(const Report& r) {
                      {"outside_budget_bytes", k.outside_budget},
                      {"used_bytes", k.requested + k.outside_budget}});
   }
+  json draft = nullptr;
+  if (!en.draft_name.empty()) {
+    draft = {{"name", en.draft_name}, {"parameters", en.draft_parameters}, {"weight_bytes", en.draft_weight_bytes},
+             {"method", vllm_speculative_method_name(r.request.vllm.speculative_method)},
+             {"num_speculative_tokens", r.request.vllm.num_speculative_tokens}};
+  }
   return {{"name", "vllm"},
+          {"draft", draft},
           {"max_model_len", m.max_model_len},
           {"max_num_seqs", m.max_num_seqs},
           {"max_num_batched_tokens", m.max_num_batched_tokens},
