@@ -185,6 +185,42 @@ test("phone: a draft model picked by touch for llama.cpp; its buffers in each ba
   await opened.context.close();
 });
 
+test("desktop: vLLM with a draft model picked with the mouse; 'Model loading took' and the KV tokens as the CLI prints them", async () => {
+  const request = { v: 1, model: { preset: "llama-3.1-8b" }, weights: { format: "bf16" }, gpu: { id: "h100-80" }, engine: "vllm",
+                    vllm: { "max-model-len": 32768 } };
+  const opened = await open(browser, site.origin + "/engines.html#" + hashOf(request), SIZES.desktop);
+  const { page, errors } = opened;
+  await settled(page);
+  const combo = await widget(page, "Draft model", { visible: false });
+  await page.mouse.move(combo.cx, Math.min(combo.cy, 600));
+  await page.mouse.wheel(0, Math.max(0, combo.cy - 400));
+  await frames(page, 3);
+  await clickWidget(page, "Draft model");
+  await frames(page, 2);
+  await focusTextBox(page, "##filter");
+  await typeText(page, "Llama 3.2 1B");
+  await frames(page, 2);
+  await clickWidget(page, "Llama 3.2 1B");
+  const s = await waitForState(page, s => s.draft && s.vllm && s.vllm["speculative-config"], "the draft and its --speculative-config");
+  assert.equal(s.draft.model.preset, "llama-3.2-1b");
+  assert.deepEqual(s.vllm["speculative-config"], { method: "draft_model", num_speculative_tokens: 5 });
+  await frames(page, 3);
+  const cli = execFileSync(path.join(root, "build/native/vramfit"),
+                           ["infer", "-g", "h100-80", "--cmd", "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32768 " +
+                            "--speculative-config '{\"model\": \"meta-llama/Llama-3.2-1B-Instruct\", \"num_speculative_tokens\": 5}'"],
+                           { encoding: "utf8" });
+  const lines = cli.split("\n").map(l => l.trim());
+  const shown = await texts(page);
+  for (const prefix of ["Model loading took", "GPU KV cache size:"]) {
+    const line = lines.find(l => l.startsWith(prefix));
+    assert.ok(shown.includes(line), `the page prints the CLI's line: ${line}`);
+  }
+  assert.ok(shown.some(t => t.startsWith("draft model (--speculative-config, 5 tokens): Llama 3.2 1B")), "the draft's fact");
+  await shot(page, "engines-desktop-vllm-draft.png");
+  assert.deepEqual(errors, []);
+  await opened.context.close();
+});
+
 test("tablet: Transformers by touch, a typed max_new_tokens, the peak per GPU as torch prints it", async () => {
   const { context, page, errors } = await open(browser, site.origin + "/", SIZES.tablet);
   await pickEngine(page, true, "Transformers");
