@@ -116,6 +116,9 @@
         textField.tapped(finger.x0, finger.y0);
       }
       finger = null;
+      // A lifted finger hovers nothing (no tooltip stays where it was); queued after the release,
+      // Dear ImGui takes it on a later frame than the tap's click.
+      Module._vramfit_pointer_left();
     }
     wake();
   };

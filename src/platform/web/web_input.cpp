@@ -32,7 +32,7 @@ ImVec2 g_touch_scroll(0, 0);  // CSS pixels a finger moved since the last frame 
 // frame: Dear ImGui hovers tabs and table rows (AllowOverlap items) only from the frame after
 // the pointer arrives over them, so a press in the same frame would miss them.
 struct HeldButton {
-  int button = 0;
+  int button = 0;  // -1: the pointer left
   bool down = false;
   ImGuiMouseSource source = ImGuiMouseSource_Mouse;
 };
@@ -79,7 +79,8 @@ bool release_held_presses() {
   ImGuiIO& io = ImGui::GetIO();
   for (const HeldButton& b : g_held) {
     io.AddMouseSourceEvent(b.source);
-    io.AddMouseButtonEvent(b.button, b.down);
+    if (b.button < 0) io.AddMousePosEvent(-FLT_MAX, -FLT_MAX);  // the pointer left after these presses
+    else io.AddMouseButtonEvent(b.button, b.down);
   }
   g_held.clear();
   return false;
@@ -128,7 +129,11 @@ EMSCRIPTEN_KEEPALIVE void vramfit_pointer(double x, double y, int source) {
   vramfit::g_position_gap = vramfit::g_frame;
 }
 
-EMSCRIPTEN_KEEPALIVE void vramfit_pointer_left() { ImGui::GetIO().AddMousePosEvent(-FLT_MAX, -FLT_MAX); }
+// The pointer leaves (a mouse off the canvas, a finger lifted): after any presses still held.
+EMSCRIPTEN_KEEPALIVE void vramfit_pointer_left() {
+  if (vramfit::g_held.empty()) ImGui::GetIO().AddMousePosEvent(-FLT_MAX, -FLT_MAX);
+  else vramfit::g_held.push_back({-1, false, vramfit::g_held.back().source});
+}
 
 EMSCRIPTEN_KEEPALIVE void vramfit_button(int button, int down, int source) {
   using namespace vramfit;
