@@ -3,8 +3,10 @@
 //   llama.cpp  common/speculative.cpp common_base_params_to_speculative (the target's settings with
 //              -ngld, -ctkd, -ctvd), common_speculative_init_result (one draft context of the
 //              target's n_ctx), common_speculative_are_compatible (vocabularies within 128 tokens)
+//   LoRA files llama.cpp's src/llama-adapter.cpp llama_adapter_lora_init_impl (--lora)
 //   vLLM       vllm/v1/spec_decode/draft_model.py (the draft's weights and KV layers beside the
 //              model's), vllm/config/speculative.py (--speculative-config)
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,6 +15,8 @@
 #include "cli/cli.hpp"
 #include "core/llamacpp.hpp"
 #include "io/engine_command.hpp"
+#include "io/gguf.hpp"
+#include "io/model_file.hpp"
 #include "io/request_json.hpp"
 #include "report/command_request.hpp"
 #include "report/engines.hpp"
@@ -329,4 +333,97 @@ TEST_CASE("vllm serve --speculative-config: its model becomes the draft, read as
   const json from_command = json::parse(pasted.str());
   CHECK(from_command.at("engine").at("kv_tokens") == from_request.at("engine").at("kv_tokens"));
   CHECK(from_command.at("engine").at("draft") == from_request.at("engine").at("draft"));
+}
+
+// llama.cpp's --lora adapter files: src/llama-adapter.cpp llama_adapter_lora_init_impl (each A/B
+// pair in the buffer of the model tensor it adapts; norms skipped; one "LoRA buffer size" per device).
+namespace {
+
+LlamaCppLora llama_8b_lora(int64_t rank) {
+  const auto bytes = write_lora_gguf(preset("llama-3.1-8b").spec, "llama", rank);
+  auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), "adapter.gguf");
+  if (!gguf) FAIL(gguf.error().message);
+  auto lora = lora_from_gguf(builtin_catalog().formats, *gguf, "adapter.gguf");
+  if (!lora) FAIL(lora.error().message);
+  return std::move(lora).value();
+}
+
+}  // namespace
+
+TEST_CASE("a LoRA adapter GGUF: its pairs' bytes by the layer they adapt; not an adapter, an error", "[llamacpp][gguf]") {
+  const LlamaCppLora lora = llama_8b_lora(16);
+  CHECK(lora.rank == 16);
+  REQUIRE(lora.pairs.layer.size() == 32);
+  // q and o: (4096 x 16 + 16 x 4096) x 2 B; k and v: (4096 x 16 + 16 x 1024) x 2 B. The norm is skipped.
+  for (int64_t bytes : lora.pairs.layer) CHECK(bytes == 2 * 262144 + 2 * 163840);
+  CHECK(lora.pairs.input == 0);
+  CHECK(lora.pairs.output == 0);
+  const auto model = write_gguf(builtin_catalog().formats, preset("llama-3.2-1b").spec, format("gguf-q8_0"), "llama");
+  auto gguf = read_gguf(model.data(), static_cast<int64_t>(model.size()), "model.gguf");
+  REQUIRE(gguf);
+  CHECK_FALSE(is_gguf_adapter(*gguf));
+  auto not_lora = lora_from_gguf(builtin_catalog().formats, *gguf, "model.gguf");
+  REQUIRE_FALSE(not_lora);
+  CHECK(not_lora.error().id == "gguf.not_lora");
+}
+
+TEST_CASE("llama.cpp's --lora: each pair on its layer's device, one 'LoRA buffer size' line per device", "[llamacpp]") {
+  LlamaCppSettings s;
+  s.ctx_size = 8192;
+  s.lora.push_back(llama_8b_lora(16));
+  const FormatTables& tables = builtin_catalog().formats;
+  const ModelSpec& spec = preset("llama-3.1-8b").spec;
+  const LlamaCppWeights weights = llamacpp_weights(tables, spec, format("gguf-q4_k_m"));
+  const LlamaCppMemory all = llamacpp_memory(tables, spec, weights, s, {24 * kGiB});
+  CHECK(all.gpus[0].lora == 32LL * 851968);
+  CHECK(all.host.lora == 0);
+  const std::vector<std::string> lines = llamacpp_log_lines(all);
+  CHECK(std::find(lines.begin(), lines.end(), "llama_adapter_lora_init_impl: CUDA0 LoRA buffer size =    26.00 MiB") != lines.end());
+  s.n_gpu_layers = 17;  // the output layer and layers 16..31 on the GPU
+  const LlamaCppMemory half = llamacpp_memory(tables, spec, weights, s, {24 * kGiB});
+  CHECK(half.gpus[0].lora == 16LL * 851968);
+  CHECK(half.host.lora == 16LL * 851968);
+  LlamaCppSettings without = s;
+  without.lora.clear();
+  CHECK(half.gpus[0].total() - llamacpp_memory(tables, spec, weights, without, {24 * kGiB}).gpus[0].total() == 16LL * 851968);
+}
+
+TEST_CASE("--lora in a request and a pasted llama-server line; an adapter for another model is refused", "[llamacpp][cli]") {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::temp_directory_path() / ("vramfit-lora-" + std::to_string(::getpid()));
+  fs::create_directories(folder);
+  const fs::path file = folder / "adapter.gguf";
+  {
+    const auto bytes = write_lora_gguf(preset("llama-3.1-8b").spec, "llama", 16);
+    std::ofstream out(file, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  std::ostringstream out, err;
+  CHECK(run_cli({"infer", "-m", "llama-3.1-8b", "-w", "gguf-q4_k_m", "--cmd", "llama-server -c 8192 --lora " + file.string()}, out, err) == 0);
+  INFO(err.str());
+  CHECK(out.str().find("llama_adapter_lora_init_impl: CUDA0 LoRA buffer size =    26.00 MiB") != std::string::npos);
+  std::ostringstream scaled, err2;
+  CHECK(run_cli({"infer", "-m", "llama-3.1-8b", "-w", "gguf-q4_k_m", "--cmd",
+                 "llama-server -c 8192 --lora-scaled " + file.string() + " 0.5"},
+                scaled, err2) == 0);
+  CHECK(scaled.str() == out.str());
+  std::ostringstream json_out, err3;
+  CHECK(run_cli({"infer", "-m", "llama-3.1-8b", "-w", "gguf-q4_k_m", "--engine", "llama.cpp", "--lora-gguf", file.string(), "--json"},
+                json_out, err3) == 0);
+  const json report = json::parse(json_out.str());
+  CHECK(report.at("engine").at("gpus")[0].at("lora_bytes") == 32LL * 851968);
+  // The request carries the adapter (its bytes by layer): JSON both ways.
+  auto r = request_from_json(report.at("request"));
+  REQUIRE(r);
+  REQUIRE(r->llamacpp.lora.size() == 1);
+  CHECK(r->llamacpp.lora[0].file == "adapter.gguf");
+  CHECK(request_to_json(*request_from_json(request_to_json(*r))) == request_to_json(*r));
+  // Llama 3.2 1B has 16 layers: an adapter of 32 is for another model.
+  json other = report.at("request");
+  other["model"] = {{"preset", "llama-3.2-1b"}};
+  CHECK(error_field(other) == "llama.cpp.lora[0]");
+  std::ostringstream generic, err4;
+  CHECK(run_cli({"infer", "-m", "llama-3.1-8b", "--lora-gguf", file.string()}, generic, err4) == 2);
+  CHECK(err4.str().find("a LoRA adapter file is for engine llama.cpp") != std::string::npos);
+  fs::remove_all(folder);
 }

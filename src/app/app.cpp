@@ -52,6 +52,13 @@ void App::apply_file_fragment(const json& fragment) {
   full["mode"] = "inference";
   full.erase("training");
   full.erase("network");
+  if (fragment.contains("lora")) {  // a LoRA adapter file: one more --lora for llama.cpp
+    if (request_.engine != Engine::llamacpp) {
+      notice_ = "A LoRA adapter is loaded by llama.cpp (--lora): pick llama.cpp as the engine, then open it again.";
+      return;
+    }
+    full["llama.cpp"]["lora"].push_back(fragment["lora"]);
+  }
   for (const char* key : {"model", "weights"}) {
     if (fragment.contains(key)) full[key] = fragment[key];
   }

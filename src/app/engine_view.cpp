@@ -163,6 +163,16 @@ bool draw_llamacpp_inputs(Request& request) {
   }
   changed |= ImGui::Checkbox("-nkvo", &l.no_kv_offload);
   tip("--no-kv-offload: the KV cache in host memory.");
+  // --lora files, added by opening an adapter GGUF (Open file... or a drop).
+  for (size_t i = 0; i < l.lora.size(); ++i) {
+    ImGui::PushID(static_cast<int>(i));
+    text_wrapped_at_spaces("--lora " + l.lora[i].file + " (rank " + std::to_string(l.lora[i].rank) + ")");
+    if (ImGui::SmallButton("Remove adapter")) {
+      l.lora.erase(l.lora.begin() + static_cast<std::ptrdiff_t>(i));
+      changed = true;
+    }
+    ImGui::PopID();
+  }
   changed |= draw_draft_inputs(request);
   return changed;
 }
@@ -336,7 +346,8 @@ struct Part {
   ImU32 colour;
 };
 const ImU32 kWeights = IM_COL32(86, 145, 222, 255), kKv = IM_COL32(96, 190, 120, 255), kWork = IM_COL32(170, 120, 220, 255),
-            kOther = IM_COL32(242, 171, 60, 255), kMore = IM_COL32(150, 150, 150, 255), kDraft = IM_COL32(64, 180, 190, 255);
+            kOther = IM_COL32(242, 171, 60, 255), kMore = IM_COL32(150, 150, 150, 255), kDraft = IM_COL32(64, 180, 190, 255),
+            kLora = IM_COL32(220, 110, 160, 255);
 const ImU32 kFits = IM_COL32(96, 190, 120, 255), kDoesNotFit = IM_COL32(235, 90, 80, 255);
 
 // One device (a GPU, a vLLM rank, the host): its parts against its capacity (0: not checked).
@@ -399,12 +410,14 @@ EngineAnswer llamacpp_answer(const Request& request, const EngineReport& e) {
   a.legend = {
       {"model", 0, kWeights}, {"KV", 0, kKv}, {"compute", 0, kWork}, {"output", 0, kMore}, {"CUDA context + margin", 0, kOther}};
   if (draft) a.legend.push_back({"draft model", 0, kDraft});
+  if (!request.llamacpp.lora.empty()) a.legend.push_back({"LoRA", 0, kLora});
   for (size_t g = 0; g < m.gpus.size(); ++g) {
     const LlamaCppBuffers& b = m.gpus[g];
     const int64_t draft_bytes = draft ? d.gpus[g].total() : 0;
     const int64_t rest = std::max<int64_t>(0, f.gpu_need[g] - b.total() - draft_bytes);
     a.devices.push_back({b.device + " " + e.devices[g].name + ", " + std::to_string(b.layers) + " layers",
                          {{"model", b.model, kWeights},
+                          {"LoRA", b.lora, kLora},
                           {"KV", b.kv, kKv},
                           {"compute", b.compute, kWork},
                           {"output", b.output, kMore},
@@ -416,6 +429,7 @@ EngineAnswer llamacpp_answer(const Request& request, const EngineReport& e) {
   const LlamaCppBuffers& h = m.host;
   a.devices.push_back({"host (CPU_Mapped, CPU KV, host compute)",
                        {{"model", h.model, kWeights},
+                        {"LoRA", h.lora, kLora},
                         {"KV", h.kv, kKv},
                         {"compute", h.compute, kWork},
                         {"output", h.output, kMore},

@@ -36,6 +36,7 @@ struct InferOptions {
   std::vector<std::string> safetensors_files;
   std::string request_file, config_file, model, weights, kv, gpu, overhead, units, engine, command;
   std::string draft, draft_weights, draft_gguf, draft_config;  // speculative decoding's draft model
+  std::vector<std::string> lora_gguf;  // llama.cpp's --lora adapter files
   std::vector<std::string> gpus;
   // engine "transformers": from_pretrained's and generate's arguments
   std::string device_map, attn_implementation, transformers_version, bnb_4bit_compute_dtype;
@@ -101,6 +102,8 @@ void add_infer_options(CLI::App& app, InferOptions& o) {
   app.add_option("--draft-config", o.draft_config, "The draft model's config.json")->check(CLI::ExistingFile)->excludes(draft);
   app.add_option("--draft-gguf", o.draft_gguf, "The draft model's GGUF file (llama.cpp -md is read like this)")
       ->check(CLI::ExistingFile)->excludes(draft);
+  app.add_option("--lora-gguf", o.lora_gguf, "LoRA adapter GGUF file(s) for llama.cpp (its --lora is read like this)")
+      ->check(CLI::ExistingFile);
   app.add_option("--draft-weights", o.draft_weights, "The draft model's weight format (vramfit formats)");
   app.add_option("--gpus", o.gpus, "GPUs in device order for an engine, e.g. --gpus rtx-4090 rtx-3090");
   app.add_option("--host-ram-gib", o.host_ram_gib, "The host's RAM for an engine's CPU buffers (llama.cpp offload), GiB")
@@ -153,8 +156,8 @@ int64_t file_size_of(const std::string& path) {
 }
 
 // A GGUF file's header, read under the header-reading policy every front end follows
-// (io/header_reads.hpp), as the model it describes.
-Result<ModelFileRead> read_gguf_file(const std::string& path, const Catalog& catalog) {
+// (io/header_reads.hpp).
+Result<GgufFile> read_gguf_header(const std::string& path) {
   std::vector<uint8_t> bytes;
   int64_t size = file_size_of(path);
   if (size < 0) return make_error("io", "", "cannot read " + path);
@@ -166,6 +169,12 @@ Result<ModelFileRead> read_gguf_file(const std::string& path, const Catalog& cat
     length = next_header_read(ModelFileKind::gguf, size, length, bytes.data(), runs_on);
     if (length == 0) break;
   }
+  return gguf;
+}
+
+// The model a GGUF file describes.
+Result<ModelFileRead> read_gguf_file(const std::string& path, const Catalog& catalog) {
+  auto gguf = read_gguf_header(path);
   if (!gguf) return gguf.error();
   return model_from_gguf(catalog.formats, *gguf, base_name(path));
 }
@@ -187,6 +196,23 @@ bool read_draft_file(const InferOptions& o, const Catalog& catalog, Request& req
   return true;
 }
 
+// --lora-gguf (llama.cpp's --lora): each adapter's pairs from its header.
+bool read_lora_files(const InferOptions& o, const Catalog& catalog, Request& request, std::ostream& err) {
+  for (const std::string& path : o.lora_gguf) {
+    auto fail = [&](const std::string& message) {
+      err << "error: --lora-gguf: " << message << "\n";
+      return false;
+    };
+    if (request.engine != Engine::llamacpp) return fail("a LoRA adapter file is for engine llama.cpp");
+    auto gguf = read_gguf_header(path);
+    if (!gguf) return fail(gguf.error().message);
+    auto lora = lora_from_gguf(catalog.formats, *gguf, base_name(path));
+    if (!lora) return fail(lora.error().message);
+    request.llamacpp.lora.push_back(std::move(lora).value());
+  }
+  return true;
+}
+
 // --gguf / --safetensors / --safetensors-index: read headers only, as the page does.
 bool read_model_files(const InferOptions& o, const Catalog& catalog, Request& request, std::ostream& err) {
   auto fail = [&](const char* option, const Error& e) {
@@ -205,7 +231,8 @@ bool read_model_files(const InferOptions& o, const Catalog& catalog, Request& re
   const char* option = "";
   if (!o.gguf_file.empty()) {
     option = "--gguf";
-    read = read_gguf_file(o.gguf_file, catalog);  } else if (!o.safetensors_files.empty()) {
+    read = read_gguf_file(o.gguf_file, catalog);
+  } else if (!o.safetensors_files.empty()) {
     option = "--safetensors";
     std::vector<SafetensorsFile> shards;
     std::string names;
@@ -571,6 +598,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     command = std::move(read).value();
     if (!command->model_file.empty() && infer.gguf_file.empty()) infer.gguf_file = command->model_file;  // -m: read like --gguf
     if (!command->draft_file.empty() && !draft_given(infer)) infer.draft_gguf = command->draft_file;  // -md: like --draft-gguf
+    for (const std::string& file : command->lora_files) infer.lora_gguf.push_back(file);  // --lora: like --lora-gguf
     if (!command->draft_model.empty() && !draft_given(infer)) {  // --speculative-config's model
       if (!resolve_vllm_model(command->draft_model, catalog, infer.draft_gguf, infer.draft_config, infer.draft, err)) return 2;
     }
@@ -583,6 +611,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (!request) { err << "error: " << request.error().message << "\n"; return 2; }
   if (!read_model_files(infer, catalog, request.value(), err)) return 2;
   if (!read_draft_file(infer, catalog, request.value(), err)) return 2;
+  if (!read_lora_files(infer, catalog, request.value(), err)) return 2;
   auto report = estimate(*request, catalog);
   if (!report) { err << "error: " << report.error().message << "\n"; return 2; }
   if (infer.as_json) out << report_to_json(*report).dump(2) << "\n";

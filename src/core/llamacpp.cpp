@@ -201,6 +201,27 @@ LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, c
     }
   }
 
+  // LoRA adapters (llama_adapter_lora_init_impl): each pair in the buffer of the tensor it
+  // adapts — token_embd's on the CPU, the output layer's with it, a layer's (its experts'
+  // where they are) with that layer.
+  for (const LlamaCppLora& adapter : s.lora) {
+    std::vector<int64_t> by_device(static_cast<size_t>(gpus) + 1, 0);  // [gpus]: the host
+    auto add = [&](int64_t device, int64_t bytes) {
+      buffers(device).lora += bytes;
+      by_device[device == kHost ? static_cast<size_t>(gpus) : static_cast<size_t>(device)] += bytes;
+    };
+    const LlamaCppWeights& a = adapter.pairs;
+    add(kHost, a.input);
+    add(output_device, a.output);
+    for (size_t il = 0; il < a.layer.size(); ++il) {
+      const int64_t device = place.device(static_cast<int64_t>(il));
+      add(device, a.layer[il]);
+      const bool experts_on_host = s.cpu_moe || static_cast<int64_t>(il) < s.n_cpu_moe;
+      add(experts_on_host ? kHost : device, il < a.layer_experts.size() ? a.layer_experts[il] : 0);
+    }
+    r.lora_by_device.push_back(by_device);
+  }
+
   // KV cache (llama_kv_cache::llama_kv_cache): per layer, cells x (K row + V row) in the
   // cache types, on the layer's device, or the CPU with -nkvo.
   const int format_k = tables.find_storage(s.cache_type_k);
@@ -243,6 +264,7 @@ LlamaCppSettings llamacpp_draft_settings(const LlamaCppSettings& target, int64_t
   // The target's tensor overrides (--n-cpu-moe, --cpu-moe) give way to the draft's own (-otd, not read).
   d.n_cpu_moe = 0;
   d.cpu_moe = false;
+  d.lora.clear();  // the adapters are the target's
   return d;
 }
 
@@ -361,6 +383,13 @@ std::vector<std::string> llamacpp_log_lines(const LlamaCppMemory& r) {
     if (g.model > 0) lines.push_back("load_tensors: " + g.device + " model buffer size = " + mib(g.model));
   }
   lines.push_back("load_tensors: CPU_Mapped model buffer size = " + mib(r.host.model));
+  for (const std::vector<int64_t>& adapter : r.lora_by_device) {
+    for (size_t d = 0; d < adapter.size(); ++d) {
+      if (adapter[d] <= 0) continue;
+      const std::string device = d < r.gpus.size() ? r.gpus[d].device : "CPU";
+      lines.push_back("llama_adapter_lora_init_impl: " + device + " LoRA buffer size = " + mib(adapter[d]));
+    }
+  }
   for (const LlamaCppBuffers& g : r.gpus) {
     if (g.kv > 0) lines.push_back("llama_kv_cache: " + g.device + " KV buffer size = " + mib(g.kv));
   }

@@ -17,6 +17,26 @@ namespace vramfit {
 enum class LlamaSplitMode { none, layer, row };  // -sm / --split-mode
 enum class LlamaFlashAttn { off, on, automatic };  // -fa / --flash-attn on|off|auto
 
+// A model's weight bytes the way llama.cpp places them: by layer, with the experts apart
+// (they can stay on the CPU), and the input and output layers.
+struct LlamaCppWeights {
+  int64_t input = 0;                   // token_embd: always in host memory
+  int64_t output = 0;                  // output_norm and output (lm_head): the output layer
+  bool output_is_token_embd = false;   // tied embeddings: the output layer copies token_embd
+  std::vector<int64_t> layer;          // blk.N.*, experts excluded
+  std::vector<int64_t> layer_experts;  // blk.N.ffn_{gate,up,down}_exps
+  std::vector<int64_t> layer_vectors;  // of `layer`, the 1-D tensors (not split by -sm row)
+};
+
+// A LoRA adapter file (--lora FNAME): llama_adapter_lora_init_impl (src/llama-adapter.cpp) puts
+// each A/B pair in the buffer of the model tensor it adapts, in the file's own types (norms
+// skipped), and prints one "LoRA buffer size" per device.
+struct LlamaCppLora {
+  std::string file;
+  int64_t rank = 0;             // the pairs' inner dimension (lora_a's ne[1])
+  LlamaCppWeights pairs;        // their bytes by the adapted tensor's place: token_embd (CPU), output, blk.N, experts
+};
+
 struct LlamaCppSettings {
   int64_t ctx_size = 0;        // -c / --ctx-size: KV cells for all sequences together (0: the model's trained context)
   int64_t batch_size = 2048;   // -b / --batch-size (logical batch)
@@ -37,6 +57,7 @@ struct LlamaCppSettings {
   int64_t gpu_layers_draft = -1;          // -ngld / --gpu-layers-draft: -1 = all
   std::string cache_type_k_draft = "f16";  // -ctkd / --cache-type-k-draft
   std::string cache_type_v_draft = "f16";  // -ctvd / --cache-type-v-draft
+  std::vector<LlamaCppLora> lora;          // --lora FNAME (and --lora-scaled FNAME SCALE), one per file
 };
 
 // The KV cache types llama.cpp accepts (common/arg.cpp, kv_cache_types).
@@ -50,9 +71,10 @@ struct LlamaCppBuffers {
   int64_t compute = 0;         // llama_context: <dev> compute buffer size
   int64_t output = 0;          // llama_context: <dev> output buffer size (host only)
   int64_t experts = 0;         // of `model`, the MoE expert tensors (a token reads experts_per_token of them)
+  int64_t lora = 0;            // llama_adapter_lora_init_impl: <dev> LoRA buffer size, all adapters
   int64_t layers = 0;          // repeating layers held (the output layer not counted)
   bool output_layer = false;   // holds the output layer (final norm + lm_head)
-  int64_t total() const { return model + kv + compute + output; }
+  int64_t total() const { return model + lora + kv + compute + output; }
 };
 
 struct LlamaCppMemory {
@@ -64,17 +86,7 @@ struct LlamaCppMemory {
   int64_t offloaded_layers = 0;        // "offloaded N/M layers to GPU"
   int64_t layer_slots = 0;             // M: the repeating layers and the output layer
   bool flash_attention = true;         // after -fa auto is resolved
-};
-
-// A model's weight bytes the way llama.cpp places them: by layer, with the experts apart
-// (they can stay on the CPU), and the input and output layers.
-struct LlamaCppWeights {
-  int64_t input = 0;                   // token_embd: always in host memory
-  int64_t output = 0;                  // output_norm and output (lm_head): the output layer
-  bool output_is_token_embd = false;   // tied embeddings: the output layer copies token_embd
-  std::vector<int64_t> layer;          // blk.N.*, experts excluded
-  std::vector<int64_t> layer_experts;  // blk.N.ffn_{gate,up,down}_exps
-  std::vector<int64_t> layer_vectors;  // of `layer`, the 1-D tensors (not split by -sm row)
+  std::vector<std::vector<int64_t>> lora_by_device;  // per --lora file: its bytes on each GPU, then the host
 };
 
 // From a weight format's per-tensor types (the same rules as the breakdown's weights).

@@ -89,7 +89,7 @@ const EngineFlags& llamacpp_flags() {
        "--api-key", "--chat-template", "--chat-template-file", "-p", "--prompt", "-f", "--file", "-sys", "--system-prompt",
        "--timeout", "--numa", "-r", "--reverse-prompt", "--keep", "--reasoning-format", "--reasoning-budget",
        "-hf", "--hf-repo", "-hff", "--hf-file", "--path", "--slot-save-path", "--grammar", "--grammar-file", "-C",
-       "--cpu-mask", "--prio", "--poll", "--media-path", "--lora-scaled", "--threads-http", "--cache-reuse",
+       "--cpu-mask", "--prio", "--poll", "--media-path", "--threads-http", "--cache-reuse",
        "--rope-scaling", "--rope-scale", "--rope-freq-base", "--rope-freq-scale", "--yarn-orig-ctx", "--device", "-dev",
        // speculative decoding: how many tokens to draft, and llama.cpp's older per-slot draft context
        // (-cd; the 2026 draft context is the target's size whatever -cd says)
@@ -245,7 +245,7 @@ int engine_flag_values(const std::string& engine, const std::string& word) {
   if (!flags) return -1;
   const std::string flag = word.rfind("--", 0) == 0 ? word.substr(0, word.find('=')) : word;
   if (engine == "vllm" && (flag == "--dtype" || flag == "--quantization" || flag == "-q")) return flag != word ? 0 : 1;
-  if (engine == "llama.cpp" && (flag == "-md" || flag == "--model-draft")) return flag != word ? 0 : 1;
+  if (engine == "llama.cpp" && (flag == "-md" || flag == "--model-draft" || flag == "--lora")) return flag != word ? 0 : 1;
   if (engine == "vllm" && flag == "--speculative-config") return flag != word ? 0 : 1;
   const Flag* f = find_flag(*flags, word);
   if (!f) return -1;
@@ -312,6 +312,12 @@ Result<EngineCommand> read_engine_words(const std::vector<std::string>& words, c
     }
     if (engine == "llama.cpp" && (flag == "-md" || flag == "--model-draft")) {
       if (!next_value(command.draft_file)) return fail("needs a file");
+      continue;
+    }
+    if (engine == "llama.cpp" && (flag == "--lora" || flag == "--lora-scaled")) {  // --lora-scaled FNAME SCALE
+      std::string file, scale;
+      if (!next_value(file) || (flag == "--lora-scaled" && !next_value(scale))) return fail("needs a file");
+      command.lora_files.push_back(file);
       continue;
     }
     if (engine == "vllm" && flag == "--model") {

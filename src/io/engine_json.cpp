@@ -14,13 +14,57 @@ namespace {
 
 using request_fields::Fields;
 
+// Lists of byte counts, one per layer, under `keys` of j.
+void read_byte_lists(const json& j, Fields& f, std::initializer_list<std::pair<const char*, std::vector<int64_t>*>> keys) {
+  for (auto [key, list] : keys) {
+    if (f.error) break;
+    const json* values = f.has(key) ? &j.at(key) : nullptr;
+    if (!values || !values->is_array() || values->size() > 100000) {
+      f.fail("request.bad_value", f.name(key), "must be a list of byte counts, one per layer");
+      break;
+    }
+    for (const json& v : *values) {
+      if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > (int64_t(1) << 52)) {
+        f.fail("request.bad_value", f.name(key), "must hold byte counts >= 0 (got " + v.dump() + ")");
+        break;
+      }
+      list->push_back(v.get<int64_t>());
+    }
+  }
+}
+
+// "lora": [{"file", "rank", "input", "output", "layers", "experts"}]: --lora files as read from
+// their headers (each pair's bytes by the place of the tensor it adapts).
+std::optional<Error> lora_from_json(const json& j, std::vector<LlamaCppLora>& out) {
+  if (!j.is_array() || j.size() > 64) return make_error("request.bad_value", "llama.cpp.lora", "llama.cpp.lora: must be a list of at most 64 adapters");
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string path = "llama.cpp.lora[" + std::to_string(i) + "]";
+    if (!j[i].is_object()) return make_error("request.wrong_type", path, path + ": must be an object");
+    Fields f{j[i], path + ".", std::nullopt};
+    f.only({"file", "rank", "input", "output", "layers", "experts"});
+    LlamaCppLora lora;
+    lora.file = f.text("file", "");
+    lora.rank = f.integer("rank", 0, 0, 1 << 20);
+    lora.pairs.input = f.integer("input", 0, 0, int64_t(1) << 52);
+    lora.pairs.output = f.integer("output", 0, 0, int64_t(1) << 52);
+    read_byte_lists(j[i], f, {{"layers", &lora.pairs.layer}, {"experts", &lora.pairs.layer_experts}});
+    if (!f.error && lora.pairs.layer_experts.size() != lora.pairs.layer.size()) {
+      f.fail("request.bad_value", path, "layers and experts must have one entry per layer each");
+    }
+    if (f.error) return f.error;
+    lora.pairs.layer_vectors.assign(lora.pairs.layer.size(), 0);
+    out.push_back(std::move(lora));
+  }
+  return std::nullopt;
+}
+
 // engine "llama.cpp": its flags under their long names (llama.cpp's common/arg.cpp).
 std::optional<Error> llamacpp_settings_from_json(const json& j, LlamaCppSettings& l) {
   if (!j.is_object()) return make_error("request.wrong_type", "llama.cpp", "llama.cpp: must be an object");
   Fields f{j, "llama.cpp.", std::nullopt};
   f.only({"ctx-size", "batch-size", "ubatch-size", "parallel", "cache-type-k", "cache-type-v", "flash-attn", "n-gpu-layers",
           "split-mode", "tensor-split", "main-gpu", "cpu-moe", "n-cpu-moe", "no-kv-offload", "swa-full", "gpu-layers-draft",
-          "cache-type-k-draft", "cache-type-v-draft"});
+          "cache-type-k-draft", "cache-type-v-draft", "lora"});
   l.ctx_size = f.integer("ctx-size", l.ctx_size, 0, kMaxContextTokens);
   l.batch_size = f.integer("batch-size", l.batch_size, 1, int64_t(1) << 20);
   l.ubatch_size = f.integer("ubatch-size", l.ubatch_size, 1, int64_t(1) << 20);
@@ -32,6 +76,10 @@ std::optional<Error> llamacpp_settings_from_json(const json& j, LlamaCppSettings
   l.no_kv_offload = f.boolean("no-kv-offload", l.no_kv_offload);
   l.swa_full = f.boolean("swa-full", l.swa_full);
   l.gpu_layers_draft = f.integer("gpu-layers-draft", l.gpu_layers_draft, -1, 100000);
+  if (f.has("lora") && !f.error) {
+    l.lora.clear();
+    if (auto e = lora_from_json(j.at("lora"), l.lora)) return e;
+  }
   for (auto [key, type] : {std::pair<const char*, std::string*>{"cache-type-k", &l.cache_type_k}, {"cache-type-v", &l.cache_type_v},
                            {"cache-type-k-draft", &l.cache_type_k_draft}, {"cache-type-v-draft", &l.cache_type_v_draft}}) {
     *type = f.text(key, *type);
@@ -77,6 +125,10 @@ json llamacpp_settings_to_json(const LlamaCppSettings& l) {
             {"gpu-layers-draft", l.gpu_layers_draft}, {"cache-type-k-draft", l.cache_type_k_draft},
             {"cache-type-v-draft", l.cache_type_v_draft}};
   if (!l.tensor_split.empty()) j["tensor-split"] = l.tensor_split;
+  for (const LlamaCppLora& a : l.lora) {
+    j["lora"].push_back({{"file", a.file}, {"rank", a.rank}, {"input", a.pairs.input}, {"output", a.pairs.output},
+                         {"layers", a.pairs.layer}, {"experts", a.pairs.layer_experts}});
+  }
   return j;
 }
 
@@ -88,22 +140,7 @@ std::optional<Error> llamacpp_weights_from_json(const json& j, LlamaCppWeights& 
   b.input = lf.integer("input", 0, 0, int64_t(1) << 52);
   b.output = lf.integer("output", 0, 0, int64_t(1) << 52);
   b.output_is_token_embd = lf.boolean("output_is_token_embd", false);
-  for (auto [key, list] : {std::pair<const char*, std::vector<int64_t>*>{"layers", &b.layer}, {"experts", &b.layer_experts},
-                           {"vectors", &b.layer_vectors}}) {
-    if (lf.error) break;
-    const json* values = lf.has(key) ? &j.at(key) : nullptr;
-    if (!values || !values->is_array() || values->size() > 100000) {
-      lf.fail("request.bad_value", lf.name(key), "must be a list of byte counts, one per layer");
-      break;
-    }
-    for (const json& v : *values) {
-      if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > (int64_t(1) << 52)) {
-        lf.fail("request.bad_value", lf.name(key), "must hold byte counts >= 0 (got " + v.dump() + ")");
-        break;
-      }
-      list->push_back(v.get<int64_t>());
-    }
-  }
+  read_byte_lists(j, lf, {{"layers", &b.layer}, {"experts", &b.layer_experts}, {"vectors", &b.layer_vectors}});
   if (!lf.error && (b.layer_experts.size() != b.layer.size() || b.layer_vectors.size() != b.layer.size())) {
     lf.fail("request.bad_value", "weights.stored.by_layer", "layers, experts and vectors must have one entry per layer each");
   }

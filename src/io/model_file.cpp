@@ -187,6 +187,42 @@ Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile
   return out;
 }
 
+bool is_gguf_adapter(const GgufFile& gguf) { return gguf.string_or("general.type", "") == "adapter"; }
+
+Result<LlamaCppLora> lora_from_gguf(const FormatTables& tables, const GgufFile& gguf, const std::string& file) {
+  // llama_adapter_lora_init_impl: "expect general.type to be 'adapter'", "expect adapter.type to be 'lora'".
+  if (!is_gguf_adapter(gguf) || gguf.string_or("adapter.type", "") != "lora") {
+    return make_error("gguf.not_lora", "file", file + ": not a LoRA adapter (llama.cpp expects general.type 'adapter' and "
+                                                      "adapter.type 'lora')");
+  }
+  LlamaCppLora lora;
+  lora.file = file;
+  for (const GgufTensorInfo& t : gguf.tensors) {
+    auto ends_with = [&](const char* suffix) {
+      const size_t n = std::char_traits<char>::length(suffix);
+      return t.name.size() >= n && t.name.compare(t.name.size() - n, n, suffix) == 0;
+    };
+    if (ends_with("_norm.weight")) continue;  // skipped by llama.cpp ("TODO: add support for norm vector")
+    const bool a = ends_with(".lora_a");
+    if (!a && !ends_with(".lora_b")) {
+      return make_error("gguf.bad_lora", "tensors." + t.name, file + ": LoRA tensor '" + t.name + "' has unexpected suffix");
+    }
+    const int type = tables.find_storage_by_ggml(t.ggml_type);
+    if (type < 0) {
+      return make_error("gguf.unknown_type", "tensors." + t.name, file + ": tensor " + t.name + " has unknown ggml type " + std::to_string(t.ggml_type));
+    }
+    const StorageType& st = tables.storage_types[static_cast<size_t>(type)];
+    if (t.dims[0] % st.block_elements != 0) {
+      return make_error("gguf.bad_dims", "tensors." + t.name, file + ": tensor " + t.name + " is not a whole number of " + st.label + " blocks");
+    }
+    const std::string adapted = t.name.substr(0, t.name.size() - 7);  // the model tensor's name
+    if (a && lora.rank == 0 && t.dims.size() == 2) lora.rank = adapted == "token_embd.weight" ? t.dims[0] : t.dims[1];
+    add_to_layer(lora.pairs, adapted, storage_bytes(st, t.dims[0], t.elements() / t.dims[0], 1), false);
+  }
+  if (lora.rank == 0) return make_error("gguf.bad_lora", "file", file + ": a LoRA adapter without lora_a tensors");
+  return lora;
+}
+
 std::string storage_id_for_safetensors_dtype(const std::string& dtype) {
   static const std::map<std::string, std::string> ids = {
       {"F64", "f64"}, {"F32", "f32"}, {"F16", "f16"}, {"BF16", "bf16"}, {"F8_E4M3", "fp8"}, {"F8_E5M2", "fp8"},

@@ -27,6 +27,11 @@ struct ModelFileRead {
 // GGUF: metadata -> config fields; tensor infos -> exact bytes per ggml type.
 Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile& gguf, const std::string& file);
 
+// A LoRA adapter GGUF (general.type "adapter", adapter.type "lora"): its A/B pairs' bytes by the
+// place of the tensor each adapts (llama.cpp's src/llama-adapter.cpp llama_adapter_lora_init_impl).
+bool is_gguf_adapter(const GgufFile& gguf);
+Result<LlamaCppLora> lora_from_gguf(const FormatTables& tables, const GgufFile& gguf, const std::string& file);
+
 // safetensors shards (one or more headers); `config` may be null, then the architecture
 // is derived from tensor names and shapes (Llama-style naming) with the assumptions listed.
 Result<ModelFileRead> model_from_safetensors(const std::vector<SafetensorsFile>& shards,

@@ -151,6 +151,21 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
                             *v_type + " V cache)");
     }
   }
+  // llama_adapter_lora_init_impl: "LoRA tensor '...' does not exist in base model (hint: maybe wrong base model?)".
+  for (size_t i = 0; i < l.lora.size(); ++i) {
+    const LlamaCppWeights& pairs = l.lora[i].pairs;
+    int64_t last = static_cast<int64_t>(pairs.layer.size()) - 1;
+    while (last >= 0 && pairs.layer[static_cast<size_t>(last)] == 0 && pairs.layer_experts[static_cast<size_t>(last)] == 0) --last;
+    if (last >= report.prepared.model.layers || (!report.prepared.model.is_moe() && std::any_of(pairs.layer_experts.begin(),
+                                                                                              pairs.layer_experts.end(),
+                                                                                              [](int64_t b) { return b > 0; }))) {
+      const std::string field = "llama.cpp.lora[" + std::to_string(i) + "]";
+      return make_error("request.bad_value", field,
+                        field + ": " + l.lora[i].file + " adapts tensors the model does not have (layer " + std::to_string(last) +
+                            " of " + std::to_string(report.prepared.model.layers) +
+                            "): llama.cpp says \"does not exist in base model (hint: maybe wrong base model?)\"");
+    }
+  }
   std::optional<Report> draft;
   std::optional<LlamaCppWeights> draft_weights;
   if (request.draft) {
@@ -215,7 +230,7 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
 json llamacpp_to_json(const Report& r) {
   const EngineReport& en = *r.engine;
   auto buffers = [](const LlamaCppBuffers& b) {
-    return json{{"device", b.device},       {"model_bytes", b.model},     {"expert_bytes", b.experts},
+    return json{{"device", b.device},       {"model_bytes", b.model},     {"expert_bytes", b.experts}, {"lora_bytes", b.lora},
                 {"kv_bytes", b.kv},         {"compute_bytes", b.compute}, {"output_bytes", b.output},
                 {"total_bytes", b.total()}, {"layers", b.layers},         {"output_layer", b.output_layer}};
   };

@@ -446,6 +446,16 @@ json read_model_file_json_unguarded(const std::string& name, const uint8_t* data
   if (kind == ModelFileKind::gguf) {
     auto gguf = read_gguf(data, size, name, file_size);
     if (!gguf) return error_to_json(gguf.error());
+    if (is_gguf_adapter(*gguf)) {  // a LoRA adapter (llama.cpp's --lora): {"lora": one entry of "llama.cpp": {"lora": [...]}}
+      auto lora = lora_from_gguf(catalog.formats, *gguf, name);
+      if (!lora) return error_to_json(lora.error());
+      if (!engine_json().write_llamacpp) {
+        return error_to_json(make_error("request.engine_not_included", "file", name + ": a LoRA adapter is for engine llama.cpp"));
+      }
+      LlamaCppSettings settings;
+      settings.lora.push_back(std::move(lora).value());
+      return {{"lora", engine_json().write_llamacpp(settings).at("lora").at(0)}};
+    }
     read = model_from_gguf(catalog.formats, *gguf, name);
   } else if (kind == ModelFileKind::safetensors) {
     auto file = read_safetensors(data, size, name, file_size);

@@ -78,6 +78,11 @@ test("a pasted vllm serve command (clipboard) becomes vLLM's settings; its KV li
   const opened = await open(browser, site.origin + "/engines.html#" + hashOf(request),
                             { ...SIZES.desktop, permissions: ["clipboard-read", "clipboard-write"] });
   const { page, errors } = opened;
+  // The vLLM inputs are a long column: the wheel brings the command box up first.
+  const header = await widget(page, "Paste a command", { visible: false });
+  await page.mouse.move(header.cx, Math.min(header.cy, 600));
+  await page.mouse.wheel(0, Math.max(0, header.cy - 250));
+  await frames(page, 3);
   await clickWidget(page, "Paste a command");
   await frames(page, 2);
   await focusTextBox(page, "##command");

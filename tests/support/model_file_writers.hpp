@@ -92,6 +92,45 @@ inline std::vector<uint8_t> write_gguf(const FormatTables& tables, const ModelSp
   return w.bytes;
 }
 
+// A LoRA adapter GGUF for `spec` as convert_lora_to_gguf.py writes one: general.type "adapter",
+// adapter.type "lora", and per layer and target an A (in x rank) and B (rank x out) tensor of
+// ggml type `ggml_type` (F16: 1), plus one norm the adapter carries (llama.cpp skips it).
+inline std::vector<uint8_t> write_lora_gguf(const ModelSpec& spec, const std::string& arch, int64_t rank, uint32_t ggml_type = 1,
+                                            int64_t bytes_per_element_x2 = 4) {
+  struct Pair { std::string name; int64_t in, out; };
+  const int64_t q = spec.attention_heads * spec.head_dim, kv = spec.kv_heads * spec.head_dim;
+  std::vector<std::pair<std::string, std::vector<int64_t>>> tensors;
+  for (int64_t i = 0; i < spec.layers; ++i) {
+    const std::string l = "blk." + std::to_string(i) + ".";
+    for (const Pair& p : {Pair{"attn_q", spec.hidden_size, q}, Pair{"attn_k", spec.hidden_size, kv}, Pair{"attn_v", spec.hidden_size, kv},
+                          Pair{"attn_output", q, spec.hidden_size}}) {
+      tensors.push_back({l + p.name + ".weight.lora_a", {p.in, rank}});
+      tensors.push_back({l + p.name + ".weight.lora_b", {rank, p.out}});
+    }
+  }
+  tensors.push_back({"blk.0.attn_norm.weight", {spec.hidden_size}});
+  GgufWriter w;
+  w.put<uint32_t>(0x46554747u);
+  w.put<uint32_t>(3);
+  w.put<uint64_t>(tensors.size());
+  w.put<uint64_t>(3);
+  w.kv_string("general.architecture", arch);
+  w.kv_string("general.type", "adapter");
+  w.kv_string("adapter.type", "lora");
+  uint64_t offset = 0;
+  for (const auto& [name, dims] : tensors) {
+    w.put_string(name);
+    w.put<uint32_t>(static_cast<uint32_t>(dims.size()));
+    for (int64_t d : dims) w.put<uint64_t>(static_cast<uint64_t>(d));
+    w.put<uint32_t>(dims.size() == 1 ? 0u : ggml_type);
+    w.put<uint64_t>(offset);
+    int64_t elements = 1;
+    for (int64_t d : dims) elements *= d;
+    offset += static_cast<uint64_t>((elements * bytes_per_element_x2 / 2 + 31) / 32 * 32);
+  }
+  return w.bytes;
+}
+
 // Hugging Face tensor names of a Llama/Qwen2-style dense model, with their shapes.
 inline std::vector<std::pair<std::string, std::vector<int64_t>>> hf_dense_tensors(const ModelSpec& s) {
   std::vector<std::pair<std::string, std::vector<int64_t>>> t;
