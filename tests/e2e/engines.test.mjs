@@ -10,7 +10,9 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { execFileSync } from "node:child_process";
 import { root, dist, serveDist, launch, open, widget, clickWidget, focusTextBox, frames, settled, layout, tapWidget, swipe,
-         layoutProblems, SIZES, typeText, hashOf, waitForState, texts, shot } from "./support.mjs";
+         layoutProblems, SIZES, typeText, hashOf, waitForState, texts, shot, chooseFile } from "./support.mjs";
+import { loraGgufBytes } from "../support/gguf_bytes.mjs";
+import os from "node:os";
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -222,6 +224,36 @@ test("desktop: vLLM with a draft model picked with the mouse; 'Model loading too
   }
   assert.ok(shown.some(t => t.startsWith("draft model (--speculative-config, 5 tokens): Llama 3.2 1B")), "the draft's fact");
   await shot(page, "engines-desktop-vllm-draft.png");
+  assert.deepEqual(errors, []);
+  await opened.context.close();
+});
+
+test("desktop: a LoRA adapter opened with Open file... joins llama.cpp's --lora; its buffer line as the CLI prints it", async () => {
+  const request = { v: 1, model: { preset: "llama-3.1-8b" }, weights: { format: "gguf-q4_k_m" }, engine: "llama.cpp",
+                    "llama.cpp": { "ctx-size": 8192 } };
+  const opened = await open(browser, site.origin + "/engines.html#" + hashOf(request), SIZES.desktop);
+  const { page, errors } = opened;
+  await settled(page);
+  const adapter = loraGgufBytes({ layers: 32, hidden: 4096, rank: 16 });
+  const button = await widget(page, "Open file...");
+  await chooseFile(page, () => page.mouse.click(button.cx, button.cy),
+                   { name: "llama-3.1-8b-lora-q.gguf", mimeType: "application/octet-stream", buffer: adapter });
+  const s = await waitForState(page, s => s["llama.cpp"] && s["llama.cpp"].lora && s["llama.cpp"].lora.length === 1, "the adapter in the link");
+  assert.equal(s["llama.cpp"].lora[0].file, "llama-3.1-8b-lora-q.gguf");
+  assert.ok(!s.model || s.model.preset === "llama-3.1-8b", "the model stays (the default: left out of the link)");
+  await frames(page, 3);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "vramfit-")), "llama-3.1-8b-lora-q.gguf");
+  fs.writeFileSync(file, adapter);
+  const cli = execFileSync(path.join(root, "build/native/vramfit"),
+                           ["infer", "-m", "llama-3.1-8b", "-w", "gguf-q4_k_m", "--cmd", `llama-server -c 8192 --lora ${file}`],
+                           { encoding: "utf8" });
+  const line = cli.split("\n").map(l => l.trim()).find(l => l.startsWith("llama_adapter_lora_init_impl:"));
+  assert.equal(line, "llama_adapter_lora_init_impl: CUDA0 LoRA buffer size =     8.00 MiB");
+  const shown = await texts(page);
+  assert.ok(shown.includes(line), `the page prints the CLI's line: ${line}`);
+  assert.ok(shown.includes("--lora llama-3.1-8b-lora-q.gguf (rank 16)"), "the adapter is listed under llama.cpp's inputs");
+  await clickWidget(page, "Remove adapter");
+  await waitForState(page, s => !s["llama.cpp"].lora, "the adapter removed");
   assert.deepEqual(errors, []);
   await opened.context.close();
 });

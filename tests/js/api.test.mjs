@@ -1,7 +1,7 @@
 // The JavaScript API (core-only wasm module) under Node.js: the same JSON as the native CLI,
 // and model files read from their header bytes as the page reads a dropped file.
 //   node --test tests/js/    (after the native and web builds)
-import { ggufBytes } from "../support/gguf_bytes.mjs";
+import { ggufBytes, loraGgufBytes } from "../support/gguf_bytes.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -87,6 +87,26 @@ test("a draft model (llama.cpp's -md): readCommand names its file; estimate() wi
   assert.deepEqual(report.engine.draft, native.engine.draft, "the draft's buffers and lines, as the CLI's");
   assert.equal(report.engine.gpus[0].need_bytes, native.engine.gpus[0].need_bytes);
   assert.ok(report.engine.gpus[0].draft_bytes > 0);
+});
+
+test("a LoRA adapter (llama.cpp's --lora): readModelFile gives its pairs; estimate() places them as the CLI does", async () => {
+  const model = Buffer.concat([ggufBytes({ tokens: 2000 }), Buffer.alloc(4096)]);
+  const adapter = loraGgufBytes({ layers: 2, hidden: 256, rank: 8 });
+  const readModel = await vramfit.readModelFile(new File([model], "tiny.gguf"));
+  const readLora = await vramfit.readModelFile(new File([adapter], "tiny-lora.gguf"));
+  assert.equal(readLora.error, undefined, JSON.stringify(readLora.error));
+  assert.equal(readLora.lora.rank, 8);
+  assert.deepEqual(readLora.lora.layers, [8192, 8192], "(256 x 8 + 8 x 256) x 2 B per layer");
+  const report = vramfit.estimate({ ...readModel, engine: "llama.cpp", "llama.cpp": { lora: [readLora.lora] }, gpu: { id: "rtx-4090" } });
+  assert.equal(report.error, undefined, JSON.stringify(report.error));
+  assert.equal(report.engine.gpus[0].lora_bytes, 16384);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vramfit-"));
+  fs.writeFileSync(path.join(dir, "tiny.gguf"), model);
+  fs.writeFileSync(path.join(dir, "tiny-lora.gguf"), adapter);
+  const native = JSON.parse(cli("infer", "--json", "-g", "rtx-4090", "--cmd",
+                                `llama-server -m ${path.join(dir, "tiny.gguf")} --lora ${path.join(dir, "tiny-lora.gguf")}`));
+  assert.deepEqual(report.engine.log_lines, native.engine.log_lines);
+  assert.ok(report.engine.log_lines.some(l => /^llama_adapter_lora_init_impl: CUDA0 LoRA buffer size = +0\.02 MiB$/.test(l)));
 });
 
 test("readModelFile() reports bad files as errors", async () => {

@@ -25,3 +25,23 @@ export function ggufBytes({ layers = 2, hidden = 256, tokens = 20000 }) {
   }
   return Buffer.concat(parts);
 }
+
+// A LoRA adapter GGUF (general.type "adapter", adapter.type "lora") for ggufBytes' model: an F16
+// A (hidden x rank) and B (rank x hidden) pair for attn_q of every layer.
+export function loraGgufBytes({ layers = 2, hidden = 256, rank = 8 }) {
+  const parts = [];
+  const u32 = v => { const b = Buffer.alloc(4); b.writeUInt32LE(v); parts.push(b); };
+  const u64 = v => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); parts.push(b); };
+  const str = s => { u64(Buffer.byteLength(s)); parts.push(Buffer.from(s)); };
+  const tensors = [];
+  for (let i = 0; i < layers; i++) {
+    tensors.push([`blk.${i}.attn_q.weight.lora_a`, [hidden, rank]], [`blk.${i}.attn_q.weight.lora_b`, [rank, hidden]]);
+  }
+  u32(0x46554747); u32(3); u64(tensors.length); u64(3);
+  for (const [k, v] of [["general.architecture", "llama"], ["general.type", "adapter"], ["adapter.type", "lora"]]) {
+    str(k); u32(8); str(v);
+  }
+  let offset = 0;
+  for (const [name, dims] of tensors) { str(name); u32(2); dims.forEach(u64); u32(1); u64(offset); offset += dims[0] * dims[1] * 2; }
+  return Buffer.concat(parts);
+}

@@ -34,6 +34,7 @@ char* vramfit_catalog() {
 // Header bytes of a dropped file (the page reads only File.slice(0, n)); the kind comes from
 // the name. Sizes as doubles because JavaScript numbers are doubles and files can pass 4 GiB.
 char* vramfit_read_model_file(const char* name, const uint8_t* data, double size, double file_size) {
+  vramfit::enable_engines();  // a LoRA adapter file is read into llama.cpp's settings
   return copy_out(vramfit::read_model_file_json(name ? name : "", data, static_cast<int64_t>(size),
                                                 static_cast<int64_t>(file_size))
                       .dump());
