@@ -52,12 +52,15 @@ void App::apply_file_fragment(const json& fragment) {
   full["mode"] = "inference";
   full.erase("training");
   full.erase("network");
-  if (fragment.contains("lora")) {  // a LoRA adapter file: one more --lora for llama.cpp
+  if (fragment.contains("llama.cpp")) {  // a LoRA adapter (one more --lora) or a projector (--mmproj)
     if (request_.engine != Engine::llamacpp) {
-      notice_ = "A LoRA adapter is loaded by llama.cpp (--lora): pick llama.cpp as the engine, then open it again.";
+      notice_ = "This file is loaded beside a model by llama.cpp (--lora, --mmproj): pick llama.cpp as the engine, then open it again.";
       return;
     }
-    full["llama.cpp"]["lora"].push_back(fragment["lora"]);
+    for (const auto& [key, value] : fragment["llama.cpp"].items()) {
+      if (value.is_array()) for (const json& item : value) full["llama.cpp"][key].push_back(item);
+      else full["llama.cpp"][key] = value;
+    }
   }
   for (const char* key : {"model", "weights"}) {
     if (fragment.contains(key)) full[key] = fragment[key];

@@ -173,6 +173,16 @@ bool draw_llamacpp_inputs(Request& request) {
     }
     ImGui::PopID();
   }
+  if (l.has_mmproj) {  // --mmproj, added by opening a projector GGUF
+    text_wrapped_at_spaces("--mmproj " + l.mmproj.file + " (" + l.mmproj.projector + ")");
+    changed |= ImGui::Checkbox("--no-mmproj-offload", &l.no_mmproj_offload);
+    tip("The projector on the CPU instead of the first GPU.");
+    if (ImGui::SmallButton("Remove projector")) {
+      l.has_mmproj = false;
+      l.no_mmproj_offload = false;
+      changed = true;
+    }
+  }
   changed |= draw_draft_inputs(request);
   return changed;
 }
@@ -347,7 +357,7 @@ struct Part {
 };
 const ImU32 kWeights = IM_COL32(86, 145, 222, 255), kKv = IM_COL32(96, 190, 120, 255), kWork = IM_COL32(170, 120, 220, 255),
             kOther = IM_COL32(242, 171, 60, 255), kMore = IM_COL32(150, 150, 150, 255), kDraft = IM_COL32(64, 180, 190, 255),
-            kLora = IM_COL32(220, 110, 160, 255);
+            kLora = IM_COL32(220, 110, 160, 255), kMmproj = IM_COL32(200, 190, 80, 255);
 const ImU32 kFits = IM_COL32(96, 190, 120, 255), kDoesNotFit = IM_COL32(235, 90, 80, 255);
 
 // One device (a GPU, a vLLM rank, the host): its parts against its capacity (0: not checked).
@@ -411,6 +421,7 @@ EngineAnswer llamacpp_answer(const Request& request, const EngineReport& e) {
       {"model", 0, kWeights}, {"KV", 0, kKv}, {"compute", 0, kWork}, {"output", 0, kMore}, {"CUDA context + margin", 0, kOther}};
   if (draft) a.legend.push_back({"draft model", 0, kDraft});
   if (!request.llamacpp.lora.empty()) a.legend.push_back({"LoRA", 0, kLora});
+  if (request.llamacpp.has_mmproj) a.legend.push_back({"mmproj", 0, kMmproj});
   for (size_t g = 0; g < m.gpus.size(); ++g) {
     const LlamaCppBuffers& b = m.gpus[g];
     const int64_t draft_bytes = draft ? d.gpus[g].total() : 0;
@@ -418,6 +429,7 @@ EngineAnswer llamacpp_answer(const Request& request, const EngineReport& e) {
     a.devices.push_back({b.device + " " + e.devices[g].name + ", " + std::to_string(b.layers) + " layers",
                          {{"model", b.model, kWeights},
                           {"LoRA", b.lora, kLora},
+                          {"mmproj", b.mmproj, kMmproj},
                           {"KV", b.kv, kKv},
                           {"compute", b.compute, kWork},
                           {"output", b.output, kMore},
@@ -430,6 +442,7 @@ EngineAnswer llamacpp_answer(const Request& request, const EngineReport& e) {
   a.devices.push_back({"host (CPU_Mapped, CPU KV, host compute)",
                        {{"model", h.model, kWeights},
                         {"LoRA", h.lora, kLora},
+                        {"mmproj", h.mmproj, kMmproj},
                         {"KV", h.kv, kKv},
                         {"compute", h.compute, kWork},
                         {"output", h.output, kMore},

@@ -37,6 +37,7 @@ struct InferOptions {
   std::string request_file, config_file, model, weights, kv, gpu, overhead, units, engine, command;
   std::string draft, draft_weights, draft_gguf, draft_config;  // speculative decoding's draft model
   std::vector<std::string> lora_gguf;  // llama.cpp's --lora adapter files
+  std::string mmproj_gguf;             // llama.cpp's --mmproj file
   std::vector<std::string> gpus;
   // engine "transformers": from_pretrained's and generate's arguments
   std::string device_map, attn_implementation, transformers_version, bnb_4bit_compute_dtype;
@@ -103,6 +104,8 @@ void add_infer_options(CLI::App& app, InferOptions& o) {
   app.add_option("--draft-gguf", o.draft_gguf, "The draft model's GGUF file (llama.cpp -md is read like this)")
       ->check(CLI::ExistingFile)->excludes(draft);
   app.add_option("--lora-gguf", o.lora_gguf, "LoRA adapter GGUF file(s) for llama.cpp (its --lora is read like this)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--mmproj-gguf", o.mmproj_gguf, "Multimodal projector GGUF for llama.cpp (its --mmproj is read like this)")
       ->check(CLI::ExistingFile);
   app.add_option("--draft-weights", o.draft_weights, "The draft model's weight format (vramfit formats)");
   app.add_option("--gpus", o.gpus, "GPUs in device order for an engine, e.g. --gpus rtx-4090 rtx-3090");
@@ -196,7 +199,8 @@ bool read_draft_file(const InferOptions& o, const Catalog& catalog, Request& req
   return true;
 }
 
-// --lora-gguf (llama.cpp's --lora): each adapter's pairs from its header.
+// --lora-gguf (llama.cpp's --lora): each adapter's pairs from its header; --mmproj-gguf
+// (--mmproj): the projector's weights and its vision tower's sizes.
 bool read_lora_files(const InferOptions& o, const Catalog& catalog, Request& request, std::ostream& err) {
   for (const std::string& path : o.lora_gguf) {
     auto fail = [&](const std::string& message) {
@@ -209,6 +213,19 @@ bool read_lora_files(const InferOptions& o, const Catalog& catalog, Request& req
     auto lora = lora_from_gguf(catalog.formats, *gguf, base_name(path));
     if (!lora) return fail(lora.error().message);
     request.llamacpp.lora.push_back(std::move(lora).value());
+  }
+  if (!o.mmproj_gguf.empty()) {  // --mmproj-gguf (llama.cpp's --mmproj)
+    auto fail = [&](const std::string& message) {
+      err << "error: --mmproj-gguf: " << message << "\n";
+      return false;
+    };
+    if (request.engine != Engine::llamacpp) return fail("a multimodal projector file is for engine llama.cpp");
+    auto gguf = read_gguf_header(o.mmproj_gguf);
+    if (!gguf) return fail(gguf.error().message);
+    auto mmproj = mmproj_from_gguf(catalog.formats, *gguf, base_name(o.mmproj_gguf));
+    if (!mmproj) return fail(mmproj.error().message);
+    request.llamacpp.mmproj = std::move(mmproj).value();
+    request.llamacpp.has_mmproj = true;
   }
   return true;
 }
@@ -599,6 +616,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (!command->model_file.empty() && infer.gguf_file.empty()) infer.gguf_file = command->model_file;  // -m: read like --gguf
     if (!command->draft_file.empty() && !draft_given(infer)) infer.draft_gguf = command->draft_file;  // -md: like --draft-gguf
     for (const std::string& file : command->lora_files) infer.lora_gguf.push_back(file);  // --lora: like --lora-gguf
+    if (!command->mmproj_file.empty() && infer.mmproj_gguf.empty()) infer.mmproj_gguf = command->mmproj_file;  // --mmproj
     if (!command->draft_model.empty() && !draft_given(infer)) {  // --speculative-config's model
       if (!resolve_vllm_model(command->draft_model, catalog, infer.draft_gguf, infer.draft_config, infer.draft, err)) return 2;
     }

@@ -104,6 +104,11 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
         << (l.gpu_layers_draft < 0 ? std::string("all") : std::to_string(l.gpu_layers_draft)) << ", K " << l.cache_type_k_draft
         << " / V " << l.cache_type_v_draft << ", " << with_thousands(d.n_ctx) << " cells\n";
   }
+  if (l.has_mmproj) {
+    out << "  mmproj (--mmproj): " << l.mmproj.file << " (" << l.mmproj.projector << "): weights "
+        << format_bytes(l.mmproj.weight_bytes, u) << " + one image's graph " << format_bytes(m.mmproj_compute, u)
+        << " (estimated) on " << (l.no_mmproj_offload || m.gpus.empty() ? "the CPU" : "CUDA0") << "\n";
+  }
   out << "\n  " << pad("device", 26) << pad_left("layers", 8) << pad_left("model", 12) << pad_left("KV", 12)
       << pad_left("compute", 12) << (draft ? pad_left("draft", 12) : std::string()) << pad_left("needed", 12)
       << pad_left("usable", 12) << "\n";

@@ -222,6 +222,19 @@ LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, c
     r.lora_by_device.push_back(by_device);
   }
 
+  // A multimodal projector (--mmproj): its weights on the first GPU (or the CPU with
+  // --no-mmproj-offload), and the graph clip reserves for one image at its largest size — here
+  // vramfit's estimate of one encoder layer over the patches in f32 (the residual and normed
+  // input, q, k, v, the attention output: 5 h, the MLP: 2 x intermediate), with the scores
+  // without flash attention; not llama.cpp's own allocator.
+  if (s.has_mmproj) {
+    const LlamaCppMmproj& p = s.mmproj;
+    const int64_t patches = p.patches();
+    r.mmproj_compute = sat_mul(patches, 4, 5 * p.hidden + 2 * p.intermediate);
+    if (!r.flash_attention) r.mmproj_compute = sat_add(r.mmproj_compute, sat_mul(patches, patches, p.heads, 4));
+    buffers(s.no_mmproj_offload || gpus == 0 ? kHost : 0).mmproj = sat_add(p.weight_bytes, r.mmproj_compute);
+  }
+
   // KV cache (llama_kv_cache::llama_kv_cache): per layer, cells x (K row + V row) in the
   // cache types, on the layer's device, or the CPU with -nkvo.
   const int format_k = tables.find_storage(s.cache_type_k);
@@ -264,7 +277,8 @@ LlamaCppSettings llamacpp_draft_settings(const LlamaCppSettings& target, int64_t
   // The target's tensor overrides (--n-cpu-moe, --cpu-moe) give way to the draft's own (-otd, not read).
   d.n_cpu_moe = 0;
   d.cpu_moe = false;
-  d.lora.clear();  // the adapters are the target's
+  d.lora.clear();  // the adapters and the projector are the target's
+  d.has_mmproj = false;
   return d;
 }
 

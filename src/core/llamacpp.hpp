@@ -37,6 +37,18 @@ struct LlamaCppLora {
   LlamaCppWeights pairs;        // their bytes by the adapted tensor's place: token_embd (CPU), output, blk.N, experts
 };
 
+// A multimodal projector file (--mmproj FNAME, clip.* keys): mtmd_init_from_file -> clip_init loads
+// its tensors into one backend — the first GPU (clip_ctx: ggml_backend_init_by_type(GPU)) or the
+// CPU with --no-mmproj-offload — and reserves a compute graph for the largest image.
+struct LlamaCppMmproj {
+  std::string file;
+  std::string projector;        // clip.projector_type ("mlp", "gemma3", "qwen2vl_merger", ...)
+  int64_t weight_bytes = 0;     // every tensor of the file at its ggml type's size
+  int64_t image_size = 0, patch_size = 0;            // clip.vision.image_size / patch_size
+  int64_t hidden = 0, intermediate = 0, heads = 0;   // clip.vision.embedding_length / feed_forward_length / attention.head_count
+  int64_t patches() const { return patch_size > 0 ? (image_size / patch_size) * (image_size / patch_size) : 0; }
+};
+
 struct LlamaCppSettings {
   int64_t ctx_size = 0;        // -c / --ctx-size: KV cells for all sequences together (0: the model's trained context)
   int64_t batch_size = 2048;   // -b / --batch-size (logical batch)
@@ -58,6 +70,9 @@ struct LlamaCppSettings {
   std::string cache_type_k_draft = "f16";  // -ctkd / --cache-type-k-draft
   std::string cache_type_v_draft = "f16";  // -ctvd / --cache-type-v-draft
   std::vector<LlamaCppLora> lora;          // --lora FNAME (and --lora-scaled FNAME SCALE), one per file
+  bool has_mmproj = false;                 // --mmproj FNAME
+  LlamaCppMmproj mmproj;
+  bool no_mmproj_offload = false;          // --no-mmproj-offload: the projector on the CPU
 };
 
 // The KV cache types llama.cpp accepts (common/arg.cpp, kv_cache_types).
@@ -72,9 +87,10 @@ struct LlamaCppBuffers {
   int64_t output = 0;          // llama_context: <dev> output buffer size (host only)
   int64_t experts = 0;         // of `model`, the MoE expert tensors (a token reads experts_per_token of them)
   int64_t lora = 0;            // llama_adapter_lora_init_impl: <dev> LoRA buffer size, all adapters
+  int64_t mmproj = 0;          // --mmproj: the projector's weights and its image graph (on one device)
   int64_t layers = 0;          // repeating layers held (the output layer not counted)
   bool output_layer = false;   // holds the output layer (final norm + lm_head)
-  int64_t total() const { return model + lora + kv + compute + output; }
+  int64_t total() const { return model + lora + mmproj + kv + compute + output; }
 };
 
 struct LlamaCppMemory {
@@ -87,6 +103,7 @@ struct LlamaCppMemory {
   int64_t layer_slots = 0;             // M: the repeating layers and the output layer
   bool flash_attention = true;         // after -fa auto is resolved
   std::vector<std::vector<int64_t>> lora_by_device;  // per --lora file: its bytes on each GPU, then the host
+  int64_t mmproj_compute = 0;          // of the projector's device's `mmproj`, the image graph (estimated)
 };
 
 // From a weight format's per-tensor types (the same rules as the breakdown's weights).

@@ -83,6 +83,7 @@ const EngineFlags& llamacpp_flags() {
           {{"-ngld", "--gpu-layers-draft", "--n-gpu-layers-draft"}, "gpu-layers-draft", Value::integer},
           {{"-ctkd", "--cache-type-k-draft"}, "cache-type-k-draft", Value::text},
           {{"-ctvd", "--cache-type-v-draft"}, "cache-type-v-draft", Value::text},
+          {{"--no-mmproj-offload"}, "no-mmproj-offload", Value::none},
       },
       {"--host", "--port", "-t", "--threads", "-tb", "--threads-batch", "--temp", "--top-k", "--top-p", "--min-p",
        "--repeat-penalty", "--repeat-last-n", "-n", "--n-predict", "-s", "--seed", "--log-file", "-a", "--alias",
@@ -245,7 +246,9 @@ int engine_flag_values(const std::string& engine, const std::string& word) {
   if (!flags) return -1;
   const std::string flag = word.rfind("--", 0) == 0 ? word.substr(0, word.find('=')) : word;
   if (engine == "vllm" && (flag == "--dtype" || flag == "--quantization" || flag == "-q")) return flag != word ? 0 : 1;
-  if (engine == "llama.cpp" && (flag == "-md" || flag == "--model-draft" || flag == "--lora")) return flag != word ? 0 : 1;
+  if (engine == "llama.cpp" && (flag == "-md" || flag == "--model-draft" || flag == "--lora" || flag == "-mm" || flag == "--mmproj")) {
+    return flag != word ? 0 : 1;
+  }
   if (engine == "vllm" && flag == "--speculative-config") return flag != word ? 0 : 1;
   const Flag* f = find_flag(*flags, word);
   if (!f) return -1;
@@ -312,6 +315,10 @@ Result<EngineCommand> read_engine_words(const std::vector<std::string>& words, c
     }
     if (engine == "llama.cpp" && (flag == "-md" || flag == "--model-draft")) {
       if (!next_value(command.draft_file)) return fail("needs a file");
+      continue;
+    }
+    if (engine == "llama.cpp" && (flag == "-mm" || flag == "--mmproj")) {
+      if (!next_value(command.mmproj_file)) return fail("needs a file");
       continue;
     }
     if (engine == "llama.cpp" && (flag == "--lora" || flag == "--lora-scaled")) {  // --lora-scaled FNAME SCALE

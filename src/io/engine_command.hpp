@@ -20,6 +20,7 @@ struct EngineCommand {
   std::string model_file;             // llama.cpp's -m / --model (a path: read its header to size the weights)
   std::string draft_file;             // llama.cpp's -md / --model-draft: the draft model of speculative decoding
   std::vector<std::string> lora_files;  // llama.cpp's --lora / --lora-scaled: adapter files to read
+  std::string mmproj_file;            // llama.cpp's -mm / --mmproj: the multimodal projector's file
   std::string model;                  // vLLM's model: a Hugging Face repository id or a path
   std::string draft_model;            // vLLM's --speculative-config "model": the draft's id or path
   std::string weights_format;         // vLLM's --dtype / --quantization as a weight format ("" : the model's own)

@@ -64,7 +64,7 @@ std::optional<Error> llamacpp_settings_from_json(const json& j, LlamaCppSettings
   Fields f{j, "llama.cpp.", std::nullopt};
   f.only({"ctx-size", "batch-size", "ubatch-size", "parallel", "cache-type-k", "cache-type-v", "flash-attn", "n-gpu-layers",
           "split-mode", "tensor-split", "main-gpu", "cpu-moe", "n-cpu-moe", "no-kv-offload", "swa-full", "gpu-layers-draft",
-          "cache-type-k-draft", "cache-type-v-draft", "lora"});
+          "cache-type-k-draft", "cache-type-v-draft", "lora", "mmproj", "no-mmproj-offload"});
   l.ctx_size = f.integer("ctx-size", l.ctx_size, 0, kMaxContextTokens);
   l.batch_size = f.integer("batch-size", l.batch_size, 1, int64_t(1) << 20);
   l.ubatch_size = f.integer("ubatch-size", l.ubatch_size, 1, int64_t(1) << 20);
@@ -76,6 +76,22 @@ std::optional<Error> llamacpp_settings_from_json(const json& j, LlamaCppSettings
   l.no_kv_offload = f.boolean("no-kv-offload", l.no_kv_offload);
   l.swa_full = f.boolean("swa-full", l.swa_full);
   l.gpu_layers_draft = f.integer("gpu-layers-draft", l.gpu_layers_draft, -1, 100000);
+  l.no_mmproj_offload = f.boolean("no-mmproj-offload", l.no_mmproj_offload);
+  if (const json* mmproj = f.sub("mmproj")) {  // --mmproj's file as read from its header
+    Fields mf{*mmproj, "llama.cpp.mmproj.", std::nullopt};
+    mf.only({"file", "projector", "weight_bytes", "image_size", "patch_size", "hidden", "intermediate", "heads"});
+    LlamaCppMmproj& p = l.mmproj;
+    p.file = mf.text("file", "");
+    p.projector = mf.text("projector", "mlp");
+    p.weight_bytes = mf.integer("weight_bytes", 0, 0, int64_t(1) << 50);
+    p.image_size = mf.integer("image_size", 0, 1, 1 << 20);
+    p.patch_size = mf.integer("patch_size", 0, 1, 1 << 20);
+    p.hidden = mf.integer("hidden", 0, 1, 1 << 20);
+    p.intermediate = mf.integer("intermediate", 0, 1, 1 << 20);
+    p.heads = mf.integer("heads", 0, 1, 1 << 20);
+    if (mf.error) return mf.error;
+    l.has_mmproj = true;
+  }
   if (f.has("lora") && !f.error) {
     l.lora.clear();
     if (auto e = lora_from_json(j.at("lora"), l.lora)) return e;
@@ -125,6 +141,13 @@ json llamacpp_settings_to_json(const LlamaCppSettings& l) {
             {"gpu-layers-draft", l.gpu_layers_draft}, {"cache-type-k-draft", l.cache_type_k_draft},
             {"cache-type-v-draft", l.cache_type_v_draft}};
   if (!l.tensor_split.empty()) j["tensor-split"] = l.tensor_split;
+  if (l.no_mmproj_offload) j["no-mmproj-offload"] = true;
+  if (l.has_mmproj) {
+    const LlamaCppMmproj& p = l.mmproj;
+    j["mmproj"] = {{"file", p.file},         {"projector", p.projector},       {"weight_bytes", p.weight_bytes},
+                   {"image_size", p.image_size}, {"patch_size", p.patch_size}, {"hidden", p.hidden},
+                   {"intermediate", p.intermediate}, {"heads", p.heads}};
+  }
   for (const LlamaCppLora& a : l.lora) {
     j["lora"].push_back({{"file", a.file}, {"rank", a.rank}, {"input", a.pairs.input}, {"output", a.pairs.output},
                          {"layers", a.pairs.layer}, {"experts", a.pairs.layer_experts}});

@@ -223,6 +223,38 @@ Result<LlamaCppLora> lora_from_gguf(const FormatTables& tables, const GgufFile& 
   return lora;
 }
 
+bool is_gguf_mmproj(const GgufFile& gguf) { return gguf.string_or("general.architecture", "") == "clip"; }
+
+Result<LlamaCppMmproj> mmproj_from_gguf(const FormatTables& tables, const GgufFile& gguf, const std::string& file) {
+  if (!is_gguf_mmproj(gguf)) return make_error("gguf.not_mmproj", "file", file + ": not a multimodal projector (general.architecture is not 'clip')");
+  LlamaCppMmproj p;
+  p.file = file;
+  p.projector = gguf.string_or("clip.projector_type", "mlp");
+  p.image_size = gguf.integer_or("clip.vision.image_size", 0);
+  p.patch_size = gguf.integer_or("clip.vision.patch_size", 0);
+  p.hidden = gguf.integer_or("clip.vision.embedding_length", 0);
+  p.intermediate = gguf.integer_or("clip.vision.feed_forward_length", 0);
+  p.heads = gguf.integer_or("clip.vision.attention.head_count", 0);
+  for (int64_t v : {p.image_size, p.patch_size, p.hidden, p.intermediate, p.heads}) {
+    if (v <= 0 || v > (int64_t(1) << 20)) {
+      return make_error("gguf.bad_mmproj", "file", file + ": clip.vision.image_size, patch_size, embedding_length, "
+                                                          "feed_forward_length and attention.head_count must be positive sizes");
+    }
+  }
+  for (const GgufTensorInfo& t : gguf.tensors) {
+    const int type = tables.find_storage_by_ggml(t.ggml_type);
+    if (type < 0) {
+      return make_error("gguf.unknown_type", "tensors." + t.name, file + ": tensor " + t.name + " has unknown ggml type " + std::to_string(t.ggml_type));
+    }
+    const StorageType& st = tables.storage_types[static_cast<size_t>(type)];
+    if (t.dims[0] % st.block_elements != 0) {
+      return make_error("gguf.bad_dims", "tensors." + t.name, file + ": tensor " + t.name + " is not a whole number of " + st.label + " blocks");
+    }
+    p.weight_bytes = sat_add(p.weight_bytes, storage_bytes(st, t.dims[0], t.elements() / t.dims[0], 1));
+  }
+  return p;
+}
+
 std::string storage_id_for_safetensors_dtype(const std::string& dtype) {
   static const std::map<std::string, std::string> ids = {
       {"F64", "f64"}, {"F32", "f32"}, {"F16", "f16"}, {"BF16", "bf16"}, {"F8_E4M3", "fp8"}, {"F8_E5M2", "fp8"},

@@ -32,6 +32,11 @@ Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile
 bool is_gguf_adapter(const GgufFile& gguf);
 Result<LlamaCppLora> lora_from_gguf(const FormatTables& tables, const GgufFile& gguf, const std::string& file);
 
+// A multimodal projector GGUF (general.architecture "clip", llama.cpp's mmproj files): its tensors'
+// bytes and the vision tower's clip.vision.* sizes.
+bool is_gguf_mmproj(const GgufFile& gguf);
+Result<LlamaCppMmproj> mmproj_from_gguf(const FormatTables& tables, const GgufFile& gguf, const std::string& file);
+
 // safetensors shards (one or more headers); `config` may be null, then the architecture
 // is derived from tensor names and shapes (Llama-style naming) with the assumptions listed.
 Result<ModelFileRead> model_from_safetensors(const std::vector<SafetensorsFile>& shards,

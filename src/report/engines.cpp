@@ -216,7 +216,14 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
                                             per_device(e.devices, &Gpu::bandwidth_gbs), request.host_bandwidth_gbs);
   e.llamacpp_fit = llamacpp_fit(catalog.formats, report.prepared.model, weights, l, capacity, request.host_memory_bytes,
                                 request.settings.runtime_bytes, request.settings.margin_fraction, with_draft);
-  if (report.prepared.model.vision.kind != VisionKind::none) {
+  if (l.has_mmproj) {
+    e.assumptions.push_back("--mmproj " + l.mmproj.file + ": its weights (the file's tensors) on " +
+                            (l.no_mmproj_offload || e.devices.empty() ? std::string("the CPU") : std::string("CUDA0")) +
+                            ", and one image's graph, " + format_bytes(e.llamacpp.mmproj_compute, DisplayUnits::gib) + " for " +
+                            std::to_string(l.mmproj.patches()) +
+                            " patches: vramfit's estimate of one encoder layer in f32, not clip's own allocator (not yet checked "
+                            "against a log)");
+  } else if (report.prepared.model.vision.kind != VisionKind::none) {
     report.breakdown.assumptions.push_back("llama.cpp: the vision tower and projector live in a separate mmproj GGUF "
                                            "(llama-server --mmproj); they are not in these buffers.");
   }
@@ -230,7 +237,7 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
 json llamacpp_to_json(const Report& r) {
   const EngineReport& en = *r.engine;
   auto buffers = [](const LlamaCppBuffers& b) {
-    return json{{"device", b.device},       {"model_bytes", b.model},     {"expert_bytes", b.experts}, {"lora_bytes", b.lora},
+    return json{{"device", b.device},       {"model_bytes", b.model},     {"expert_bytes", b.experts}, {"lora_bytes", b.lora}, {"mmproj_bytes", b.mmproj},
                 {"kv_bytes", b.kv},         {"compute_bytes", b.compute}, {"output_bytes", b.output},
                 {"total_bytes", b.total()}, {"layers", b.layers},         {"output_layer", b.output_layer}};
   };
@@ -259,6 +266,7 @@ json llamacpp_to_json(const Report& r) {
   }
   return {{"name", "llama.cpp"},
           {"draft", draft},
+          {"mmproj_compute_bytes", m.mmproj_compute},
           {"n_ctx", m.n_ctx},
           {"swa_cells", m.swa_cells},
           {"ubatch_tokens", m.ubatch_tokens},

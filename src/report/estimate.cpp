@@ -446,15 +446,25 @@ json read_model_file_json_unguarded(const std::string& name, const uint8_t* data
   if (kind == ModelFileKind::gguf) {
     auto gguf = read_gguf(data, size, name, file_size);
     if (!gguf) return error_to_json(gguf.error());
-    if (is_gguf_adapter(*gguf)) {  // a LoRA adapter (llama.cpp's --lora): {"lora": one entry of "llama.cpp": {"lora": [...]}}
-      auto lora = lora_from_gguf(catalog.formats, *gguf, name);
-      if (!lora) return error_to_json(lora.error());
-      if (!engine_json().write_llamacpp) {
-        return error_to_json(make_error("request.engine_not_included", "file", name + ": a LoRA adapter is for engine llama.cpp"));
-      }
+    // A LoRA adapter (--lora) or a multimodal projector (--mmproj): llama.cpp's settings, as
+    // {"llama.cpp": {"lora": [...]}} or {"llama.cpp": {"mmproj": {...}}} to merge into a request.
+    if (is_gguf_adapter(*gguf) || is_gguf_mmproj(*gguf)) {
       LlamaCppSettings settings;
-      settings.lora.push_back(std::move(lora).value());
-      return {{"lora", engine_json().write_llamacpp(settings).at("lora").at(0)}};
+      const char* key = is_gguf_adapter(*gguf) ? "lora" : "mmproj";
+      if (is_gguf_adapter(*gguf)) {
+        auto lora = lora_from_gguf(catalog.formats, *gguf, name);
+        if (!lora) return error_to_json(lora.error());
+        settings.lora.push_back(std::move(lora).value());
+      } else {
+        auto mmproj = mmproj_from_gguf(catalog.formats, *gguf, name);
+        if (!mmproj) return error_to_json(mmproj.error());
+        settings.mmproj = std::move(mmproj).value();
+        settings.has_mmproj = true;
+      }
+      if (!engine_json().write_llamacpp) {
+        return error_to_json(make_error("request.engine_not_included", "file", name + ": for engine llama.cpp"));
+      }
+      return {{"llama.cpp", {{key, engine_json().write_llamacpp(settings).at(key)}}}};
     }
     read = model_from_gguf(catalog.formats, *gguf, name);
   } else if (kind == ModelFileKind::safetensors) {

@@ -11,7 +11,7 @@ import zlib from "node:zlib";
 import { execFileSync } from "node:child_process";
 import { root, dist, serveDist, launch, open, widget, clickWidget, focusTextBox, frames, settled, layout, tapWidget, swipe,
          layoutProblems, SIZES, typeText, hashOf, waitForState, texts, shot, chooseFile } from "./support.mjs";
-import { loraGgufBytes } from "../support/gguf_bytes.mjs";
+import { loraGgufBytes, mmprojGgufBytes } from "../support/gguf_bytes.mjs";
 import os from "node:os";
 
 let site, browser;
@@ -254,6 +254,45 @@ test("desktop: a LoRA adapter opened with Open file... joins llama.cpp's --lora;
   assert.ok(shown.includes("--lora llama-3.1-8b-lora-q.gguf (rank 16)"), "the adapter is listed under llama.cpp's inputs");
   await clickWidget(page, "Remove adapter");
   await waitForState(page, s => !s["llama.cpp"].lora, "the adapter removed");
+  assert.deepEqual(errors, []);
+  await opened.context.close();
+});
+
+test("tablet: a multimodal projector opened by touch (Open file...) joins llama.cpp's --mmproj; --no-mmproj-offload moves it to the host", async () => {
+  const request = { v: 1, model: { preset: "llava-1.5-7b" }, weights: { format: "gguf-q4_k_m" }, engine: "llama.cpp",
+                    "llama.cpp": { "ctx-size": 4096 } };
+  const opened = await open(browser, site.origin + "/engines.html#" + hashOf(request), SIZES.tablet);
+  const { page, errors } = opened;
+  await settled(page);
+  const button = await widget(page, "Open file...");
+  await chooseFile(page, () => page.touchscreen.tap(button.cx, button.cy),
+                   { name: "mmproj-model-f16.gguf", mimeType: "application/octet-stream", buffer: mmprojGgufBytes() });
+  let s = await waitForState(page, s => s["llama.cpp"] && s["llama.cpp"].mmproj, "the projector in the link");
+  assert.equal(s["llama.cpp"].mmproj.file, "mmproj-model-f16.gguf");
+  await frames(page, 3);
+  const box = await widget(page, "--no-mmproj-offload", { visible: false });
+  if (!box.visible) await swipe(page, 60, SIZES.tablet.viewport.height * 0.7, 0, -(box.cy - SIZES.tablet.viewport.height * 0.5));
+  await tapWidget(page, "--no-mmproj-offload");
+  s = await waitForState(page, s => s["llama.cpp"]["no-mmproj-offload"] === true, "--no-mmproj-offload");
+  await frames(page, 3);
+  await shot(page, "engines-tablet-llamacpp-mmproj.png");
+  // The report the page shows is the CLI's for the same file and flag.
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "vramfit-")), "mmproj-model-f16.gguf");
+  fs.writeFileSync(file, mmprojGgufBytes());
+  const cli = execFileSync(path.join(root, "build/native/vramfit"),
+                           ["infer", "-m", "llava-1.5-7b", "-w", "gguf-q4_k_m", "--cmd", `llama-server -c 4096 --mmproj ${file} --no-mmproj-offload`],
+                           { encoding: "utf8" });
+  assert.match(cli, /mmproj \(--mmproj\): mmproj-model-f16\.gguf \(mlp\): weights [\d.]+ MB \+ one image's graph [\d.]+ MB \(estimated\) on the CPU/);
+  await page.evaluate(() => { window.copied = []; window.vramfitCopied = text => window.copied.push(text); });
+  const onScreen = label => page.evaluate(l => window.vramfitLayout().some(w => w.label === l && w.visible), label);
+  for (let i = 0; i < 12 && !(await onScreen("Copy JSON")); i++) await swipe(page, 60, SIZES.tablet.viewport.height * 0.25, 0, 400);
+  await tapWidget(page, "Copy JSON");
+  const report = JSON.parse(await page.evaluate(() => window.copied[window.copied.length - 1]));
+  const native = JSON.parse(execFileSync(path.join(root, "build/native/vramfit"),
+                                         ["infer", "-m", "llava-1.5-7b", "-w", "gguf-q4_k_m", "--json", "--cmd",
+                                          `llama-server -c 4096 --mmproj ${file} --no-mmproj-offload`], { encoding: "utf8" }));
+  assert.equal(report.engine.host.mmproj_bytes, native.engine.host.mmproj_bytes);
+  assert.ok(report.engine.host.mmproj_bytes > 0);
   assert.deepEqual(errors, []);
   await opened.context.close();
 });

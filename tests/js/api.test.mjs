@@ -1,7 +1,7 @@
 // The JavaScript API (core-only wasm module) under Node.js: the same JSON as the native CLI,
 // and model files read from their header bytes as the page reads a dropped file.
 //   node --test tests/js/    (after the native and web builds)
-import { ggufBytes, loraGgufBytes } from "../support/gguf_bytes.mjs";
+import { ggufBytes, loraGgufBytes, mmprojGgufBytes } from "../support/gguf_bytes.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -95,9 +95,10 @@ test("a LoRA adapter (llama.cpp's --lora): readModelFile gives its pairs; estima
   const readModel = await vramfit.readModelFile(new File([model], "tiny.gguf"));
   const readLora = await vramfit.readModelFile(new File([adapter], "tiny-lora.gguf"));
   assert.equal(readLora.error, undefined, JSON.stringify(readLora.error));
-  assert.equal(readLora.lora.rank, 8);
-  assert.deepEqual(readLora.lora.layers, [8192, 8192], "(256 x 8 + 8 x 256) x 2 B per layer");
-  const report = vramfit.estimate({ ...readModel, engine: "llama.cpp", "llama.cpp": { lora: [readLora.lora] }, gpu: { id: "rtx-4090" } });
+  const lora = readLora["llama.cpp"].lora[0];
+  assert.equal(lora.rank, 8);
+  assert.deepEqual(lora.layers, [8192, 8192], "(256 x 8 + 8 x 256) x 2 B per layer");
+  const report = vramfit.estimate({ ...readModel, engine: "llama.cpp", ...readLora, gpu: { id: "rtx-4090" } });
   assert.equal(report.error, undefined, JSON.stringify(report.error));
   assert.equal(report.engine.gpus[0].lora_bytes, 16384);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vramfit-"));
@@ -107,6 +108,12 @@ test("a LoRA adapter (llama.cpp's --lora): readModelFile gives its pairs; estima
                                 `llama-server -m ${path.join(dir, "tiny.gguf")} --lora ${path.join(dir, "tiny-lora.gguf")}`));
   assert.deepEqual(report.engine.log_lines, native.engine.log_lines);
   assert.ok(report.engine.log_lines.some(l => /^llama_adapter_lora_init_impl: CUDA0 LoRA buffer size = +0\.02 MiB$/.test(l)));
+  // A multimodal projector (--mmproj) reads the same way, into "llama.cpp": {"mmproj": ...}.
+  const readMmproj = await vramfit.readModelFile(new File([mmprojGgufBytes()], "mmproj-f16.gguf"));
+  assert.equal(readMmproj.error, undefined, JSON.stringify(readMmproj.error));
+  assert.equal(readMmproj["llama.cpp"].mmproj.weight_bytes, 1024 * 4096 * 2);
+  const withMmproj = vramfit.estimate({ ...readModel, engine: "llama.cpp", ...readMmproj, gpu: { id: "rtx-4090" } });
+  assert.equal(withMmproj.engine.gpus[0].mmproj_bytes, 1024 * 4096 * 2 + 576 * 4 * (5 * 1024 + 2 * 4096));
 });
 
 test("readModelFile() reports bad files as errors", async () => {

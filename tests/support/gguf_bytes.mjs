@@ -45,3 +45,19 @@ export function loraGgufBytes({ layers = 2, hidden = 256, rank = 8 }) {
   for (const [name, dims] of tensors) { str(name); u32(2); dims.forEach(u64); u32(1); u64(offset); offset += dims[0] * dims[1] * 2; }
   return Buffer.concat(parts);
 }
+
+// A multimodal projector GGUF (general.architecture "clip") with LLaVA-1.5's vision sizes (336 px,
+// 14 px patches, 1024 wide, 4096 MLP, 16 heads) and one F16 tensor of 1024 x 4096.
+export function mmprojGgufBytes() {
+  const parts = [];
+  const u32 = v => { const b = Buffer.alloc(4); b.writeUInt32LE(v); parts.push(b); };
+  const u64 = v => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); parts.push(b); };
+  const str = s => { u64(Buffer.byteLength(s)); parts.push(Buffer.from(s)); };
+  u32(0x46554747); u32(3); u64(1); u64(7);
+  str("general.architecture"); u32(8); str("clip");
+  str("clip.projector_type"); u32(8); str("mlp");
+  for (const [k, v] of [["image_size", 336], ["patch_size", 14], ["embedding_length", 1024], ["feed_forward_length", 4096],
+                        ["attention.head_count", 16]]) { str("clip.vision." + k); u32(4); u32(v); }
+  str("mm.0.weight"); u32(2); u64(1024); u64(4096); u32(1); u64(0);
+  return Buffer.concat(parts);
+}

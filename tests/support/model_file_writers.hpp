@@ -131,6 +131,43 @@ inline std::vector<uint8_t> write_lora_gguf(const ModelSpec& spec, const std::st
   return w.bytes;
 }
 
+// A multimodal projector GGUF as llama.cpp's converters write one (general.architecture "clip"):
+// LLaVA-1.5's CLIP ViT-L/14 at 336 px (1024 wide, 4096 MLP, 16 heads, `layers` layers: q, k, v,
+// o and the MLP in F16) and its two-layer projector into `text_hidden`.
+inline std::vector<uint8_t> write_mmproj_gguf(int64_t layers = 23, int64_t text_hidden = 4096) {
+  std::vector<std::pair<std::string, std::vector<int64_t>>> tensors;
+  for (int64_t i = 0; i < layers; ++i) {
+    const std::string l = "v.blk." + std::to_string(i) + ".";
+    for (const char* n : {"attn_q", "attn_k", "attn_v", "attn_out"}) tensors.push_back({l + n + ".weight", {1024, 1024}});
+    tensors.push_back({l + "ffn_up.weight", {1024, 4096}});
+    tensors.push_back({l + "ffn_down.weight", {4096, 1024}});
+  }
+  tensors.push_back({"mm.0.weight", {1024, text_hidden}});
+  tensors.push_back({"mm.2.weight", {text_hidden, text_hidden}});
+  GgufWriter w;
+  w.put<uint32_t>(0x46554747u);
+  w.put<uint32_t>(3);
+  w.put<uint64_t>(tensors.size());
+  w.put<uint64_t>(7);
+  w.kv_string("general.architecture", "clip");
+  w.kv_string("clip.projector_type", "mlp");
+  w.kv_u32("clip.vision.image_size", 336);
+  w.kv_u32("clip.vision.patch_size", 14);
+  w.kv_u32("clip.vision.embedding_length", 1024);
+  w.kv_u32("clip.vision.feed_forward_length", 4096);
+  w.kv_u32("clip.vision.attention.head_count", 16);
+  uint64_t offset = 0;
+  for (const auto& [name, dims] : tensors) {
+    w.put_string(name);
+    w.put<uint32_t>(2);
+    for (int64_t d : dims) w.put<uint64_t>(static_cast<uint64_t>(d));
+    w.put<uint32_t>(1);  // F16
+    w.put<uint64_t>(offset);
+    offset += static_cast<uint64_t>(dims[0] * dims[1] * 2);
+  }
+  return w.bytes;
+}
+
 // Hugging Face tensor names of a Llama/Qwen2-style dense model, with their shapes.
 inline std::vector<std::pair<std::string, std::vector<int64_t>>> hf_dense_tensors(const ModelSpec& s) {
   std::vector<std::pair<std::string, std::vector<int64_t>>> t;

@@ -1,9 +1,10 @@
-// Speculative decoding: a draft model beside the target (Request::draft), in each engine that
-// runs one, against the engine's own rules:
+// What the engines load beside the model — a draft model for speculative decoding (Request::draft),
+// LoRA adapter files, a multimodal projector — against each engine's own rules:
 //   llama.cpp  common/speculative.cpp common_base_params_to_speculative (the target's settings with
 //              -ngld, -ctkd, -ctvd), common_speculative_init_result (one draft context of the
 //              target's n_ctx), common_speculative_are_compatible (vocabularies within 128 tokens)
 //   LoRA files llama.cpp's src/llama-adapter.cpp llama_adapter_lora_init_impl (--lora)
+//   mmproj     llama.cpp's tools/mtmd/clip.cpp clip_ctx (--mmproj: one backend, the first GPU or the CPU)
 //   vLLM       vllm/v1/spec_decode/draft_model.py (the draft's weights and KV layers beside the
 //              model's), vllm/config/speculative.py (--speculative-config)
 #include <algorithm>
@@ -425,5 +426,78 @@ TEST_CASE("--lora in a request and a pasted llama-server line; an adapter for an
   std::ostringstream generic, err4;
   CHECK(run_cli({"infer", "-m", "llama-3.1-8b", "--lora-gguf", file.string()}, generic, err4) == 2);
   CHECK(err4.str().find("a LoRA adapter file is for engine llama.cpp") != std::string::npos);
+  fs::remove_all(folder);
+}
+
+// llama.cpp's --mmproj files: tools/mtmd/clip.cpp (clip_ctx: the projector's one backend, the
+// first GPU or, with --no-mmproj-offload, the CPU).
+TEST_CASE("--mmproj: a projector GGUF's weights and one image's graph on the first GPU, or the CPU", "[llamacpp][gguf]") {
+  const auto bytes = write_mmproj_gguf();
+  auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), "mmproj-model-f16.gguf");
+  REQUIRE(gguf);
+  CHECK(is_gguf_mmproj(*gguf));
+  CHECK_FALSE(is_gguf_adapter(*gguf));
+  auto read = mmproj_from_gguf(builtin_catalog().formats, *gguf, "mmproj-model-f16.gguf");
+  REQUIRE(read);
+  const LlamaCppMmproj& p = *read;
+  CHECK(p.projector == "mlp");
+  CHECK(p.patches() == 576);  // (336 / 14)^2
+  // 23 layers of 4 x 1024^2 + 2 x 1024 x 4096 and the projector's 1024 x 4096 + 4096^2, in F16.
+  CHECK(p.weight_bytes == 2 * (23 * (4 * 1024LL * 1024 + 2 * 1024LL * 4096) + 1024LL * 4096 + 4096LL * 4096));
+  auto model = write_gguf(builtin_catalog().formats, preset("llama-3.2-1b").spec, format("gguf-q8_0"), "llama");
+  auto not_clip = read_gguf(model.data(), static_cast<int64_t>(model.size()), "model.gguf");
+  REQUIRE(not_clip);
+  CHECK(mmproj_from_gguf(builtin_catalog().formats, *not_clip, "model.gguf").error().id == "gguf.not_mmproj");
+
+  const FormatTables& tables = builtin_catalog().formats;
+  const ModelSpec& spec = preset("llama-2-7b").spec;
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.has_mmproj = true;
+  s.mmproj = p;
+  const LlamaCppWeights weights = llamacpp_weights(tables, spec, format("gguf-q4_k_m"));
+  const LlamaCppMemory on_gpu = llamacpp_memory(tables, spec, weights, s, {24 * kGiB, 24 * kGiB});
+  // One encoder layer over 576 patches in f32: 5 x 1024 + 2 x 4096 values each (flash attention on).
+  CHECK(on_gpu.mmproj_compute == 576LL * 4 * (5 * 1024 + 2 * 4096));
+  CHECK(on_gpu.gpus[0].mmproj == p.weight_bytes + on_gpu.mmproj_compute);
+  CHECK(on_gpu.gpus[1].mmproj == 0);
+  s.flash_attn = LlamaFlashAttn::off;
+  CHECK(llamacpp_memory(tables, spec, weights, s, {24 * kGiB}).mmproj_compute == 576LL * 4 * (5 * 1024 + 2 * 4096) + 576LL * 576 * 16 * 4);
+  s.flash_attn = LlamaFlashAttn::automatic;
+  s.no_mmproj_offload = true;
+  const LlamaCppMemory on_cpu = llamacpp_memory(tables, spec, weights, s, {24 * kGiB});
+  CHECK(on_cpu.gpus[0].mmproj == 0);
+  CHECK(on_cpu.host.mmproj == p.weight_bytes + on_cpu.mmproj_compute);
+}
+
+TEST_CASE("--mmproj in a pasted llama-server line and a request; --no-mmproj-offload", "[llamacpp][cli]") {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::temp_directory_path() / ("vramfit-mmproj-" + std::to_string(::getpid()));
+  fs::create_directories(folder);
+  const fs::path file = folder / "mmproj-model-f16.gguf";
+  {
+    const auto bytes = write_mmproj_gguf();
+    std::ofstream out(file, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  std::ostringstream out, err;
+  CHECK(run_cli({"infer", "-m", "llama-2-7b", "-w", "gguf-q4_k_m", "--json", "--cmd",
+                 "llama-server -c 4096 --mmproj " + file.string() + " --no-mmproj-offload"},
+                out, err) == 0);
+  INFO(err.str());
+  const json report = json::parse(out.str());
+  CHECK(report.at("engine").at("host").at("mmproj_bytes").get<int64_t>() > 0);
+  CHECK(report.at("engine").at("gpus")[0].at("mmproj_bytes") == 0);
+  auto r = request_from_json(report.at("request"));
+  REQUIRE(r);
+  CHECK(r->llamacpp.has_mmproj);
+  CHECK(r->llamacpp.no_mmproj_offload);
+  CHECK(r->llamacpp.mmproj.file == "mmproj-model-f16.gguf");
+  CHECK(request_to_json(*request_from_json(request_to_json(*r))) == request_to_json(*r));
+  std::ostringstream text, err2;
+  CHECK(run_cli({"infer", "-m", "llama-2-7b", "-w", "gguf-q4_k_m", "--engine", "llama.cpp", "--mmproj-gguf", file.string()}, text,
+                err2) == 0);
+  CHECK(text.str().find("mmproj (--mmproj): mmproj-model-f16.gguf (mlp)") != std::string::npos);
+  CHECK(text.str().find("on CUDA0") != std::string::npos);
   fs::remove_all(folder);
 }
