@@ -62,6 +62,12 @@ int main(int argc, char** argv) {
     const auto bytes = test::write_gguf(c.formats, tiny(g.model), *c.formats.find_format(g.format), g.arch, 4);
     write(dir, "gguf", std::string(g.model) + ".gguf", std::string(bytes.begin(), bytes.end()));
   }
+  {  // what llama.cpp loads beside a model: a LoRA adapter (--lora) and a multimodal projector (--mmproj)
+    const auto lora = test::write_lora_gguf(tiny("llama-3.2-1b"), "llama", 8);
+    write(dir, "gguf", "lora-adapter.gguf", std::string(lora.begin(), lora.end()));
+    const auto mmproj = test::write_mmproj_gguf(2, 256);
+    write(dir, "gguf", "mmproj.gguf", std::string(mmproj.begin(), mmproj.end()));
+  }
   for (const char* model : {"qwen2.5-0.5b", "qwen3-0.6b"}) {
     const auto bytes = test::write_safetensors(test::hf_dense_tensors(tiny(model)), "BF16", 2);
     write(dir, "safetensors", std::string(model) + ".safetensors", std::string(bytes.begin(), bytes.end()));
@@ -78,6 +84,17 @@ int main(int argc, char** argv) {
                      {"llama.cpp", {{"ctx-size", 8192}, {"n-gpu-layers", 10}, {"cache-type-k", "q8_0"}, {"flash-attn", "on"}}},
                      {"gpus", {"rtx-4090", "rtx-3090"}}};
     write(dir, "request_json", m.id + "-llamacpp.json", llamacpp.dump());
+    // Speculative decoding: a draft model beside the model, in llama.cpp and vLLM.
+    if (m.id == "llama-3.1-8b") {
+      json draft = llamacpp;
+      draft["draft"] = {{"model", {{"preset", "llama-3.2-1b"}}}, {"weights", {{"format", "gguf-q8_0"}}}};
+      draft["llama.cpp"]["gpu-layers-draft"] = 10;
+      write(dir, "request_json", m.id + "-llamacpp-draft.json", draft.dump());
+      json vllm_draft = {{"model", {{"preset", m.id}}}, {"engine", "vllm"},
+                         {"vllm", {{"max-model-len", 4096}, {"speculative-config", {{"method", "draft_model"}, {"num_speculative_tokens", 5}}}}},
+                         {"draft", {{"model", {{"preset", "llama-3.2-1b"}}}}}};
+      write(dir, "request_json", m.id + "-vllm-draft.json", vllm_draft.dump());
+    }
     json vllm = {{"model", {{"preset", m.id}}}, {"engine", "vllm"},
                  {"vllm", {{"max-model-len", 4096}, {"pipeline-parallel-size", 2}, {"kv-cache-dtype", "fp8"}}},
                  {"gpus", {"h100-80", "a100-80"}}};

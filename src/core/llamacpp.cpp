@@ -207,8 +207,9 @@ LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, c
   for (const LlamaCppLora& adapter : s.lora) {
     std::vector<int64_t> by_device(static_cast<size_t>(gpus) + 1, 0);  // [gpus]: the host
     auto add = [&](int64_t device, int64_t bytes) {
-      buffers(device).lora += bytes;
-      by_device[device == kHost ? static_cast<size_t>(gpus) : static_cast<size_t>(device)] += bytes;
+      buffers(device).lora = sat_add(buffers(device).lora, bytes);
+      int64_t& on_device = by_device[device == kHost ? static_cast<size_t>(gpus) : static_cast<size_t>(device)];
+      on_device = sat_add(on_device, bytes);
     };
     const LlamaCppWeights& a = adapter.pairs;
     add(kHost, a.input);

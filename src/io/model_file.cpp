@@ -220,6 +220,9 @@ Result<LlamaCppLora> lora_from_gguf(const FormatTables& tables, const GgufFile& 
     add_to_layer(lora.pairs, adapted, storage_bytes(st, t.dims[0], t.elements() / t.dims[0], 1), false);
   }
   if (lora.rank == 0) return make_error("gguf.bad_lora", "file", file + ": a LoRA adapter without lora_a tensors");
+  int64_t total = sat_add(lora.pairs.input, lora.pairs.output);
+  for (size_t i = 0; i < lora.pairs.layer.size(); ++i) total = sat_add(total, sat_add(lora.pairs.layer[i], lora.pairs.layer_experts[i]));
+  if (total > (int64_t(1) << 50)) return make_error("gguf.bad_lora", "file", file + ": its tensors claim more than 2^50 bytes");
   return lora;
 }
 
@@ -252,6 +255,7 @@ Result<LlamaCppMmproj> mmproj_from_gguf(const FormatTables& tables, const GgufFi
     }
     p.weight_bytes = sat_add(p.weight_bytes, storage_bytes(st, t.dims[0], t.elements() / t.dims[0], 1));
   }
+  if (p.weight_bytes > (int64_t(1) << 50)) return make_error("gguf.bad_mmproj", "file", file + ": its tensors claim more than 2^50 bytes");
   return p;
 }
 
