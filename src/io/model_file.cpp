@@ -20,6 +20,20 @@ std::string hf_model_type_for_gguf(const std::string& arch) {
   return it == names.end() ? arch : it->second;
 }
 
+// A GGUF tensor's storage type, checked: a ggml type vramfit knows, rows of whole blocks.
+Result<const StorageType*> tensor_storage(const FormatTables& tables, const GgufTensorInfo& t, const std::string& file) {
+  const int type = tables.find_storage_by_ggml(t.ggml_type);
+  if (type < 0) {
+    return make_error("gguf.unknown_type", "tensors." + t.name, file + ": tensor " + t.name + " has unknown ggml type " + std::to_string(t.ggml_type));
+  }
+  const StorageType& st = tables.storage_types[static_cast<size_t>(type)];
+  if (t.dims[0] % st.block_elements != 0) {
+    return make_error("gguf.bad_dims", "tensors." + t.name, file + ": tensor " + t.name + ": row of " + std::to_string(t.dims[0]) +
+                                                              " elements is not a whole number of " + st.label + " blocks");
+  }
+  return &st;
+}
+
 // One GGUF tensor into llama.cpp's placement units (llama_model::load_tensors): token_embd
 // (the input layer, always on the CPU), blk.N.* (layer N; its ffn_*_exps experts apart), and
 // everything else with the output layer (output_norm, output, rope factors).
@@ -146,17 +160,10 @@ Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile
   bool has_output = false;
   int64_t data_end = 0;  // where the last tensor's data ends
   for (const GgufTensorInfo& t : gguf.tensors) {
-    const int type = tables.find_storage_by_ggml(t.ggml_type);
-    if (type < 0) {
-      return make_error("gguf.unknown_type", "tensors." + t.name, file + ": tensor " + t.name + " has unknown ggml type " + std::to_string(t.ggml_type));
-    }
-    const StorageType& st = tables.storage_types[static_cast<size_t>(type)];
-    if (t.dims[0] % st.block_elements != 0) {
-      return make_error("gguf.bad_dims", "tensors." + t.name, file + ": tensor " + t.name + ": row of " + std::to_string(t.dims[0]) +
-                                                                " elements is not a whole number of " + st.label + " blocks");
-    }
-    const int64_t rows = t.elements() / t.dims[0];
-    const int64_t bytes = storage_bytes(st, t.dims[0], rows, 1);
+    auto type = tensor_storage(tables, t, file);
+    if (!type) return type.error();
+    const StorageType& st = **type;
+    const int64_t bytes = storage_bytes(st, t.dims[0], t.elements() / t.dims[0], 1);
     add_row(w, st.id, t.elements(), bytes, t.dims.size() == 1);
     add_to_layer(w.by_layer, t.name, bytes, t.dims.size() == 1);
     w.parameters = sat_add(w.parameters, t.elements());
@@ -207,14 +214,9 @@ Result<LlamaCppLora> lora_from_gguf(const FormatTables& tables, const GgufFile& 
     if (!a && !ends_with(".lora_b")) {
       return make_error("gguf.bad_lora", "tensors." + t.name, file + ": LoRA tensor '" + t.name + "' has unexpected suffix");
     }
-    const int type = tables.find_storage_by_ggml(t.ggml_type);
-    if (type < 0) {
-      return make_error("gguf.unknown_type", "tensors." + t.name, file + ": tensor " + t.name + " has unknown ggml type " + std::to_string(t.ggml_type));
-    }
-    const StorageType& st = tables.storage_types[static_cast<size_t>(type)];
-    if (t.dims[0] % st.block_elements != 0) {
-      return make_error("gguf.bad_dims", "tensors." + t.name, file + ": tensor " + t.name + " is not a whole number of " + st.label + " blocks");
-    }
+    auto type = tensor_storage(tables, t, file);
+    if (!type) return type.error();
+    const StorageType& st = **type;
     const std::string adapted = t.name.substr(0, t.name.size() - 7);  // the model tensor's name
     if (a && lora.rank == 0 && t.dims.size() == 2) lora.rank = adapted == "token_embd.weight" ? t.dims[0] : t.dims[1];
     add_to_layer(lora.pairs, adapted, storage_bytes(st, t.dims[0], t.elements() / t.dims[0], 1), false);
@@ -245,15 +247,9 @@ Result<LlamaCppMmproj> mmproj_from_gguf(const FormatTables& tables, const GgufFi
     }
   }
   for (const GgufTensorInfo& t : gguf.tensors) {
-    const int type = tables.find_storage_by_ggml(t.ggml_type);
-    if (type < 0) {
-      return make_error("gguf.unknown_type", "tensors." + t.name, file + ": tensor " + t.name + " has unknown ggml type " + std::to_string(t.ggml_type));
-    }
-    const StorageType& st = tables.storage_types[static_cast<size_t>(type)];
-    if (t.dims[0] % st.block_elements != 0) {
-      return make_error("gguf.bad_dims", "tensors." + t.name, file + ": tensor " + t.name + " is not a whole number of " + st.label + " blocks");
-    }
-    p.weight_bytes = sat_add(p.weight_bytes, storage_bytes(st, t.dims[0], t.elements() / t.dims[0], 1));
+    auto type = tensor_storage(tables, t, file);
+    if (!type) return type.error();
+    p.weight_bytes = sat_add(p.weight_bytes, storage_bytes(**type, t.dims[0], t.elements() / t.dims[0], 1));
   }
   if (p.weight_bytes > (int64_t(1) << 50)) return make_error("gguf.bad_mmproj", "file", file + ": its tensors claim more than 2^50 bytes");
   return p;
