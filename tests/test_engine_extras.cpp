@@ -501,3 +501,36 @@ TEST_CASE("--mmproj in a pasted llama-server line and a request; --no-mmproj-off
   CHECK(text.str().find("on CUDA0") != std::string::npos);
   fs::remove_all(folder);
 }
+
+// A measured log: slaren, 2024-07-10, ngxson/llama.cpp pull request 9 ("fix lora issues"):
+//   ./llama-cli -m models/Meta-Llama-3-8B-Instruct/ggml-model-f16.gguf -ngl 30 -cnv --lora .../ggml-lora-f16.gguf
+//   llama_lora_adapter_init_internal:  CUDA_Host LoRA buffer size =    18.08 MiB
+//   llama_lora_adapter_init_internal:      CUDA0 LoRA buffer size =   110.00 MiB
+//   llama_lora_adapter_init_internal:      CUDA1 LoRA buffer size =    40.00 MiB
+//   llama_lora_adapter_init_internal: loaded 450 tensors from lora file
+// 450 tensors = 225 pairs: q, k, v, o, gate, up, down of 32 layers and token_embd's. Its rank is
+// not in the log; rank 32 makes a layer's pairs 5.00 MiB exactly in F16. That build's -ngl 30 put
+// 30 repeating layers on the GPUs and the output layer on the CPU (llama.cpp counted the output
+// layer apart then); today's -ngl 31 does the same for the repeating layers. The split between
+// the two GPUs follows their free memory, which the log does not give: the GPUs' sum is compared.
+TEST_CASE("validation: a LoRA's buffers on the host and the GPUs, as a 2024 llama.cpp log prints them", "[llamacpp]") {
+  const int64_t rank = 32, h = 4096, kv = 1024, ffn = 14336, vocab = 128256;
+  LlamaCppLora lora;
+  lora.file = "ggml-lora-f16.gguf";
+  lora.rank = rank;
+  const int64_t per_layer = 2 * rank * ((h + h) * 2 + (h + kv) * 2 + 3 * (h + ffn));  // q, o; k, v; gate, up, down
+  lora.pairs.layer.assign(32, per_layer);
+  lora.pairs.layer_experts.assign(32, 0);
+  lora.pairs.layer_vectors.assign(32, 0);
+  lora.pairs.input = 2 * rank * (vocab + h);  // token_embd's pair: on the CPU with token_embd
+  LlamaCppSettings s;
+  s.ctx_size = 8192;
+  s.n_gpu_layers = 31;
+  s.lora.push_back(lora);
+  const FormatTables& tables = builtin_catalog().formats;
+  const ModelSpec& spec = preset("llama-3.1-8b").spec;
+  const LlamaCppMemory m = llamacpp_memory(tables, spec, llamacpp_weights(tables, spec, format("gguf-f16")), s, {24 * kGiB, 24 * kGiB});
+  auto mib = [](int64_t bytes) { return std::round(static_cast<double>(bytes) / static_cast<double>(kMiB) * 100.0) / 100.0; };
+  CHECK(mib(m.host.lora) == 18.08);
+  CHECK(mib(m.gpus[0].lora + m.gpus[1].lora) == 150.00);
+}
