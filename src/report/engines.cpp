@@ -298,6 +298,27 @@ json llamacpp_to_json(const Report& r) {
             {"host_layers_left_out", en.llamacpp_prefill.host_layers_left_out},
             {"tensor_rate", en.prefill_rate}}}};
 }
+// The weight shapes vLLM shards: the format's, or for a checkpoint read from its file (no
+// format), bf16's scaled by the file's own bytes (its tensors are the format's, in its own types).
+struct VllmWeightShapes {
+  const WeightFormat* format = nullptr;
+  double scale = 1.0;
+};
+VllmWeightShapes vllm_weight_shapes(const Catalog& catalog, const WeightFormat* format, const ModelSpec& model, int64_t file_bytes) {
+  if (format) return {format, 1.0};
+  const WeightFormat* bf16 = catalog.formats.find_format("bf16");
+  const int64_t as_bf16 = summarize_weights(catalog.formats, *bf16, model, 0).bytes;
+  return {bf16, as_bf16 > 0 ? static_cast<double>(file_bytes) / static_cast<double>(as_bf16) : 1.0};
+}
+
+// vllm/config/model.py ModelConfig.verify_with_parallel_config: the heads split evenly over the ranks.
+std::optional<Error> verify_heads(const ModelSpec& model, int64_t tensor_parallel_size, const std::string& field) {
+  if (model.attention_heads % tensor_parallel_size == 0) return std::nullopt;
+  return make_error("request.bad_value", field,
+                    field + ": Total number of attention heads (" + std::to_string(model.attention_heads) +
+                        ") must be divisible by tensor parallel size (" + std::to_string(tensor_parallel_size) + ")");
+}
+
 // engine "vllm": tensor-parallel x pipeline-parallel GPUs, vLLM's budget and KV pool on each
 // (core/vllm).
 std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalog, const WeightFormat* format, Report& report) {
@@ -316,12 +337,7 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
                           ") is greater than the derived max_model_len (" + std::to_string(m.usable_context_tokens()) +
                           "); vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1");
   }
-  // vllm/config/model.py ModelConfig.verify_with_parallel_config.
-  if (m.attention_heads % v.tensor_parallel_size != 0) {
-    return make_error("request.bad_value", "vllm.tensor-parallel-size",
-                      "vllm.tensor-parallel-size: Total number of attention heads (" + std::to_string(m.attention_heads) +
-                          ") must be divisible by tensor parallel size (" + std::to_string(v.tensor_parallel_size) + ")");
-  }
+  if (auto e = verify_heads(m, v.tensor_parallel_size, "vllm.tensor-parallel-size")) return e;
   if (v.pipeline_parallel_size > m.layers) {
     return make_error("request.bad_value", "vllm.pipeline-parallel-size",
                       "vllm.pipeline-parallel-size: more pipeline stages (" + std::to_string(v.pipeline_parallel_size) +
@@ -336,7 +352,6 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
   // model's; ngram and suffix propose from the tokens already seen, on the CPU.
   std::optional<Report> draft;
   VllmDraft draft_in;
-  double draft_scale = 1.0;
   const VllmSpeculativeMethod method = v.speculative_method;
   if (request.draft && method == VllmSpeculativeMethod::none) {
     return make_error("request.bad_value", "vllm.speculative-config",
@@ -364,21 +379,10 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
     auto d = estimate_draft(request, catalog);
     if (!d) return d.error();
     draft = std::move(d).value();
-    const ModelSpec& dm = draft->prepared.model;
-    if (dm.attention_heads % v.tensor_parallel_size != 0) {
-      return make_error("request.bad_value", "draft.model",
-                        "draft.model: Total number of attention heads (" + std::to_string(dm.attention_heads) +
-                            ") must be divisible by tensor parallel size (" + std::to_string(v.tensor_parallel_size) + ")");
-    }
-    draft_in.format = catalog.formats.find_format(request.draft->weight_format);
-    if (!draft_in.format) {  // a file's own bytes, in the proportions of the draft's bf16 tensors
-      draft_in.format = catalog.formats.find_format("bf16");
-      const int64_t as_bf16 = summarize_weights(catalog.formats, *draft_in.format, dm, 0).bytes;
-      draft_scale = as_bf16 > 0 ? static_cast<double>(draft->prepared.weights.bytes) / static_cast<double>(as_bf16) : 1.0;
-    }
-    draft_in.model = &draft->prepared.model;
-    draft_in.group_size = request.draft->group_size;
-    draft_in.weights_scale = draft_scale;
+    if (auto e = verify_heads(draft->prepared.model, v.tensor_parallel_size, "draft.model")) return e;
+    const VllmWeightShapes shapes = vllm_weight_shapes(catalog, catalog.formats.find_format(request.draft->weight_format),
+                                                       draft->prepared.model, draft->prepared.weights.bytes);
+    draft_in = {&draft->prepared.model, shapes.format, request.draft->group_size, shapes.scale};
   }
   auto engine = std::make_shared<EngineReport>();
   EngineReport& e = *engine;
@@ -397,11 +401,8 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
 
   // The weights: the format's per-tensor bytes, sharded as vLLM shards them. A checkpoint's
   // own bytes scale them (its tensors are the format's, in its own types).
-  const WeightFormat* shapes = format ? format : catalog.formats.find_format("bf16");
-  double scale = 1.0;
+  const VllmWeightShapes shapes = vllm_weight_shapes(catalog, format, m, report.prepared.weights.bytes);
   if (!format) {
-    const int64_t as_bf16 = summarize_weights(catalog.formats, *shapes, m, 0).bytes;
-    scale = as_bf16 > 0 ? static_cast<double>(report.prepared.weights.bytes) / static_cast<double>(as_bf16) : 1.0;
     e.assumptions.push_back("weights per rank: the file's " + with_thousands(report.prepared.weights.bytes) +
                             " bytes, sharded in the proportions of the model's bf16 tensors");
   }
@@ -421,7 +422,8 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
       e.assumptions.push_back(note);
     }
   }
-  e.vllm = vllm_memory(catalog.formats, m, *shapes, request.group_size, report.prepared.activation_bytes, v, totals, names, scale,
+  e.vllm = vllm_memory(catalog.formats, m, *shapes.format, request.group_size, report.prepared.activation_bytes, v, totals, names,
+                       shapes.scale,
                        request.settings.runtime_bytes, draft_in);
   const VllmGeneration& g = e.vllm.generation;
   const VllmRank& rank0 = e.vllm.ranks.front();
