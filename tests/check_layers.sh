@@ -9,10 +9,11 @@ declare -A allowed=(
   [core]="core"
   [io]="core io"
   [catalog]="core io catalog"
+  [text]="core io text"
   [report]="core io catalog report"
-  [cli]="core io catalog report cli"
-  [app]="core io catalog report app"
-  [platform]="core io catalog report app platform"
+  [cli]="core io catalog report text cli"
+  [app]="core io catalog report text app"
+  [platform]="core io catalog report text app platform"
 )
 failed=0
 for layer in "${!allowed[@]}"; do

@@ -1,0 +1,35 @@
+// Text as a renderer without shaping or bidi draws it (Dear ImGui: one glyph per code point,
+// left to right): Arabic letters in their contextual forms, each line in visual order.
+#pragma once
+#include <string>
+
+#include "bidi.hpp"
+
+namespace vramfit {
+
+struct DisplayOptions {
+  BaseDirection base = BaseDirection::from_text_else_rtl;
+  bool arabic_indic_digits = false;  // 0-9 drawn as U+0660..U+0669
+};
+
+// One paragraph shaped and resolved once, drawn as one or more lines (the app wraps it).
+class DisplayParagraph {
+ public:
+  DisplayParagraph(const std::string& logical_utf8, const DisplayOptions& options);
+  size_t size() const { return shaped_.size(); }
+  const std::u32string& logical() const { return logical_; }  // after the digit setting
+  bool right_to_left() const { return bidi_.base_level % 2 == 1; }
+  // The code points [begin, end) of the logical text as drawn, left to right, in UTF-8.
+  std::string visual(size_t begin, size_t end) const;
+  std::string visual() const { return visual(0, size()); }
+
+ private:
+  std::u32string logical_, shaped_;
+  BidiParagraph bidi_;
+};
+
+// A one-line text (a label, a table cell) as drawn. Text with several lines ('\n') is drawn
+// paragraph by paragraph.
+std::string display_text(const std::string& logical_utf8, const DisplayOptions& options);
+
+}  // namespace vramfit

@@ -1,0 +1,38 @@
+// The interface's words in each language: message catalogs keyed by the English text (as
+// gettext keys them), data files compiled in (data/messages/<code>.json). English is the
+// text itself and the fallback for a key a catalog lacks. A program links a language's
+// catalog by enabling it (the page's first module links none: its size budget).
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace vramfit {
+
+enum class Language { english, arabic };
+
+const char* language_code(Language language);                 // "en", "ar"
+std::optional<Language> parse_language(std::string_view code);  // "en", "ar" (and "ar-EG", "en-US"...)
+bool right_to_left(Language language);
+
+using MessageTable = std::map<std::string, std::string, std::less<>>;
+
+// Links Arabic's catalog into this program (src/text/messages_ar.cpp, data/messages/ar.json).
+void enable_arabic_messages();
+// Sets (nullptr: removes) the catalog a language uses; enable_arabic_messages() calls it.
+void set_message_table(Language language, const MessageTable* table);
+// The catalog of a language, or nullptr where this program has not linked it (English has none).
+const MessageTable* message_table(Language language);
+// The text in this language: the catalog's entry, else the English.
+std::string_view translate(Language language, std::string_view english);
+
+// Reads a catalog file: {"English": "translation", ...}; keys starting with "_" are notes.
+// A value that is not a string, or a translation whose printf conversions (%s, %d, %.1f...)
+// differ from its key's, is an error naming the key.
+struct MessageReadError {
+  std::string key, message;
+};
+std::optional<MessageReadError> read_message_table(const std::string& json_text, MessageTable& out);
+
+}  // namespace vramfit

@@ -1,0 +1,91 @@
+// The app's Arabic text: shaping (contextual forms, lam-alef), the bidi algorithm's visual
+// order, and the message catalogs (src/text).
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "text/arabic_shaping.hpp"
+#include "text/bidi.hpp"
+#include "text/display.hpp"
+#include "text/messages.hpp"
+#include "text/utf8.hpp"
+
+using namespace vramfit;
+
+namespace {
+std::u32string drawn(const std::string& logical, const DisplayOptions& options = {}) {
+  return utf8_to_u32(display_text(logical, options));
+}
+}  // namespace
+
+TEST_CASE("UTF-8 round trip, malformed bytes as U+FFFD", "[text]") {
+  const std::string text = "GPU \xd8\xb0\xd8\xa7\xd9\x83\xd8\xb1\xd8\xa9 \xe2\x80\xa6 \xf0\x9f\x98\x80";
+  CHECK(u32_to_utf8(utf8_to_u32(text)) == text);
+  CHECK(utf8_to_u32("a\xff" "b") == std::u32string{U'a', 0xFFFD, U'b'});
+  CHECK(utf8_to_u32("\xc0\xaf") == std::u32string{0xFFFD, 0xFFFD});  // overlong '/'
+  CHECK(utf8_to_u32("\xd8") == std::u32string{0xFFFD});               // cut short
+}
+
+TEST_CASE("Arabic letters take their contextual forms; lam-alef is one ligature", "[text]") {
+  // "كيف تعمل" ("how it works", a heading of article 004): kaf initial, yeh medial, feh final;
+  // teh initial, ain medial, meem medial, lam final.
+  CHECK(shape_arabic(U"كيف تعمل") ==
+        std::u32string{0xFEDB, 0xFEF4, 0xFED2, U' ', 0xFE97, 0xFECC, 0xFEE4, 0xFEDE});
+  // "الأوزان" (the weights): alef isolated, lam + alef-hamza ligature (isolated: alef does not
+  // join forward), waw isolated, zain isolated, alef isolated, noon isolated.
+  CHECK(shape_arabic(U"الأوزان") ==
+        std::u32string{0xFE8D, 0xFEF7, kRemovedByShaping, 0xFEED, 0xFEAF, 0xFE8D, 0xFEE5});
+  // "كل" + alef after a joining letter: the ligature's final form (FEFC).
+  CHECK(shape_arabic(U"فلا") == std::u32string{0xFED3, 0xFEFC, kRemovedByShaping});
+  // Harakat are transparent: they neither take forms nor break the join; a mark between lam
+  // and alef keeps the two letters (FriBidi's behaviour).
+  CHECK(shape_arabic(U"بَب") == std::u32string{0xFE91, 0x064E, 0xFE90});
+  CHECK(shape_arabic(U"لًا") == std::u32string{0xFEDF, 0x064B, 0xFE8E});
+  // Latin between letters breaks the join.
+  CHECK(shape_arabic(U"بxب") == std::u32string{0xFE8F, U'x', 0xFE8F});
+}
+
+TEST_CASE("Right-to-left lines keep numbers, units and names in their own order", "[text]") {
+  // The heading of article 000 ("How do you estimate the GPU memory the model needs?"):
+  // the Arabic runs reversed, "GPU" left to right, the question mark at the left end.
+  const std::u32string heading = drawn("كيف تقدر ذاكرة GPU المطلوبة للنموذج؟");
+  CHECK(heading.front() == 0x061F);
+  CHECK(heading.find(U"GPU") != std::u32string::npos);
+  CHECK(heading.back() == 0xFEDB);  // kaf, initial: the first letter is drawn rightmost
+  // A number with its unit and grouping stays as written, to the left of the Arabic before it.
+  // "الذاكرة" (the memory) shaped in logical order, then drawn right to left.
+  CHECK(drawn("الذاكرة 24 GB") == std::u32string{U'G', U'B', U' ', U'2', U'4', U' ', 0xFE93, 0xFEAE, 0xFEDB, 0xFE8D, 0xFEAC, 0xFEDF, 0xFE8D});
+  // Left-to-right text stays as it is; a bracket in a right-to-left run is mirrored.
+  CHECK(drawn("Llama 3.1 8B (16 GiB)") == U"Llama 3.1 8B (16 GiB)");
+  CHECK(drawn("(ب)") == std::u32string{U'(', 0xFE8F, U')'});
+  // Arabic-Indic digits as a setting: the digits change, their order does not.
+  CHECK(drawn("ب 128", {BaseDirection::from_text_else_rtl, true}) == std::u32string{0x0661, 0x0662, 0x0668, U' ', 0xFE8F});
+}
+
+TEST_CASE("A wrapped paragraph is ordered line by line", "[text]") {
+  const DisplayParagraph paragraph("ذاكرة KV المؤقتة", {});
+  REQUIRE(paragraph.right_to_left());
+  // Two lines: "ذاكرة KV " and "المؤقتة"; each is drawn on its own, right to left.
+  const std::u32string first = utf8_to_u32(paragraph.visual(0, 9));
+  CHECK(first.substr(first.size() - 5) == std::u32string{0xFE93, 0xFEAE, 0xFEDB, 0xFE8D, 0xFEAB});
+  CHECK(first.find(U"KV") != std::u32string::npos);
+}
+
+TEST_CASE("Message catalogs: English is the key and the fallback; conversions must match", "[text]") {
+  MessageTable table;
+  CHECK(!read_message_table(R"({"_note": "ignored", "Inference": "الاستدلال", "%d GPUs": "%d وحدات GPU"})", table));
+  CHECK(table.size() == 2);
+  auto bad = read_message_table(R"({"%d GPUs": "%s وحدات"})", table);
+  REQUIRE(bad);
+  CHECK(bad->key == "%d GPUs");
+  CHECK(read_message_table(R"({"Inference": 3})", table)->key == "Inference");
+  CHECK(parse_language("ar-EG") == Language::arabic);
+  CHECK(parse_language("en-US") == Language::english);
+  CHECK(!parse_language("fr"));
+  enable_arabic_messages();
+  CHECK(translate(Language::arabic, "Inference") != "Inference");
+  CHECK(translate(Language::english, "Inference") == "Inference");
+  CHECK(translate(Language::arabic, "no such key") == "no such key");
+}
