@@ -20,14 +20,16 @@ if(CMAKE_SCRIPT_MODE_FILE)
       # (no string in data/ has two spaces in a row; tests/test_catalog.cpp checks that the
       # embedded files read as the same JSON as the ones in data/).
       file(READ "${path}" text)
-      # The top-level "about" texts (and weight_formats.json's "gguf_mixes_about") are for
+      # The top-level "about" texts (messages' "_about", weight_formats.json's "gguf_mixes_about") are for
       # people reading data/; no program reads them, so they stay out of the builds.
-      foreach(key about gguf_mixes_about)
+      foreach(key about _about gguf_mixes_about)
         string(JSON text ERROR_VARIABLE missing REMOVE "${text}" ${key})
       endforeach()
       string(REGEX REPLACE "\n *" "" text "${text}")
       string(REGEX REPLACE "([^\\])\" : " "\\1\":" text "${text}")  # CMake writes "key" : value
-      string(REGEX REPLACE "  +" " " text "${text}")
+      if(NOT path MATCHES "/messages/[^/]*$")  # a message's spaces are the text's own ("Longest context: %s   Most ...")
+        string(REGEX REPLACE "  +" " " text "${text}")
+      endif()
       # The GPUs' cuda_total_source and tensor_rates_source are notes to readers as well (where
       # a figure was read); a GPU's own "source" stays.
       string(REGEX REPLACE "\"[a-z0-9]+_[a-z0-9_]*_source\":\"[^\"]*\"," "" text "${text}")

@@ -15,6 +15,12 @@
 #   IMGUI_DISABLE_DEFAULT_FONT); the copy has it backported: AddFontDefault() returns no font.
 #   Nor do ImGui's software-cursor pixels: the page's atlas is built with
 #   ImFontAtlasFlags_NoMouseCursors (the browser draws the cursor).
+# - imgui_draw.cpp and imgui.cpp, every copy: a text transform the app sets while it is drawn in a
+#   right-to-left language (src/app/arabic_ui.cpp): ImFont::CalcTextSizeA and ImFont::RenderText
+#   draw and measure the text it gives back (translated, shaped, in visual order, wrapped by it
+#   in logical order), and RenderText aligns each line of such wrapped text to the right edge
+#   of the wrap width; ImFormatStringToTempBufferV (ImGui::Text's and SetTooltip's formatting)
+#   formats the translated format string, so "%d GPUs" is translated before its number goes in.
 # - imgui.cpp, the page's copy only: the page keeps no imgui.ini (its state is the URL hash),
 #   so the .ini readers and writers of windows and tables are not registered
 #   (IMGUI_DISABLE_INI_HANDLERS, ours): 2.1 KB (gzip) less. Windows and tables keep their
@@ -70,8 +76,30 @@ function(vramfit_add_imgui)
   set(header_added "    if (!ItemAdd(bb, id))\n        return;\n")
   vramfit_patched_imgui_source(imgui_tables.cpp tables_source
     "${header_added}" "${header_added}    IMGUI_TEST_ENGINE_ITEM_INFO(id, label, g.LastItemData.StatusFlags);\n")
-  set(draw_source ${IMGUI_DIR}/imgui_draw.cpp)
-  set(imgui_source ${IMGUI_DIR}/imgui.cpp)
+  # The text transform (see above), in imgui_draw.cpp and imgui.cpp.
+  set(transform_decl "typedef bool (*ImGuiTextTransform)(const ImFont* font, float size, const char** text_begin, const char** text_end, float* wrap_width, float* align_width);\n")
+  set(draw_text_0 "${internal}")
+  set(draw_text_1 "${internal}// vramfit (cmake/imgui.cmake): the app's text transform, and its guard while it measures.\n${transform_decl}ImGuiTextTransform GImGuiTextTransform = NULL;\nbool GImGuiTextTransformBusy = false;\nstatic float ImFontAlignedLineX(const ImFont* font, float size, const char* s, const char* text_end, float align_width)\n{\n    if (align_width <= 0.0f)\n        return 0.0f;\n    const char* line_end = (const char*)memchr(s, '\\n', text_end - s);\n    GImGuiTextTransformBusy = true;\n    const float width = font->CalcTextSizeA(size, FLT_MAX, 0.0f, s, line_end ? line_end : text_end).x;\n    GImGuiTextTransformBusy = false;\n    return ImMax(0.0f, IM_TRUNC(align_width - width));\n}\n")
+  set(draw_text_2 "        text_end = text_begin + strlen(text_begin); // FIXME-OPT: Need to avoid this.\n")
+  set(draw_text_3 "        text_end = text_begin + strlen(text_begin); // FIXME-OPT: Need to avoid this.\n    const char* original_text_end = text_end;\n    float align_width = 0.0f;\n    const bool transformed = GImGuiTextTransform && !GImGuiTextTransformBusy && GImGuiTextTransform(this, size, &text_begin, &text_end, &wrap_width, &align_width);\n")
+  set(draw_text_4 "    if (remaining)\n        *remaining = s;\n\n    return text_size;\n")
+  set(draw_text_5 "    if (remaining)\n        *remaining = transformed ? original_text_end : s;\n    if (text_size.x < align_width)\n        text_size.x = align_width;  // right-aligned lines fill the wrap width\n\n    return text_size;\n")
+  set(draw_text_6 "        text_end = text_begin + strlen(text_begin); // ImGui:: functions generally already provides a valid text_end, so this is merely to handle direct calls.\n")
+  set(draw_text_7 "        text_end = text_begin + strlen(text_begin); // ImGui:: functions generally already provides a valid text_end, so this is merely to handle direct calls.\n    float align_width = 0.0f;\n    if (GImGuiTextTransform && !GImGuiTextTransformBusy)\n        GImGuiTextTransform(this, size, &text_begin, &text_end, &wrap_width, &align_width);\n")
+  set(draw_text_8 "    const char* word_wrap_eol = NULL;\n\n    while (s < text_end)\n")
+  set(draw_text_9 "    const char* word_wrap_eol = NULL;\n    x = start_x + ImFontAlignedLineX(this, size, s, text_end, align_width);\n\n    while (s < text_end)\n")
+  set(draw_text_10 "            if (c == '\\n')\n            {\n                x = start_x;\n")
+  set(draw_text_11 "            if (c == '\\n')\n            {\n                x = start_x + ImFontAlignedLineX(this, size, s, text_end, align_width);\n")
+  set(imgui_text_0 "${internal}\n// System includes\n")
+  set(imgui_text_1 "${internal}\n// System includes\n// vramfit (cmake/imgui.cmake): the app's translation of format strings.\nconst char* (*GImGuiFormatTranslate)(const char* fmt) = NULL;\n")
+  set(imgui_text_2 "void ImFormatStringToTempBufferV(const char** out_buf, const char** out_buf_end, const char* fmt, va_list args)\n{\n")
+  set(imgui_text_3 "void ImFormatStringToTempBufferV(const char** out_buf, const char** out_buf_end, const char* fmt, va_list args)\n{\n    if (GImGuiFormatTranslate)\n        fmt = GImGuiFormatTranslate(fmt);\n")
+  if(NOT EMSCRIPTEN)  # the page's copies get these patches with their own below
+    # (one argument per string, not a list: C code has semicolons)
+    vramfit_patched_imgui_source(imgui_draw.cpp draw_source
+      "${draw_text_0}" "${draw_text_1}" "${draw_text_2}" "${draw_text_3}" "${draw_text_4}" "${draw_text_5}" "${draw_text_6}" "${draw_text_7}" "${draw_text_8}" "${draw_text_9}" "${draw_text_10}" "${draw_text_11}")
+    vramfit_patched_imgui_source(imgui.cpp imgui_source "${imgui_text_0}" "${imgui_text_1}" "${imgui_text_2}" "${imgui_text_3}")
+  endif()
   set(glfw_backend_source ${IMGUI_DIR}/backends/imgui_impl_glfw.cpp)
   set(opengl3_backend_source ${IMGUI_DIR}/backends/imgui_impl_opengl3.cpp)
   if(EMSCRIPTEN)
@@ -104,11 +132,13 @@ function(vramfit_add_imgui)
       "${cursors_end}" "${cursors_end}#endif\n")
     set(handlers_start "    // Add .ini handle for ImGuiWindow and ImGuiTable types\n")
     set(handlers_end "    TableSettingsAddSettingsHandler();\n")
-    vramfit_patched_imgui_source(imgui.cpp imgui_source
+    vramfit_patched_imgui_source(imgui.cpp imgui_source "${imgui_text_0}" "${imgui_text_1}" "${imgui_text_2}" "${imgui_text_3}"
       "${handlers_start}" "#ifndef IMGUI_DISABLE_INI_HANDLERS\n${handlers_start}"
       "${handlers_end}" "${handlers_end}#endif\n")
     set(header "ImFont* ImFontAtlas::AddFontDefault(const ImFontConfig* font_cfg_template)\n{\n")
-    vramfit_patched_imgui_source(imgui_draw.cpp draw_source "${header}"
+    vramfit_patched_imgui_source(imgui_draw.cpp draw_source
+      "${draw_text_0}" "${draw_text_1}" "${draw_text_2}" "${draw_text_3}" "${draw_text_4}" "${draw_text_5}" "${draw_text_6}" "${draw_text_7}" "${draw_text_8}" "${draw_text_9}" "${draw_text_10}" "${draw_text_11}"
+      "${header}"
       "${header}#ifdef IMGUI_DISABLE_DEFAULT_FONT\n    IM_UNUSED(font_cfg_template);\n    IM_ASSERT(0 && \"IMGUI_DISABLE_DEFAULT_FONT: no embedded font\");\n    return NULL;\n#endif\n"
       "    if (!(atlas->Flags & ImFontAtlasFlags_NoMouseCursors))\n    {\n        // Render/copy pixels"
       "    if (false)  // the page's atlas has ImFontAtlasFlags_NoMouseCursors (browser_font.cpp)\n    {\n        // Render/copy pixels")

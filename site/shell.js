@@ -282,6 +282,13 @@
   // engines.html loads vramfit_app_engines, the same app with llama.cpp, vLLM and Transformers.
   // The app asks for it when an engine is picked (or a link names one): same state, other page.
   window.vramfitUseEngines = hash => location.replace("engines.html#" + hash);
+  // A first visit (no configuration in the link) follows the browser's language: Arabic is in
+  // the engines' module (its catalog and shaping are outside this page's size budget).
+  if (!location.hash && !window.VRAMFIT_EMBED && /^ar\b/i.test((navigator.languages || [])[0] || navigator.language || "")) {
+    const arabic = "r=" + btoa('{"v":1,"language":"ar"}').replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    if (!window.VRAMFIT_ENGINES) return window.vramfitUseEngines(arabic);
+    history.replaceState(null, "", "#" + arabic);
+  }
   const app = window.VRAMFIT_ENGINES ? "vramfit_app_engines.js" : "vramfit_app.js";
   const script = document.createElement("script");
   script.src = app;

@@ -193,3 +193,28 @@ TEST_CASE("vramfit net reproduces article 000: 100 M float32 parameters = 400 MB
   CHECK(r.out.find("400.00 MB\n    = 100,000,000 parameters") != std::string::npos);
   std::remove(file.c_str());
 }
+
+TEST_CASE("vramfit infer --lang ar: article 004's 8 B example in Arabic, the same numbers", "[cli]") {
+  const std::vector<std::string> args = {"infer", "--model", "article-004-8b", "--weights", "fp16", "--context", "8192",
+                                         "--overhead", "articles", "--gpu", "rtx-4090"};
+  const Run english = run(args);
+  std::vector<std::string> arabic_args = args;
+  arabic_args.insert(arabic_args.end(), {"--lang", "ar"});
+  const Run arabic = run(arabic_args);
+  INFO(arabic.err);
+  REQUIRE(arabic.status == 0);
+  CHECK(arabic.out.find("18.78 GB") != std::string::npos);           // the article's total
+  CHECK(arabic.out.find("يتسع على 1 x GeForce RTX 4090") != std::string::npos);  // FITS on
+  CHECK(arabic.out.find("الأوزان") != std::string::npos);             // Weights
+  CHECK(arabic.out.find("ذاكرة KV المؤقتة") != std::string::npos);    // KV cache
+  CHECK(arabic.out.find("هامش الأمان") != std::string::npos);         // Safety margin
+  CHECK(arabic.out.find("FITS") == std::string::npos);
+  // Every formula line is the English report's, unchanged.
+  std::istringstream lines(english.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(" = ") != std::string::npos && line.find(" B") != std::string::npos) {
+      CHECK(arabic.out.find(line) != std::string::npos);
+    }
+  }
+  CHECK(run({"infer", "--lang", "fr"}).status == 2);
+}

@@ -64,6 +64,17 @@ TEST_CASE("Right-to-left lines keep numbers, units and names in their own order"
   CHECK(drawn("ب 128", {BaseDirection::from_text_else_rtl, true}) == std::u32string{0x0661, 0x0662, 0x0668, U' ', 0xFE8F});
 }
 
+TEST_CASE("An interface in Arabic orders a translated string right to left whatever it starts with", "[text]") {
+  // "Mixed bf16 (fp32 master)" in Arabic starts with "bf16": by the first strong character it
+  // would be a left-to-right paragraph; in the Arabic interface it reads from the right.
+  const DisplayOptions interface{BaseDirection::rtl_if_any_rtl, false};
+  const std::u32string drawn_rtl = drawn("bf16 مختلطة", interface);
+  CHECK(drawn_rtl.substr(drawn_rtl.size() - 4) == U"bf16");  // rightmost: read first
+  CHECK(drawn("Llama 3.1 8B", interface) == U"Llama 3.1 8B");
+  // The language switch's label, drawn without the transform (src/app/ui_language.hpp).
+  CHECK(display_text("العربية", {}) == "\xEF\xBA\x94\xEF\xBB\xB4\xEF\xBA\x91\xEF\xBA\xAE\xEF\xBB\x8C\xEF\xBB\x9F\xEF\xBA\x8D");
+}
+
 TEST_CASE("A wrapped paragraph is ordered line by line", "[text]") {
   const DisplayParagraph paragraph("ذاكرة KV المؤقتة", {});
   REQUIRE(paragraph.right_to_left());
@@ -88,4 +99,14 @@ TEST_CASE("Message catalogs: English is the key and the fallback; conversions mu
   CHECK(translate(Language::arabic, "Inference") != "Inference");
   CHECK(translate(Language::english, "Inference") == "Inference");
   CHECK(translate(Language::arabic, "no such key") == "no such key");
+  // The catalog compiled in is data/messages/ar.json, entry for entry (spaces included:
+  // "Longest context: %s   Most sequences: %s" keeps its three spaces).
+  std::ifstream file(std::string(VRAMFIT_SOURCE_DIR) + "/data/messages/ar.json");
+  std::stringstream text;
+  text << file.rdbuf();
+  MessageTable from_file;
+  REQUIRE(!read_message_table(text.str(), from_file));
+  CHECK(from_file.size() > 200);
+  REQUIRE(message_table(Language::arabic));
+  CHECK(*message_table(Language::arabic) == from_file);
 }

@@ -12,6 +12,7 @@
 #include "io/request_json.hpp"
 #include "io/url_hash.hpp"
 #include "report_text.hpp"
+#include "ui_language.hpp"
 #include "verdict.hpp"
 #include "widgets.hpp"
 
@@ -33,7 +34,7 @@ bool App::load_hash(const std::string& hash) {
     return false;
   }
   if (!decoded) {
-    notice_ = "The link's configuration could not be read (" + decoded.error().message + "); showing the defaults.";
+    notice_ = tr("The link's configuration could not be read (") + decoded.error().message + tr("); showing the defaults.");
     return false;
   }
   request_ = *decoded;
@@ -45,7 +46,7 @@ bool App::load_hash(const std::string& hash) {
 
 void App::apply_file_fragment(const json& fragment) {
   if (fragment.contains("error")) {
-    notice_ = "Could not read the file: " + fragment["error"].value("message", std::string("unknown error"));
+    notice_ = tr("Could not read the file: ") + fragment["error"].value("message", std::string("unknown error"));
     return;
   }
   json full = request_to_json(request_);
@@ -54,7 +55,7 @@ void App::apply_file_fragment(const json& fragment) {
   full.erase("network");
   if (fragment.contains("llama.cpp")) {  // a LoRA adapter (one more --lora) or a projector (--mmproj)
     if (request_.engine != Engine::llamacpp) {
-      notice_ = "This file is loaded beside a model by llama.cpp (--lora, --mmproj): pick llama.cpp as the engine, then open it again.";
+      notice_ = tr("This file is loaded beside a model by llama.cpp (--lora, --mmproj): pick llama.cpp as the engine, then open it again.");
       return;
     }
     for (const auto& [key, value] : fragment["llama.cpp"].items()) {
@@ -74,13 +75,13 @@ void App::apply_file_fragment(const json& fragment) {
   }
   auto parsed = request_from_json(full);
   if (!parsed) {
-    notice_ = "The file gave an unusable model: " + parsed.error().message;
+    notice_ = tr("The file gave an unusable model: ") + parsed.error().message;
     return;
   }
   request_ = *parsed;
   if (fragment.contains("assumed") && fragment["assumed"].is_array() && !fragment["assumed"].empty() &&
       fragment["assumed"][0].is_string()) {
-    notice_ = "Read " + request_.custom_model_name + "; assumed: " + fragment["assumed"][0].get<std::string>();
+    notice_ = tr("Read ") + request_.custom_model_name + tr("; assumed: ") + fragment["assumed"][0].get<std::string>();
   }
   dirty_ = true;
 }
@@ -106,9 +107,9 @@ void App::recompute() {
   if (!report_ && (report_.error().field == "gpu.id" || report_.error().field == "model.preset")) {
     const Request defaults;
     const bool gpu = report_.error().field == "gpu.id";
-    notice_ = report_.error().message + "; showing " +
+    notice_ = report_.error().message + tr("; showing ") +
               (gpu ? builtin_catalog().find_gpu(defaults.gpu_id)->name : builtin_catalog().find_model(defaults.model_preset)->name) +
-              " instead.";
+              tr(" instead.");
     if (gpu) request_.gpu_id = defaults.gpu_id;
     else request_.model_preset = defaults.model_preset;
     r = request_;
@@ -121,7 +122,8 @@ void App::recompute() {
 }
 
 void App::request_glyphs(Platform& platform) {
-  std::string text = request_.custom_model_name + notice_ + inputs_.text_in_use();
+  // The language switch's own script, and every character of the interface's language.
+  std::string text = std::string(kArabicNameDrawn) + ui_language_glyphs() + request_.custom_model_name + notice_ + inputs_.text_in_use();
   if (report_) text += report_->model_name;
   if (text != glyph_text_) {
     glyph_text_ = text;
@@ -142,6 +144,7 @@ void App::frame(Platform& platform) {
     platform.announce(engine ? engine_ui().spoken(request_, *report_) : spoken_summary(request_, report_));
     from_location_ = false;
   }
+  use_language(platform);
   request_glyphs(platform);
   // An engine without the engines in this program: the platform brings them (once).
   if ((request_.engine != Engine::generic || !engines_hash_.empty()) && !engine_ui().draw_results && !asked_for_engines_) {
@@ -178,17 +181,29 @@ void App::frame(Platform& platform) {
     ImGui::Separator();
     draw_results(phone);
   } else {
+    // Inputs beside the results: on the left, or (right to left) on the right.
     const float input_width = std::clamp(ImGui::GetContentRegionAvail().x * 0.36f, em(20.0f), em(26.0f));
-    ImGui::BeginChild("inputs", ImVec2(input_width, 0), ImGuiChildFlags_Border, ImGuiWindowFlags_NavFlattened);
-    const InputsPanel::Outcome outcome = inputs_.draw(request_, first_frame_);
-    ImGui::EndChild();
-    ImGui::SameLine();
-    dirty_ |= outcome.changed;
-    if (outcome.pasted_file) apply_file_fragment(*outcome.pasted_file);
-    if (outcome.layer_list_elsewhere) platform.use_engines(*outcome.layer_list_elsewhere);
-    ImGui::BeginChild("results", ImVec2(0, 0), ImGuiChildFlags_Border, ImGuiWindowFlags_NavFlattened);
+    const bool mirrored = ui_right_to_left();
+    auto draw_inputs = [&] {
+      ImGui::BeginChild("inputs", ImVec2(input_width, 0), ImGuiChildFlags_Border, ImGuiWindowFlags_NavFlattened);
+      const InputsPanel::Outcome outcome = inputs_.draw(request_, first_frame_);
+      ImGui::EndChild();
+      dirty_ |= outcome.changed;
+      if (outcome.pasted_file) apply_file_fragment(*outcome.pasted_file);
+      if (outcome.layer_list_elsewhere) platform.use_engines(*outcome.layer_list_elsewhere);
+    };
+    if (!mirrored) {
+      draw_inputs();
+      ImGui::SameLine();
+    }
+    ImGui::BeginChild("results", ImVec2(mirrored ? -input_width - ImGui::GetStyle().ItemSpacing.x : 0.0f, 0), ImGuiChildFlags_Border,
+                      ImGuiWindowFlags_NavFlattened);
     draw_results(phone);
     ImGui::EndChild();
+    if (mirrored) {
+      ImGui::SameLine();
+      draw_inputs();
+    }
   }
   ImGui::End();
   draw_notice();
@@ -237,6 +252,20 @@ void App::draw_top_bar(Platform& platform) {
     platform.open_files_button_at(lo.x, lo.y, hi.x, hi.y, !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopup));
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", platform.open_files_hint());
   }
+  // The language: "العربية" in English, "English" in Arabic; then, in Arabic, the digits.
+  const bool arabic = request_.language == "ar";
+  if (button(arabic ? "English###language" : (std::string(kArabicNameDrawn) + "###language").c_str())) {
+    request_.language = arabic ? "en" : "ar";
+    dirty_ = true;
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", arabic ? "Show the interface in English" : "Show the interface in Arabic");
+  if (arabic && ui_language() == Language::arabic) {
+    if (button("Digits: 123###digits")) {  // drawn with the digits in use
+      request_.arabic_indic_digits = !request_.arabic_indic_digits;
+      dirty_ = true;
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Digits: Western (123) or Arabic-Indic (click to switch)");
+  }
   const bool gb = request_.units == DisplayUnits::gb;
   if (button(gb ? "GB" : "GiB")) {
     request_.units = gb ? DisplayUnits::gib : DisplayUnits::gb;
@@ -274,6 +303,17 @@ void App::draw_top_bar(Platform& platform) {
       }
       ImGui::EndPopup();
     }
+  }
+}
+
+void App::use_language(Platform& platform) {
+  const Language wanted = parse_language(request_.language).value_or(Language::english);
+  if (wanted == ui_language() && request_.arabic_indic_digits == arabic_indic_digits_) return;
+  if (use_ui_language(wanted, request_.arabic_indic_digits)) {
+    arabic_indic_digits_ = request_.arabic_indic_digits;
+  } else if (!asked_for_engines_) {  // not in this program: the platform brings the one that has it
+    asked_for_engines_ = true;
+    platform.use_engines(hash_);
   }
 }
 

@@ -10,6 +10,7 @@
 #include "io/request_json.hpp"
 #include "io/url_hash.hpp"
 #include "report/estimate.hpp"
+#include "ui_language.hpp"
 #include "widgets.hpp"
 
 namespace vramfit {
@@ -297,7 +298,7 @@ bool InputsPanel::draw_network(Request& request) {
 bool InputsPanel::draw_weights_picker(Request& request) {
   bool changed = false;
   if (request.has_stored_weights) {
-    text_wrapped_at_spaces("Weights: as stored in " + request.stored_weights.file);
+    text_wrapped_at_spaces(tr("Weights: as stored in ") + request.stored_weights.file);
     if (ImGui::SmallButton("Use a format instead")) {
       request.has_stored_weights = false;
       request.weight_format = "bf16";
@@ -364,7 +365,7 @@ bool InputsPanel::draw_gpu_picker(Request& request) {
   const bool custom = request.gpu_capacity_bytes > 0 || custom_gpu_;
   // Memory as the card is sold: "24 GB" cards hold 24 GiB, so the list shows GiB, not 25.8 GB.
   auto memory = [](int64_t bytes) { return format_bytes(bytes, DisplayUnits::gib, 1); };
-  const std::string preview = custom ? "Custom GPU" : (gpu ? gpu->name + "  (" + memory(gpu->total_bytes) + ")" : request.gpu_id);
+  const std::string preview = custom ? tr("Custom GPU") : (gpu ? gpu->name + "  (" + memory(gpu->total_bytes) + ")" : request.gpu_id);
   FilteredCombo gpus;
   if (gpus.begin("GPU", preview, gpu_filter_)) {
     for (const Gpu& g : catalog.gpus) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "active_fit.hpp"
+#include "ui_language.hpp"
 #include "widgets.hpp"
 
 namespace vramfit {
@@ -41,17 +42,19 @@ void draw_stacked_bar(const Request& request, const Report& r, const ActiveFit& 
   const ImVec2 p = ImGui::GetCursorScreenPos();
   const float width = ImGui::GetContentRegionAvail().x, height = em(1.4f);
   dl->AddRectFilled(p, ImVec2(p.x + width, p.y + height), ImGui::GetColorU32(ImGuiCol_FrameBg), 3.0f);
-  float x = p.x;
+  // Right to left, the bar fills from the right edge: positions along it are mirrored.
+  const bool mirrored = ui_right_to_left();
+  auto at = [&](float offset) { return mirrored ? p.x + width - offset : p.x + offset; };
+  float x = 0.0f;
   std::string hovered;
   for (const BreakdownItem& item : r.breakdown.items) {
     const float w = static_cast<float>(static_cast<double>(item.bytes) / scale_bytes * width);
-    if (w > 0.5f) dl->AddRectFilled(ImVec2(x, p.y), ImVec2(x + w, p.y + height), item_colour(item.id));
-    if (ImGui::IsMouseHoveringRect(ImVec2(x, p.y), ImVec2(x + w, p.y + height))) {
-      hovered = item.label + ": " + format_bytes(item.bytes, request.units);
-    }
+    const ImVec2 lo(std::min(at(x), at(x + w)), p.y), hi(std::max(at(x), at(x + w)), p.y + height);
+    if (w > 0.5f) dl->AddRectFilled(lo, hi, item_colour(item.id));
+    if (ImGui::IsMouseHoveringRect(lo, hi)) hovered = tr(item.label.c_str()) + ": " + format_bytes(item.bytes, request.units);
     x += w;
   }
-  const float cap_x = p.x + static_cast<float>(static_cast<double>(fit.capacity_bytes) / scale_bytes * width);
+  const float cap_x = at(static_cast<float>(static_cast<double>(fit.capacity_bytes) / scale_bytes * width));
   dl->AddLine(ImVec2(cap_x, p.y - 3), ImVec2(cap_x, p.y + height + 3), ImGui::GetColorU32(ImGuiCol_Text), 2.0f);
   ImGui::Dummy(ImVec2(width, height));
   if (!hovered.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hovered.c_str());
@@ -76,8 +79,8 @@ void draw_stacked_bar(const Request& request, const Report& r, const ActiveFit& 
 
 // "1 GPU" / "2 GPUs" / "> 64"
 std::string gpus_text(int64_t count) {
-  if (count <= 0) return "more than 64";
-  return std::to_string(count) + (count == 1 ? " GPU" : " GPUs");
+  if (count <= 0) return tr("more than 64");
+  return std::to_string(count) + tr(count == 1 ? " GPU" : " GPUs");
 }
 
 void draw_limits(const Request& request, const Report& r, const ActiveFit& fit) {
@@ -89,11 +92,11 @@ void draw_limits(const Request& request, const Report& r, const ActiveFit& fit) 
                            format_bytes(r.memory.weights + r.memory.runtime, request.units).c_str(),
                            format_bytes(fit.capacity_bytes, request.units).c_str(), gpus_text(r.fit.min_gpus).c_str());
       } else {
-        const std::string context = r.prepared.model.is_recurrent() ? std::string("any (a fixed state)")
-                                                                    : with_thousands(r.fit.max_context_tokens) + " tokens";
+        const std::string context = r.prepared.model.is_recurrent() ? tr("any (a fixed state)")
+                                                                    : with_thousands(r.fit.max_context_tokens) + tr(" tokens");
         ImGui::TextWrapped("Longest context: %s   Most sequences: %s   Fewest GPUs: %s", context.c_str(),
                            with_thousands(r.fit.max_concurrent_sequences).c_str(),
-                           r.fit.min_gpus > 0 ? std::to_string(r.fit.min_gpus).c_str() : "more than 64");
+                           r.fit.min_gpus > 0 ? std::to_string(r.fit.min_gpus).c_str() : tr("more than 64").c_str());
       }
       break;
     case AppMode::layer_list:
@@ -107,12 +110,12 @@ void draw_limits(const Request& request, const Report& r, const ActiveFit& fit) 
     case AppMode::training: {
       std::string gpus;
       if (request.training.sharding == Sharding::none) {
-        gpus = fit.fits ? "1 per replica (DDP: every GPU holds everything)"
+        gpus = fit.fits ? tr("1 per replica (DDP: every GPU holds everything)")
                : fit.min_gpus_zero3 > 0
-                   ? "none with DDP (every GPU holds everything); with ZeRO-3, " + gpus_text(fit.min_gpus_zero3)
-                   : "none with DDP, nor with ZeRO-3 up to 64 GPUs";
+                   ? tr("none with DDP (every GPU holds everything); with ZeRO-3, ") + gpus_text(fit.min_gpus_zero3)
+                   : tr("none with DDP, nor with ZeRO-3 up to 64 GPUs");
       } else {
-        gpus = gpus_text(fit.min_gpus) + " with this sharding";
+        gpus = gpus_text(fit.min_gpus) + tr(" with this sharding");
       }
       if (r.training_fit.max_batch == 0) {
         ImGui::TextWrapped("Not even a micro-batch of 1 fits. Fewest GPUs: %s. Trainable: %s of %s",
@@ -141,16 +144,16 @@ void draw_verdict(const Request& request, const Report& r) {
   else ImGui::TextDisabled("on %s", r.gpu.name.c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, fit.fits ? IM_COL32(70, 200, 120, 255) : IM_COL32(235, 90, 80, 255));
   ImGui::SetWindowFontScale(1.35f);
-  ImGui::TextWrapped("%s  %s%s of %s", fit.fits ? "FITS" : "DOES NOT FIT", fit.gpu_count > 1 ? "per GPU " : "",
+  ImGui::TextWrapped("%s  %s%s of %s", tr(fit.fits ? "FITS" : "DOES NOT FIT").c_str(), fit.gpu_count > 1 ? tr("per GPU ").c_str() : "",
                      format_bytes(r.breakdown.total_bytes, u).c_str(), format_bytes(fit.capacity_bytes, u).c_str());
   ImGui::SetWindowFontScale(1.0f);
   ImGui::PopStyleColor();
   ImGui::TextDisabled(fit.fits ? "headroom %s%s" : "short by %s%s", format_bytes(std::llabs(fit.headroom_bytes), u).c_str(),
-                      fit.gpu_count > 1 ? " per GPU" : "");
+                      fit.gpu_count > 1 ? tr(" per GPU").c_str() : "");
   // Warnings stand beside the verdict they qualify, never below the fold.
   for (const std::string& warning : r.breakdown.warnings) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 170, 60, 255));
-    ImGui::TextWrapped("warning: %s", warning.c_str());
+    ImGui::TextWrapped("warning: %s", tr(warning.c_str()).c_str());
     ImGui::PopStyleColor();
   }
   draw_stacked_bar(request, r, fit);

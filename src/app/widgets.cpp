@@ -9,6 +9,7 @@
 #include <map>
 
 #include "core/units.hpp"
+#include "ui_language.hpp"
 
 namespace vramfit {
 
@@ -184,6 +185,10 @@ bool margin_input(double& fraction) {
 }
 
 void text_wrapped_at_spaces(const std::string& text) {
+  if (ui_right_to_left()) {  // the text transform translates, wraps and right-aligns the whole text
+    ImGui::TextWrapped("%s", text.c_str());
+    return;
+  }
   const float width = std::max(ImGui::GetContentRegionAvail().x, em(4.0f));
   const float space = ImGui::CalcTextSize(" ").x;
   size_t line_start = 0, line_end = 0;  // the line so far: [line_start, line_end)

@@ -15,6 +15,7 @@
 #include "io/hf_config.hpp"
 #include "io/model_file.hpp"
 #include "io/request_json.hpp"
+#include "text/messages.hpp"
 #include "text_report.hpp"
 
 namespace vramfit {
@@ -34,7 +35,7 @@ bool read_file(const std::string& path, std::string& text) {
 struct InferOptions {
   std::string gguf_file, index_file;
   std::vector<std::string> safetensors_files;
-  std::string request_file, config_file, model, weights, kv, gpu, overhead, units, engine, command;
+  std::string request_file, config_file, model, weights, kv, gpu, overhead, units, engine, command, lang;
   std::string draft, draft_weights, draft_gguf, draft_config;  // speculative decoding's draft model
   std::vector<std::string> lora_gguf;  // llama.cpp's --lora adapter files
   std::string mmproj_gguf;             // llama.cpp's --mmproj file
@@ -76,6 +77,7 @@ void add_infer_options(CLI::App& app, InferOptions& o) {
       ->check(CLI::Range(int64_t(1), int64_t(1) << 20));
   app.add_flag("--no-flash-attention", o.no_flash_attention, "Count the attention score matrix");
   app.add_option("--units", o.units, "GB (10^9) or GiB (2^30)")->check(CLI::IsMember({"GB", "GiB", "gb", "gib"}));
+  app.add_option("--lang", o.lang, "The text report's language: en or ar (Arabic)")->check(CLI::IsMember({"en", "ar"}));
   app.add_flag("--compare", o.compare, "Also answer for every catalog GPU");
   app.add_flag("--json", o.as_json, "Print the report as JSON");
   app.add_option("--engine", o.engine, "generic (default), llama.cpp, vllm or transformers: then the engine's own flags "
@@ -363,6 +365,7 @@ bool build_request(const InferOptions& o, const EngineCommand* command, json& re
   if (o.prefill_chunk > 0) request["overhead"]["prefill_chunk_tokens"] = o.prefill_chunk;
   if (o.no_flash_attention) request["overhead"]["flash_attention"] = false;
   if (!o.units.empty()) request["units"] = (o.units == "GiB" || o.units == "gib") ? "GiB" : "GB";
+  if (!o.lang.empty()) request["language"] = o.lang;
   if (o.compare) request["compare_gpus"] = true;
   if (!o.engine.empty()) request["engine"] = o.engine;
   if (!o.gpus.empty()) request["gpus"] = o.gpus;
@@ -515,6 +518,7 @@ bool build_train_request(const TrainOptions& o, bool network, json& request, std
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   enable_engines();
+  enable_arabic_messages();  // --lang ar
   CLI::App app{"vramfit: will this model fit on this GPU, and why? Every figure with its formula.", "vramfit"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");

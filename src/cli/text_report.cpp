@@ -1,6 +1,7 @@
 #include "text_report.hpp"
 
 #include "report/engines.hpp"
+#include "text/messages.hpp"
 
 #include <cstdio>
 #include <iomanip>
@@ -11,22 +12,34 @@ namespace vramfit {
 
 namespace {
 
+// Columns by characters, not bytes (a name or a label in Arabic takes two bytes a letter).
+size_t characters(const std::string& text) {
+  size_t n = 0;
+  for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
 std::string pad(const std::string& text, size_t width) {
-  return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
+  const size_t n = characters(text);
+  return n >= width ? text + " " : text + std::string(width - n, ' ');
 }
 
 std::string pad_left(const std::string& text, size_t width) {
-  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+  const size_t n = characters(text);
+  return n >= width ? text : std::string(width - n, ' ') + text;
 }
 
-void print_item(std::ostream& out, const BreakdownItem& item, DisplayUnits units, int depth) {
+void print_item(std::ostream& out, const BreakdownItem& item, DisplayUnits units, int depth, Language language) {
   const std::string indent(static_cast<size_t>(2 + 2 * depth), ' ');
-  out << indent << pad(item.label, 34 - indent.size()) << pad_left(format_bytes(item.bytes, units), 12) << "\n";
+  out << indent << pad(std::string(translate(language, item.label)), 34 - indent.size()) << pad_left(format_bytes(item.bytes, units), 12)
+      << "\n";
   out << indent << "  = " << item.formula << "\n";
-  for (const BreakdownItem& child : item.children) print_item(out, child, units, depth + 1);
+  for (const BreakdownItem& child : item.children) print_item(out, child, units, depth + 1, language);
 }
 
-std::string tokens(int64_t n) { return with_thousands(n) + (n == 1 ? " token" : " tokens"); }
+std::string tokens(int64_t n, Language language = Language::english) {
+  return with_thousands(n) + std::string(translate(language, n == 1 ? " token" : " tokens"));
+}
 
 }  // namespace
 
@@ -56,7 +69,7 @@ void print_training_report(std::ostream& out, const Report& r) {
         << (t.sharding != Sharding::none ? ", " + std::string(sharding_id(t.sharding)) + " over " + std::to_string(t.gpu_count) + " GPUs" : "")
         << "\n\n";
   }
-  for (const BreakdownItem& item : r.breakdown.items) print_item(out, item, u, 0);
+  for (const BreakdownItem& item : r.breakdown.items) print_item(out, item, u, 0, Language::english);
   const bool sharded = !q.has_network && q.training.sharding != Sharding::none && q.training.gpu_count > 1;
   out << "  " << pad(sharded ? "Total per GPU" : "Total", 32) << pad_left(format_bytes(r.breakdown.total_bytes, u), 12)
       << "   (" << with_thousands(r.breakdown.total_bytes) << " B)\n\n";
@@ -298,10 +311,16 @@ void print_report(std::ostream& out, const Report& r) {
   if (r.request.engine == Engine::transformers) { print_transformers_report(out, r); return; }
   const DisplayUnits u = r.request.units;
   const InferenceSettings& s = r.request.settings;
-  out << "vramfit: " << r.model_name << " (" << with_thousands(r.prepared.weights.parameters) << " parameters), "
-      << (r.request.has_stored_weights ? "stored" : r.request.weight_format) << " weights, " << (r.prepared.model.is_recurrent() ? std::string("fp32 recurrent state") : r.prepared.kv_type.label + " KV cache") << ", "
-      << tokens(s.context_tokens) << " x " << s.concurrent_sequences
-      << (s.concurrent_sequences == 1 ? " sequence" : " sequences") << "\n\n";
+  // The request's language ("language": "ar", --lang ar): the report's words from the message
+  // catalog, in logical order (a terminal with bidi support draws them right to left); names,
+  // numbers, units and formulas as they are.
+  const Language language = parse_language(r.request.language).value_or(Language::english);
+  auto t = [language](const char* english) { return std::string(translate(language, english)); };
+  out << "vramfit: " << r.model_name << " (" << with_thousands(r.prepared.weights.parameters) << t(" parameters), ")
+      << (r.request.has_stored_weights ? t("stored") : r.request.weight_format) << t(" weights, ")
+      << (r.prepared.model.is_recurrent() ? t("fp32 recurrent state") : r.prepared.kv_type.label + t(" KV cache")) << t(", ")
+      << tokens(s.context_tokens, language) << " x " << s.concurrent_sequences
+      << t(s.concurrent_sequences == 1 ? " sequence" : " sequences") << "\n\n";
   if (r.request.has_stored_weights) {
     const StoredWeights& w = r.request.stored_weights;
     out << "  from " << w.file << " (" << w.source << "):\n";
@@ -309,36 +328,36 @@ void print_report(std::ostream& out, const Report& r) {
     for (const std::string& line : w.derived) out << "    derived: " << line << "\n";
     out << "\n";
   }
-  for (const BreakdownItem& item : r.breakdown.items) print_item(out, item, u, 0);
-  out << "  " << pad(s.gpu_count > 1 ? "Total per GPU" : "Total", 32) << pad_left(format_bytes(r.memory.total, u), 12)
+  for (const BreakdownItem& item : r.breakdown.items) print_item(out, item, u, 0, language);
+  out << "  " << pad(t(s.gpu_count > 1 ? "Total per GPU" : "Total"), 32) << pad_left(format_bytes(r.memory.total, u), 12)
       << "   (" << with_thousands(r.memory.total) << " B)\n\n";
 
   const FitResult& f = r.fit;
   const std::string gpu = std::to_string(s.gpu_count) + " x " + r.gpu.name;
-  out << (f.fits ? "FITS" : "DOES NOT FIT") << " on " << gpu << " (" << format_bytes(f.capacity_bytes, u)
-      << (s.gpu_count > 1 ? " usable each" : " usable") << "): "
-      << (f.fits ? "headroom " + format_bytes(f.headroom_bytes, u)
-                 : "short by " + format_bytes(-f.headroom_bytes, u))
+  out << t(f.fits ? "FITS" : "DOES NOT FIT") << t(" on ") << gpu << " (" << format_bytes(f.capacity_bytes, u)
+      << t(s.gpu_count > 1 ? " usable each" : " usable") << "): "
+      << (f.fits ? t("headroom ") + format_bytes(f.headroom_bytes, u)
+                 : t("short by ") + format_bytes(-f.headroom_bytes, u))
       << "\n";
   if (f.max_context_tokens > 0) {
-    out << "  longest context that fits: " << tokens(f.max_context_tokens)
-        << (f.context_limited_by_model ? " (the model's own limit)"
-            : r.prepared.model.is_recurrent() ? " (vramfit's search limit: the recurrent state does not grow with the context)"
+    out << t("  longest context that fits: ") << tokens(f.max_context_tokens, language)
+        << (f.context_limited_by_model ? t(" (the model's own limit)")
+            : r.prepared.model.is_recurrent() ? t(" (vramfit's search limit: the recurrent state does not grow with the context)")
                                               : "") << "\n";
   } else {
-    out << "  longest context that fits: none (the rest does not fit even without a KV cache)\n";
+    out << t("  longest context that fits: none (the rest does not fit even without a KV cache)") << "\n";
   }
-  out << "  most sequences at " << tokens(s.context_tokens) << ": " << with_thousands(f.max_concurrent_sequences) << "\n";
-  out << "  fewest " << r.gpu.name << " GPUs (tensor parallel): "
-      << (f.min_gpus > 0 ? std::to_string(f.min_gpus) : "more than " + std::to_string(kMaxGpuCount)) << "\n";
-  for (const std::string& w : r.breakdown.warnings) out << "warning: " << w << "\n";
-  for (const std::string& a : r.breakdown.assumptions) out << "assumed: " << a << "\n";
+  out << t("  most sequences at ") << tokens(s.context_tokens, language) << ": " << with_thousands(f.max_concurrent_sequences) << "\n";
+  out << t("  fewest ") << r.gpu.name << t(" GPUs (tensor parallel): ")
+      << (f.min_gpus > 0 ? std::to_string(f.min_gpus) : t("more than ") + std::to_string(kMaxGpuCount)) << "\n";
+  for (const std::string& w : r.breakdown.warnings) out << t("warning: ") << t(w.c_str()) << "\n";
+  for (const std::string& a : r.breakdown.assumptions) out << t("assumed: ") << t(a.c_str()) << "\n";
 
   if (!r.gpus.empty()) {
-    out << "\n  " << pad("GPU", 30) << pad_left("usable", 12) << pad_left("needed", 12) << pad_left("headroom", 12)
-        << "  verdict\n";
+    out << "\n  " << pad(t("GPU"), 30) << pad_left(t("usable"), 12) << pad_left(t("needed"), 12) << pad_left(t("headroom"), 12)
+        << "  " << t("verdict") << "\n";
     for (const GpuVerdict& v : r.gpus) {
-      std::string verdict = v.fit.fits ? "fits" : (v.fit.min_gpus > 0 ? "needs " + std::to_string(v.fit.min_gpus) : "no");
+      std::string verdict = v.fit.fits ? t("fits") : (v.fit.min_gpus > 0 ? t("needs ") + std::to_string(v.fit.min_gpus) : t("no"));
       out << "  " << pad(v.gpu->name, 30) << pad_left(format_bytes(v.fit.capacity_bytes, u), 12)
           << pad_left(format_bytes(v.fit.required_bytes, u), 12) << pad_left(format_bytes(v.fit.headroom_bytes, u), 12)
           << "  " << verdict << "\n";

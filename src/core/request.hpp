@@ -112,6 +112,10 @@ struct Request {
   bool compare_gpus = false;           // also answer for every catalog GPU
 
   DisplayUnits units = DisplayUnits::gb;
+  // The interface's language ("en", "ar") and, in Arabic, Arabic-Indic digits instead of the
+  // Western ones the articles use. Display settings like the units: the estimate ignores them.
+  std::string language = "en";
+  bool arabic_indic_digits = false;
 
   // Speculative decoding: a second, smaller model that drafts tokens the engine verifies
   // (llama.cpp's -md, vLLM's --speculative-config model). Only its model and weights fields

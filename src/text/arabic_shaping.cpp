@@ -105,6 +105,21 @@ std::array<char32_t, 2> lam_alef(char32_t alef) {
 
 bool is_shaped_arabic_letter(char32_t c) { return find_letter(c) != nullptr; }
 
+std::u32string arabic_glyphs() {
+  std::u32string glyphs;
+  for (const Letter& letter : kLetters) {
+    if (letter.joining == Joining::none || letter.joining == Joining::causing) glyphs.push_back(letter.code);
+    for (char32_t form : letter.forms) {
+      if (form) glyphs.push_back(form);
+    }
+  }
+  for (char32_t c = 0xFEF5; c <= 0xFEFC; ++c) glyphs.push_back(c);  // lam-alef
+  for (char32_t c = 0x064B; c <= 0x0652; ++c) glyphs.push_back(c);  // harakat
+  for (char32_t c = 0x0660; c <= 0x066C; ++c) glyphs.push_back(c);  // digits, percent, separators
+  glyphs += U"\u060C\u061B\u061F";                                  // comma, semicolon, question mark
+  return glyphs;
+}
+
 std::u32string shape_arabic(const std::u32string& logical) {
   const size_t n = logical.size();
   std::u32string out = logical;

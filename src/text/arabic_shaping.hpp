@@ -19,4 +19,9 @@ std::u32string shape_arabic(const std::u32string& logical);
 // Persian letters peh, tcheh, jeh, keheh, gaf and farsi yeh).
 bool is_shaped_arabic_letter(char32_t c);
 
+// Every code point shape_arabic() can put out for Arabic text (the presentation forms, the
+// lam-alef ligatures, letters that keep their code point, harakat, Arabic punctuation and
+// digits): what a font atlas needs for the Arabic interface.
+std::u32string arabic_glyphs();
+
 }  // namespace vramfit

@@ -84,6 +84,8 @@ BidiParagraph bidi_levels(const std::u32string& logical, BaseDirection base) {
         break;
       }
     }
+  } else if (base == BaseDirection::rtl_if_any_rtl) {
+    paragraph.base_level = std::any_of(types.begin(), types.end(), is_strong_rtl) ? 1 : 0;
   } else {
     paragraph.base_level = base == BaseDirection::right_to_left ? 1 : 0;
   }

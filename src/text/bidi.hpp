@@ -10,7 +10,10 @@
 
 namespace vramfit {
 
-enum class BaseDirection { left_to_right, right_to_left, from_text_else_rtl };
+// The paragraph's direction: given; the first strong character's (UAX #9's P2-P3), right to
+// left without one; or right to left when the text has any right-to-left letter (an interface
+// in Arabic: a translated string is Arabic whatever it starts with, "bf16 مختلطة").
+enum class BaseDirection { left_to_right, right_to_left, from_text_else_rtl, rtl_if_any_rtl };
 
 // A paragraph's resolved embedding levels (even: left-to-right, odd: right-to-left), one per
 // code point, and the paragraph's own level.

@@ -9,16 +9,20 @@ namespace vramfit {
 namespace {
 const MessageTable* g_arabic = nullptr;
 
-// The printf conversions of a format, in order ("%%" is none).
+// The printf conversions of a format, in order: '%', flags, width, precision, length, and a
+// conversion letter ("%%" is none; a '%' followed by anything else, as in "10-30% and", is
+// text). The space flag is not read: "100% of" is text, not "% o".
 std::vector<std::string> conversions(std::string_view text) {
   std::vector<std::string> found;
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] != '%') continue;
+    if (i + 1 < text.size() && text[i + 1] == '%') { ++i; continue; }
     size_t j = i + 1;
-    while (j < text.size() && std::string_view("-+ #0123456789.*lhz").find(text[j]) != std::string_view::npos) ++j;
-    if (j < text.size() && text[j] == '%' && j == i + 1) { i = j; continue; }
-    if (j < text.size()) found.emplace_back(text.substr(i, j - i + 1));
-    i = j;
+    while (j < text.size() && std::string_view("-+#0123456789.*lhz").find(text[j]) != std::string_view::npos) ++j;
+    if (j < text.size() && std::string_view("diouxXeEfFgGcsp").find(text[j]) != std::string_view::npos) {
+      found.emplace_back(text.substr(i, j - i + 1));
+      i = j;
+    }
   }
   return found;
 }

@@ -22,6 +22,7 @@
 
 #include "app/app.hpp"
 #include "app/draw_signature.hpp"
+#include "app/arabic_ui.hpp"
 #include "app/engine_view.hpp"
 #include "app/glyphs.hpp"
 #include "app/layout_hook.hpp"
@@ -155,6 +156,7 @@ void on_drop(GLFWwindow* window, int count, const char** paths) {
 
 int main(int argc, char** argv) {
   vramfit::enable_engine_ui();  // the engines, their inputs and results
+  vramfit::enable_arabic_ui();  // the interface in Arabic (its catalog and drawing)
   std::string screenshot, hash, panel, dialog_folder, size = "1280x800";
   bool light_forced = false;
   std::vector<std::string> files;

@@ -1,0 +1,141 @@
+#include "arabic_ui.hpp"
+
+#include <imgui.h>
+
+#include <cfloat>
+#include <string>
+#include <unordered_map>
+
+#include "text/arabic_shaping.hpp"
+#include "text/display.hpp"
+#include "text/utf8.hpp"
+#include "ui_language.hpp"
+
+// Dear ImGui's text transform and format translation (cmake/imgui.cmake's patches).
+typedef bool (*ImGuiTextTransform)(const ImFont* font, float size, const char** text_begin, const char** text_end,
+                                   float* wrap_width, float* align_width);
+extern ImGuiTextTransform GImGuiTextTransform;
+extern bool GImGuiTextTransformBusy;
+extern const char* (*GImGuiFormatTranslate)(const char* fmt);
+
+namespace vramfit {
+
+namespace {
+
+DisplayOptions g_options{BaseDirection::rtl_if_any_rtl, false};
+// Text as drawn, by the text, the wrap width and the font it was measured in. Recomputed
+// when a font gains glyphs (their count is in the key) and emptied when it grows large.
+struct Drawn {
+  bool changed = false;
+  bool wrapped = false;
+  std::string text;
+};
+std::unordered_map<std::string, Drawn> g_drawn;
+
+// Bytes that start right-to-left characters: U+0580..U+07FF (Hebrew, Arabic, Syriac...)
+// and U+FB1D..U+FEFF (presentation forms).
+bool needs_ordering(std::string_view text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0xD6 && c <= 0xDF) return true;
+    if (c == 0xEF && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0xAC &&
+        static_cast<unsigned char>(text[i + 1]) <= 0xBB)
+      return true;
+    if (g_options.arabic_indic_digits && c >= '0' && c <= '9') return true;
+  }
+  return false;
+}
+
+float drawn_width(const ImFont* font, float size, const std::string& text) {
+  GImGuiTextTransformBusy = true;
+  const float width = font->CalcTextSizeA(size, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
+  GImGuiTextTransformBusy = false;
+  return width;
+}
+
+// A paragraph broken into lines of at most `wrap_width` in logical order (at spaces; a word
+// longer than a line stands alone), each line then put in visual order.
+std::string wrapped(const ImFont* font, float size, const std::string& logical, float wrap_width) {
+  std::string out;
+  size_t start = 0;
+  while (true) {
+    const size_t newline = logical.find('\n', start);
+    const DisplayParagraph paragraph(logical.substr(start, newline == std::string::npos ? std::string::npos : newline - start),
+                                     g_options);
+    const std::u32string& text = paragraph.logical();
+    size_t line = 0;
+    while (line < text.size()) {
+      size_t fits = 0;  // the end of the longest line that fits, 0 for none yet
+      for (size_t end = line; end <= text.size(); ++end) {
+        if (end < text.size() && text[end] != U' ') continue;
+        if (end > line && drawn_width(font, size, paragraph.visual(line, end)) > wrap_width && fits != 0) break;
+        fits = end;
+        if (end == text.size()) break;
+      }
+      if (fits <= line) fits = text.size();
+      out += paragraph.visual(line, fits);
+      line = fits;
+      while (line < text.size() && text[line] == U' ') ++line;
+      if (line < text.size()) out += '\n';
+    }
+    if (newline == std::string::npos) break;
+    out += '\n';
+    start = newline + 1;
+  }
+  return out;
+}
+
+bool transform(const ImFont* font, float size, const char** text_begin, const char** text_end, float* wrap_width,
+               float* align_width) {
+  const std::string_view text(*text_begin, static_cast<size_t>(*text_end - *text_begin));
+  if (text.empty()) return false;
+  const bool wrap = *wrap_width > 0.0f;
+  std::string key(text);
+  if (wrap) key += '\x1F' + std::to_string(static_cast<int>(*wrap_width)) + '\x1F' + std::to_string(static_cast<int>(size)) + '\x1F' +
+                   std::to_string(font->Glyphs.Size);
+  auto found = g_drawn.find(key);
+  if (found == g_drawn.end()) {
+    if (g_drawn.size() > 8192) g_drawn.clear();
+    Drawn drawn;
+    const std::string_view translated = translate(Language::arabic, text);
+    // Wrapped text is always laid out here, so that every paragraph aligns to the right.
+    drawn.changed = wrap || translated != text || needs_ordering(translated);
+    if (drawn.changed) {
+      const std::string logical(translated);
+      drawn.wrapped = wrap;
+      drawn.text = wrap ? wrapped(font, size, logical, *wrap_width) : display_text(logical, g_options);
+    }
+    found = g_drawn.emplace(std::move(key), std::move(drawn)).first;
+  }
+  const Drawn& drawn = found->second;
+  if (!drawn.changed) return false;
+  *text_begin = drawn.text.data();
+  *text_end = drawn.text.data() + drawn.text.size();
+  if (drawn.wrapped) {
+    *align_width = *wrap_width;
+    *wrap_width = 0.0f;
+  }
+  return true;
+}
+
+const char* translate_format(const char* format) { return translate(Language::arabic, format).data(); }
+
+void use(Language language, bool arabic_indic_digits) {
+  g_drawn.clear();
+  g_options.arabic_indic_digits = arabic_indic_digits;
+  const bool arabic = language == Language::arabic;
+  GImGuiTextTransform = arabic ? transform : nullptr;
+  GImGuiFormatTranslate = arabic ? translate_format : nullptr;
+}
+
+}  // namespace
+
+void enable_arabic_ui() {
+  enable_arabic_messages();
+  LanguageSupport support;
+  support.use = use;
+  support.glyphs = u32_to_utf8(arabic_glyphs());
+  set_language_support(Language::arabic, support);
+}
+
+}  // namespace vramfit

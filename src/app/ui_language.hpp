@@ -1,0 +1,37 @@
+// The language the app is drawn in. English is Dear ImGui's own drawing; Arabic is drawn
+// through the text transform cmake/imgui.cmake adds to Dear ImGui (every label, text and
+// tooltip translated by the message catalog, shaped and put in visual order as it is measured
+// and drawn), which a program links by calling enable_arabic_ui() (arabic_ui.cpp: the desktop
+// app and the page's engines module; the page's first module leaves it out, its size budget).
+#pragma once
+#include <string>
+
+#include "text/messages.hpp"
+
+namespace vramfit {
+
+// What a linked language provides: installing its drawing (or removing it, for English).
+struct LanguageSupport {
+  void (*use)(Language language, bool arabic_indic_digits) = nullptr;
+  std::string glyphs;  // UTF-8: every character its text may need in the font
+};
+void set_language_support(Language language, const LanguageSupport& support);
+bool language_available(Language language);  // English always
+
+// Draws the interface in this language from the next frame; false where this program has not
+// linked it (the page then loads the module that has: Platform::use_engines).
+bool use_ui_language(Language language, bool arabic_indic_digits);
+Language ui_language();
+bool ui_right_to_left();
+const std::string& ui_language_glyphs();  // "" for English
+
+// Text the app composes before drawing, in the interface's language (logical order; the
+// transform shapes and orders it when drawn). Format strings passed to ImGui::Text and
+// SetTooltip are translated by the transform itself.
+std::string tr(const char* english);
+
+// The language switch's label in each language's own script, drawn without the transform:
+// "العربية" already shaped and in visual order (the test of src/text checks it), "English".
+inline constexpr const char* kArabicNameDrawn = "\xEF\xBA\x94\xEF\xBB\xB4\xEF\xBA\x91\xEF\xBA\xAE\xEF\xBB\x8C\xEF\xBB\x9F\xEF\xBA\x8D";
+
+}  // namespace vramfit
