@@ -24,7 +24,9 @@
 # - imgui.cpp, the page's copy only: the page keeps no imgui.ini (its state is the URL hash),
 #   so the .ini readers and writers of windows and tables are not registered
 #   (IMGUI_DISABLE_INI_HANDLERS, ours): 2.1 KB (gzip) less. Windows and tables keep their
-#   settings in memory as before.
+#   settings in memory as before. Nor does it log text (ImGui::LogToClipboard and the like: the
+#   page copies its own text), so the text drawing functions do not pass their text to the log
+#   (IMGUI_DISABLE_LOGGING, ours).
 # - backends/imgui_impl_glfw.cpp, the page's copy only: the page reads the wheel itself
 #   (site/shell.js, src/platform/web/web_input.cpp), so the backend registers no Emscripten
 #   wheel handler on the document, and it reads no gamepads (ImGuiConfigFlags_NavEnableGamepad
@@ -132,9 +134,11 @@ function(vramfit_add_imgui)
       "${cursors_end}" "${cursors_end}#endif\n")
     set(handlers_start "    // Add .ini handle for ImGuiWindow and ImGuiTable types\n")
     set(handlers_end "    TableSettingsAddSettingsHandler();\n")
+    set(log_rendered "void ImGui::LogRenderedText(const ImVec2* ref_pos, const char* text, const char* text_end)\n{\n")
     vramfit_patched_imgui_source(imgui.cpp imgui_source "${imgui_text_0}" "${imgui_text_1}" "${imgui_text_2}" "${imgui_text_3}"
       "${handlers_start}" "#ifndef IMGUI_DISABLE_INI_HANDLERS\n${handlers_start}"
-      "${handlers_end}" "${handlers_end}#endif\n")
+      "${handlers_end}" "${handlers_end}#endif\n"
+      "${log_rendered}" "${log_rendered}#ifdef IMGUI_DISABLE_LOGGING\n    IM_UNUSED(ref_pos); IM_UNUSED(text); IM_UNUSED(text_end);\n    return;\n#endif\n")
     set(header "ImFont* ImFontAtlas::AddFontDefault(const ImFontConfig* font_cfg_template)\n{\n")
     vramfit_patched_imgui_source(imgui_draw.cpp draw_source
       "${draw_text_0}" "${draw_text_1}" "${draw_text_2}" "${draw_text_3}" "${draw_text_4}" "${draw_text_5}" "${draw_text_6}" "${draw_text_7}" "${draw_text_8}" "${draw_text_9}" "${draw_text_10}" "${draw_text_11}"
@@ -159,7 +163,7 @@ function(vramfit_add_imgui)
     # The patched copies leave some of ImGui's static functions unused.
     target_compile_options(imgui PRIVATE -fno-exceptions -fno-rtti -Wno-unused-function -Wno-unused-parameter -Wno-unused-const-variable)
     target_compile_definitions(imgui PUBLIC IMGUI_DISABLE_FILE_FUNCTIONS IMGUI_IMPL_OPENGL_ES3
-                               IMGUI_ENABLE_FREETYPE IMGUI_DISABLE_DEFAULT_FONT IMGUI_DISABLE_INI_HANDLERS)
+                               IMGUI_ENABLE_FREETYPE IMGUI_DISABLE_DEFAULT_FONT IMGUI_DISABLE_INI_HANDLERS IMGUI_DISABLE_LOGGING)
   else()
     find_package(glfw3 REQUIRED)
     find_package(OpenGL REQUIRED)

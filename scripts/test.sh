@@ -10,6 +10,7 @@ scripts/setup.sh
 export NODE_PATH=/usr/share/nodejs
 tests/check_tags.sh
 tests/check_layers.sh
+python3 tests/check_messages.py  # every text the app draws has its Arabic, every Arabic entry is drawable
 echo "== native build and tests"
 cmake --workflow --preset native
 echo "== WebAssembly build and tests (Node.js)"

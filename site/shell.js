@@ -285,7 +285,7 @@
   // A first visit (no configuration in the link) follows the browser's language: Arabic is in
   // the engines' module (its catalog and shaping are outside this page's size budget).
   if (!location.hash && !window.VRAMFIT_EMBED && /^ar\b/i.test((navigator.languages || [])[0] || navigator.language || "")) {
-    const arabic = "r=" + btoa('{"v":1,"language":"ar"}').replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    const arabic = "r=eyJ2IjoxLCJsYW5ndWFnZSI6ImFyIn0";  // {"v":1,"language":"ar"}
     if (!window.VRAMFIT_ENGINES) return window.vramfitUseEngines(arabic);
     history.replaceState(null, "", "#" + arabic);
   }

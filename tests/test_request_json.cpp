@@ -212,3 +212,16 @@ TEST_CASE("a context past the trained one but within rope_scaling warns what it 
   const Report r = estimate_ok({{"model", {{"config", config}}}, {"gpu", {{"id", "h200"}}}});
   CHECK(r.fit.max_context_tokens > 32768);  // the longest context counts the stretched one
 }
+
+TEST_CASE("language: en, ar or ar-u-nu-arab, written only when not English", "[request]") {
+  CHECK(request_from_text(R"({"v":1})")->language == "en");
+  for (const char* code : {"en", "ar", "ar-u-nu-arab"}) {
+    const auto r = request_from_text(std::string(R"({"v":1,"language":")") + code + "\"}");
+    REQUIRE(r);
+    CHECK(r->language == code);
+    CHECK(request_to_json(*r).contains("language") == (std::string(code) != "en"));
+  }
+  const auto bad = request_from_text(R"({"v":1,"language":"fr"})");
+  REQUIRE(!bad);
+  CHECK(bad.error().field == "language");
+}

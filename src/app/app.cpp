@@ -46,7 +46,7 @@ bool App::load_hash(const std::string& hash) {
 
 void App::apply_file_fragment(const json& fragment) {
   if (fragment.contains("error")) {
-    notice_ = tr("Could not read the file: ") + fragment["error"].value("message", std::string("unknown error"));
+    notice_ = tr("Could not read the file: ") + fragment["error"].value("message", tr("unknown error"));
     return;
   }
   json full = request_to_json(request_);
@@ -122,8 +122,8 @@ void App::recompute() {
 }
 
 void App::request_glyphs(Platform& platform) {
-  // The language switch's own script, and every character of the interface's language.
-  std::string text = std::string(kArabicNameDrawn) + ui_language_glyphs() + request_.custom_model_name + notice_ + inputs_.text_in_use();
+  // Every character of the interface's language (English: the Arabic switch's).
+  std::string text = ui_language_glyphs() + request_.custom_model_name + notice_ + inputs_.text_in_use();
   if (report_) text += report_->model_name;
   if (text != glyph_text_) {
     glyph_text_ = text;
@@ -181,29 +181,24 @@ void App::frame(Platform& platform) {
     ImGui::Separator();
     draw_results(phone);
   } else {
-    // Inputs beside the results: on the left, or (right to left) on the right.
+    // Inputs beside the results: on the left, or (right to left) on the right; the inputs come
+    // first either way (the keyboard's order).
     const float input_width = std::clamp(ImGui::GetContentRegionAvail().x * 0.36f, em(20.0f), em(26.0f));
+    const float gap = ImGui::GetStyle().ItemSpacing.x;
+    const float results_width = ImGui::GetContentRegionAvail().x - input_width - gap;
+    const ImVec2 origin = ImGui::GetCursorPos();
     const bool mirrored = ui_right_to_left();
-    auto draw_inputs = [&] {
-      ImGui::BeginChild("inputs", ImVec2(input_width, 0), ImGuiChildFlags_Border, ImGuiWindowFlags_NavFlattened);
-      const InputsPanel::Outcome outcome = inputs_.draw(request_, first_frame_);
-      ImGui::EndChild();
-      dirty_ |= outcome.changed;
-      if (outcome.pasted_file) apply_file_fragment(*outcome.pasted_file);
-      if (outcome.layer_list_elsewhere) platform.use_engines(*outcome.layer_list_elsewhere);
-    };
-    if (!mirrored) {
-      draw_inputs();
-      ImGui::SameLine();
-    }
-    ImGui::BeginChild("results", ImVec2(mirrored ? -input_width - ImGui::GetStyle().ItemSpacing.x : 0.0f, 0), ImGuiChildFlags_Border,
-                      ImGuiWindowFlags_NavFlattened);
+    ImGui::SetCursorPos(ImVec2(origin.x + (mirrored ? results_width + gap : 0.0f), origin.y));
+    ImGui::BeginChild("inputs", ImVec2(input_width, 0), ImGuiChildFlags_Border, ImGuiWindowFlags_NavFlattened);
+    const InputsPanel::Outcome outcome = inputs_.draw(request_, first_frame_);
+    ImGui::EndChild();
+    dirty_ |= outcome.changed;
+    if (outcome.pasted_file) apply_file_fragment(*outcome.pasted_file);
+    if (outcome.layer_list_elsewhere) platform.use_engines(*outcome.layer_list_elsewhere);
+    ImGui::SetCursorPos(ImVec2(origin.x + (mirrored ? 0.0f : input_width + gap), origin.y));
+    ImGui::BeginChild("results", ImVec2(results_width, 0), ImGuiChildFlags_Border, ImGuiWindowFlags_NavFlattened);
     draw_results(phone);
     ImGui::EndChild();
-    if (mirrored) {
-      ImGui::SameLine();
-      draw_inputs();
-    }
   }
   ImGui::End();
   draw_notice();
@@ -252,19 +247,16 @@ void App::draw_top_bar(Platform& platform) {
     platform.open_files_button_at(lo.x, lo.y, hi.x, hi.y, !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopup));
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", platform.open_files_hint());
   }
-  // The language: "العربية" in English, "English" in Arabic; then, in Arabic, the digits.
-  const bool arabic = request_.language == "ar";
-  if (button(arabic ? "English###language" : (std::string(kArabicNameDrawn) + "###language").c_str())) {
+  // The language: "العربية" in English, "English" in Arabic; then the language's own settings
+  // (Arabic: the digits).
+  const bool arabic = request_.language != "en";
+  if (button(arabic ? "English###language" : kArabicSwitchLabel)) {
     request_.language = arabic ? "en" : "ar";
     dirty_ = true;
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", arabic ? "Show the interface in English" : "Show the interface in Arabic");
-  if (arabic && ui_language() == Language::arabic) {
-    if (button("Digits: 123###digits")) {  // drawn with the digits in use
-      request_.arabic_indic_digits = !request_.arabic_indic_digits;
-      dirty_ = true;
-    }
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Digits: Western (123) or Arabic-Indic (click to switch)");
+  if (const LanguageSupport* support = ui_language_support(); support && support->draw_settings) {
+    place(support->settings_label);
+    dirty_ |= support->draw_settings(request_);
   }
   const bool gb = request_.units == DisplayUnits::gb;
   if (button(gb ? "GB" : "GiB")) {
@@ -307,10 +299,11 @@ void App::draw_top_bar(Platform& platform) {
 }
 
 void App::use_language(Platform& platform) {
-  const Language wanted = parse_language(request_.language).value_or(Language::english);
-  if (wanted == ui_language() && request_.arabic_indic_digits == arabic_indic_digits_) return;
-  if (use_ui_language(wanted, request_.arabic_indic_digits)) {
-    arabic_indic_digits_ = request_.arabic_indic_digits;
+  const Language wanted = request_.language == "en" ? Language::english : Language::arabic;
+  const bool arabic_indic_digits = request_.language == "ar-u-nu-arab";
+  if (wanted == ui_language() && arabic_indic_digits == arabic_indic_digits_) return;
+  if (use_ui_language(wanted, arabic_indic_digits)) {
+    arabic_indic_digits_ = arabic_indic_digits;
   } else if (!asked_for_engines_) {  // not in this program: the platform brings the one that has it
     asked_for_engines_ = true;
     platform.use_engines(hash_);

@@ -39,6 +39,7 @@ class App {
   bool dark() const { return dark_; }
   void set_dark(bool dark);
   void set_notice(const std::string& notice) { notice_ = notice; }
+  void set_language(const std::string& code) { request_.language = code; dirty_ = true; }  // "en", "ar"
   Panel panel() const { return panel_; }
   void select_panel(Panel panel) { requested_panel_ = static_cast<int>(panel); }
 

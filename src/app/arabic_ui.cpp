@@ -9,6 +9,7 @@
 #include "text/arabic_shaping.hpp"
 #include "text/display.hpp"
 #include "text/utf8.hpp"
+#include "layout_hook.hpp"
 #include "ui_language.hpp"
 
 // Dear ImGui's text transform and format translation (cmake/imgui.cmake's patches).
@@ -97,11 +98,10 @@ bool transform(const ImFont* font, float size, const char** text_begin, const ch
   if (found == g_drawn.end()) {
     if (g_drawn.size() > 8192) g_drawn.clear();
     Drawn drawn;
-    const std::string_view translated = translate(Language::arabic, text);
+    const std::string logical = translate_text(Language::arabic, text);
     // Wrapped text is always laid out here, so that every paragraph aligns to the right.
-    drawn.changed = wrap || translated != text || needs_ordering(translated);
+    drawn.changed = wrap || logical != text || needs_ordering(logical);
     if (drawn.changed) {
-      const std::string logical(translated);
       drawn.wrapped = wrap;
       drawn.text = wrap ? wrapped(font, size, logical, *wrap_width) : display_text(logical, g_options);
     }
@@ -120,6 +120,25 @@ bool transform(const ImFont* font, float size, const char** text_begin, const ch
 
 const char* translate_format(const char* format) { return translate(Language::arabic, format).data(); }
 
+// The digits switch, beside the language's.
+constexpr const char* kDigitsLabel = "Digits: 123###digits";  // drawn with the digits in use
+bool draw_digits_setting(Request& request) {
+  const bool pressed = ImGui::SmallButton(kDigitsLabel);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Digits: Western (123) or Arabic-Indic (click to switch)");
+  if (pressed) request.language = request.language == "ar" ? "ar-u-nu-arab" : "ar";
+  return pressed;
+}
+
+// The layout's items with the words shown in Arabic ("shown"): the catalog's text for a label
+// (its id part left out) or a text, before shaping.
+void annotate_layout(json& items) {
+  if (ui_language() != Language::arabic) return;
+  for (json& item : items) {
+    const std::string& label = item["label"].get_ref<const std::string&>();
+    item["shown"] = translate_text(Language::arabic, label.substr(0, label.find("##")));
+  }
+}
+
 void use(Language language, bool arabic_indic_digits) {
   g_drawn.clear();
   g_options.arabic_indic_digits = arabic_indic_digits;
@@ -134,8 +153,12 @@ void enable_arabic_ui() {
   enable_arabic_messages();
   LanguageSupport support;
   support.use = use;
+  support.translate = translate_format;  // a catalog entry, or the English
+  support.draw_settings = draw_digits_setting;
+  support.settings_label = kDigitsLabel;
   support.glyphs = u32_to_utf8(arabic_glyphs());
   set_language_support(Language::arabic, support);
+  set_layout_annotation(annotate_layout);
 }
 
 }  // namespace vramfit

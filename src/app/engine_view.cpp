@@ -11,6 +11,7 @@
 #include "io/request_json.hpp"
 #include "report/command_request.hpp"
 #include "report/engines.hpp"
+#include "ui_language.hpp"
 #include "widgets.hpp"
 
 namespace vramfit {
@@ -166,7 +167,7 @@ bool draw_llamacpp_inputs(Request& request) {
   // --lora files, added by opening an adapter GGUF (Open file... or a drop).
   for (size_t i = 0; i < l.lora.size(); ++i) {
     ImGui::PushID(static_cast<int>(i));
-    text_wrapped_at_spaces("--lora " + l.lora[i].file + " (rank " + std::to_string(l.lora[i].rank) + ")");
+    text_wrapped_at_spaces("--lora " + l.lora[i].file + tr(" (rank ") + std::to_string(l.lora[i].rank) + ")");
     if (ImGui::SmallButton("Remove adapter")) {
       l.lora.erase(l.lora.begin() + static_cast<std::ptrdiff_t>(i));
       changed = true;
@@ -263,8 +264,8 @@ bool draw_gpu_list(Request& request) {
     // vLLM runs one rank per GPU: -tp x -pp of them; the others take the GPU count.
     const int64_t count = request.engine == Engine::vllm ? request.vllm.tensor_parallel_size * request.vllm.pipeline_parallel_size
                                                          : request.settings.gpu_count;
-    text_wrapped_at_spaces_disabled("GPUs: " + std::to_string(count) + " x the GPU below" +
-                                    (request.engine == Engine::vllm ? " (-tp x -pp)." : " (GPU count)."));
+    text_wrapped_at_spaces_disabled(tr("GPUs: ") + std::to_string(count) + tr(" x the GPU below") +
+                                    tr(request.engine == Engine::vllm ? " (-tp x -pp)." : " (GPU count)."));
     if (ImGui::SmallButton("List GPUs one by one")) {
       request.gpu_ids.assign(static_cast<size_t>(count), request.gpu_id);
       changed = true;
@@ -633,7 +634,7 @@ void draw_results(const Request& request, const Report& report) {
   for (const DeviceRow& d : a.devices) device_bar(request, d);
   section("What fits");
   for (const std::string& line : a.limits) text_wrapped_at_spaces(line);
-  section(("What " + a.printer + " will print").c_str());
+  section((std::string(tr("What ")) + tr(a.printer.c_str()) + tr(" will print")).c_str());
   for (const std::string& line : a.printed) text_wrapped_at_spaces(line);
   if (!a.assumptions.empty()) {
     section("Assumed");

@@ -155,11 +155,11 @@ std::optional<FitMapView::Workload> FitMapView::draw(const Request& request, con
     apply_workload(probe, at);
     const int64_t total = training ? retotal_training_bytes(r.prepared.model, probe.training, r.training)
                                    : inference_memory(r.prepared, probe.settings).total;
-    ImGui::SetTooltip("%s %s tokens x %s %s\n%s of %s (%.0f%%): %s\nclick to use this workload", tr(training ? "sequence" : "context").c_str(),
-                      with_thousands(at.x).c_str(), with_thousands(at.y).c_str(), tr(training ? "micro-batch" : "sequences").c_str(),
+    ImGui::SetTooltip("%s %s tokens x %s %s\n%s of %s (%.0f%%): %s\nclick to use this workload", tr(training ? "sequence" : "context"),
+                      with_thousands(at.x).c_str(), with_thousands(at.y).c_str(), tr(training ? "micro-batch" : "sequences"),
                       format_bytes(total, request.units).c_str(), format_bytes(capacity, request.units).c_str(),
                       100.0 * static_cast<double>(total) / static_cast<double>(std::max<int64_t>(capacity, 1)),
-                      tr(total <= capacity ? "fits" : "does not fit").c_str());
+                      tr(total <= capacity ? "fits" : "does not fit"));
     if (ImGui::IsItemClicked()) chosen = at;
   }
   ImGui::SetCursorScreenPos(ImVec2(origin.x, p1.y + axis_h));

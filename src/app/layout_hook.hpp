@@ -7,6 +7,8 @@
 #pragma once
 #include <string>
 
+#include "io/json.hpp"
+
 namespace vramfit {
 
 void enable_layout_hook();   // after ImGui::CreateContext()
@@ -14,10 +16,13 @@ void layout_frame_begins();  // before ImGui::NewFrame(): the last frame's list 
 // [{"label": "Flash attention", "kind": "widget", "inputable": false, "x": .., "y": .., "w": ..,
 //   "h": .., "clip": [x0, y0, x1, y1], "visible": true}, ...] for the last finished frame
 // (inputable: the widget takes typed text; focused: it has the keyboard focus, shown;
-// scrolls_sideways: its window scrolls horizontally, so its edge may cut items on purpose). A widget's
+// scrolls_sideways: its window scrolls horizontally, so its edge may cut items on purpose; shown,
+// in Arabic: the words drawn, from its catalog, before shaping: set_layout_annotation). A widget's
 // label is its whole label, "##id" part included (the GPU list's filter box is
 // "##gpu_filter"); a text's is its characters (kind "text").
 std::string layout_json();
+// Adds fields to the items before layout_json() writes them (arabic_ui.cpp adds "shown").
+void set_layout_annotation(void (*annotate)(json& items));
 // The rectangle of the widget with this Dear ImGui id in the frame being drawn (false: none);
 // the page places its text field over the active text box with it.
 bool drawn_item_rect(unsigned id, float rect[4]);

@@ -98,7 +98,7 @@ void draw_breakdown_table(const Request& request, const Report& r, float height)
     ImGui::Text("%.1f%%", percent_of(r.breakdown.total_bytes, capacity));
     ImGui::EndTable();
   }
-  for (const std::string& a : r.breakdown.assumptions) ImGui::TextWrapped("assumed: %s", tr(a.c_str()).c_str());
+  for (const std::string& a : r.breakdown.assumptions) ImGui::TextWrapped("assumed: %s", tr(a.c_str()));
 }
 
 std::optional<std::string> GpuTable::draw(const Request& request, const Report& r, float height) {

@@ -5,7 +5,6 @@ namespace vramfit {
 namespace {
 LanguageSupport g_arabic;
 Language g_language = Language::english;
-const std::string kNoGlyphs;
 }  // namespace
 
 void set_language_support(Language language, const LanguageSupport& support) {
@@ -22,9 +21,13 @@ bool use_ui_language(Language language, bool arabic_indic_digits) {
 }
 
 Language ui_language() { return g_language; }
-bool ui_right_to_left() { return right_to_left(g_language); }
-const std::string& ui_language_glyphs() { return g_language == Language::arabic ? g_arabic.glyphs : kNoGlyphs; }
+[[gnu::noinline]] bool ui_right_to_left() { return right_to_left(g_language); }
+const LanguageSupport* ui_language_support() { return g_language == Language::arabic ? &g_arabic : nullptr; }
+std::string ui_language_glyphs() { return g_language == Language::arabic ? g_arabic.glyphs : kArabicNameDrawn; }
 
-std::string tr(const char* english) { return std::string(translate(g_language, english)); }
+// Out of line: called from some hundred places (the page's size).
+[[gnu::noinline]] const char* tr(const char* english) {
+  return g_language != Language::english && g_arabic.translate ? g_arabic.translate(english) : english;
+}
 
 }  // namespace vramfit

@@ -6,13 +6,19 @@
 #pragma once
 #include <string>
 
+#include "core/request.hpp"
 #include "text/messages.hpp"
 
 namespace vramfit {
 
-// What a linked language provides: installing its drawing (or removing it, for English).
+// What a linked language provides: installing its drawing (or removing it, for English), its
+// catalog's translation (the English where it has none), the characters its text needs, and
+// its settings in the top bar (Arabic: the digits: one small button of settings_label).
 struct LanguageSupport {
   void (*use)(Language language, bool arabic_indic_digits) = nullptr;
+  const char* (*translate)(const char* english) = nullptr;
+  bool (*draw_settings)(Request& request) = nullptr;  // true: changed
+  const char* settings_label = "";
   std::string glyphs;  // UTF-8: every character its text may need in the font
 };
 void set_language_support(Language language, const LanguageSupport& support);
@@ -23,15 +29,19 @@ bool language_available(Language language);  // English always
 bool use_ui_language(Language language, bool arabic_indic_digits);
 Language ui_language();
 bool ui_right_to_left();
-const std::string& ui_language_glyphs();  // "" for English
+std::string ui_language_glyphs();  // English: the language switch's "العربية"
+const LanguageSupport* ui_language_support();  // the language drawn now (nullptr: English)
 
 // Text the app composes before drawing, in the interface's language (logical order; the
 // transform shapes and orders it when drawn). Format strings passed to ImGui::Text and
 // SetTooltip are translated by the transform itself.
-std::string tr(const char* english);
+// The text lives as long as the catalog (the program) or the English given.
+const char* tr(const char* english);
 
 // The language switch's label in each language's own script, drawn without the transform:
 // "العربية" already shaped and in visual order (the test of src/text checks it), "English".
 inline constexpr const char* kArabicNameDrawn = "\xEF\xBA\x94\xEF\xBB\xB4\xEF\xBA\x91\xEF\xBA\xAE\xEF\xBB\x8C\xEF\xBB\x9F\xEF\xBA\x8D";
+inline constexpr const char* kArabicSwitchLabel =  // the switch's label: the name, then its id
+    "\xEF\xBA\x94\xEF\xBB\xB4\xEF\xBA\x91\xEF\xBA\xAE\xEF\xBB\x8C\xEF\xBB\x9F\xEF\xBA\x8D###language";
 
 }  // namespace vramfit

@@ -44,17 +44,17 @@ void draw_stacked_bar(const Request& request, const Report& r, const ActiveFit& 
   dl->AddRectFilled(p, ImVec2(p.x + width, p.y + height), ImGui::GetColorU32(ImGuiCol_FrameBg), 3.0f);
   // Right to left, the bar fills from the right edge: positions along it are mirrored.
   const bool mirrored = ui_right_to_left();
-  auto at = [&](float offset) { return mirrored ? p.x + width - offset : p.x + offset; };
   float x = 0.0f;
   std::string hovered;
   for (const BreakdownItem& item : r.breakdown.items) {
     const float w = static_cast<float>(static_cast<double>(item.bytes) / scale_bytes * width);
-    const ImVec2 lo(std::min(at(x), at(x + w)), p.y), hi(std::max(at(x), at(x + w)), p.y + height);
+    const ImVec2 lo(mirrored ? p.x + width - x - w : p.x + x, p.y), hi(lo.x + w, p.y + height);
     if (w > 0.5f) dl->AddRectFilled(lo, hi, item_colour(item.id));
-    if (ImGui::IsMouseHoveringRect(lo, hi)) hovered = tr(item.label.c_str()) + ": " + format_bytes(item.bytes, request.units);
+    if (ImGui::IsMouseHoveringRect(lo, hi)) hovered = std::string(tr(item.label.c_str())) + ": " + format_bytes(item.bytes, request.units);
     x += w;
   }
-  const float cap_x = at(static_cast<float>(static_cast<double>(fit.capacity_bytes) / scale_bytes * width));
+  const float capacity = static_cast<float>(static_cast<double>(fit.capacity_bytes) / scale_bytes * width);
+  const float cap_x = mirrored ? p.x + width - capacity : p.x + capacity;
   dl->AddLine(ImVec2(cap_x, p.y - 3), ImVec2(cap_x, p.y + height + 3), ImGui::GetColorU32(ImGuiCol_Text), 2.0f);
   ImGui::Dummy(ImVec2(width, height));
   if (!hovered.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hovered.c_str());
@@ -96,7 +96,7 @@ void draw_limits(const Request& request, const Report& r, const ActiveFit& fit) 
                                                                     : with_thousands(r.fit.max_context_tokens) + tr(" tokens");
         ImGui::TextWrapped("Longest context: %s   Most sequences: %s   Fewest GPUs: %s", context.c_str(),
                            with_thousands(r.fit.max_concurrent_sequences).c_str(),
-                           r.fit.min_gpus > 0 ? std::to_string(r.fit.min_gpus).c_str() : tr("more than 64").c_str());
+                           r.fit.min_gpus > 0 ? std::to_string(r.fit.min_gpus).c_str() : tr("more than 64"));
       }
       break;
     case AppMode::layer_list:
@@ -144,16 +144,16 @@ void draw_verdict(const Request& request, const Report& r) {
   else ImGui::TextDisabled("on %s", r.gpu.name.c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, fit.fits ? IM_COL32(70, 200, 120, 255) : IM_COL32(235, 90, 80, 255));
   ImGui::SetWindowFontScale(1.35f);
-  ImGui::TextWrapped("%s  %s%s of %s", tr(fit.fits ? "FITS" : "DOES NOT FIT").c_str(), fit.gpu_count > 1 ? tr("per GPU ").c_str() : "",
+  ImGui::TextWrapped("%s  %s%s of %s", tr(fit.fits ? "FITS" : "DOES NOT FIT"), fit.gpu_count > 1 ? tr("per GPU ") : "",
                      format_bytes(r.breakdown.total_bytes, u).c_str(), format_bytes(fit.capacity_bytes, u).c_str());
   ImGui::SetWindowFontScale(1.0f);
   ImGui::PopStyleColor();
   ImGui::TextDisabled(fit.fits ? "headroom %s%s" : "short by %s%s", format_bytes(std::llabs(fit.headroom_bytes), u).c_str(),
-                      fit.gpu_count > 1 ? tr(" per GPU").c_str() : "");
+                      fit.gpu_count > 1 ? tr(" per GPU") : "");
   // Warnings stand beside the verdict they qualify, never below the fold.
   for (const std::string& warning : r.breakdown.warnings) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 170, 60, 255));
-    ImGui::TextWrapped("warning: %s", tr(warning.c_str()).c_str());
+    ImGui::TextWrapped("warning: %s", tr(warning.c_str()));
     ImGui::PopStyleColor();
   }
   draw_stacked_bar(request, r, fit);

@@ -112,10 +112,10 @@ struct Request {
   bool compare_gpus = false;           // also answer for every catalog GPU
 
   DisplayUnits units = DisplayUnits::gb;
-  // The interface's language ("en", "ar") and, in Arabic, Arabic-Indic digits instead of the
-  // Western ones the articles use. Display settings like the units: the estimate ignores them.
+  // The interface's language as a BCP 47 tag: "en", "ar" (Arabic with the Western digits the
+  // articles use) or "ar-u-nu-arab" (Arabic with Arabic-Indic digits: Unicode's numbering
+  // extension). A display setting like the units: the estimate ignores it.
   std::string language = "en";
-  bool arabic_indic_digits = false;
 
   // Speculative decoding: a second, smaller model that drafts tokens the engine verifies
   // (llama.cpp's -md, vLLM's --speculative-config model). Only its model and weights fields

@@ -166,7 +166,7 @@ Result<Request> request_from_json(const json& root) {
   Fields top{root, "", std::nullopt};
   top.only({"v", "mode", "model", "network", "training", "weights", "kv_cache", "context_tokens", "concurrent_sequences", "overhead",
             "engine", "llama.cpp", "vllm", "transformers", "draft", "host", "gpu", "gpus", "gpu_count", "compare_gpus", "units",
-            "language", "digits"});
+            "language"});
   r.version = static_cast<int>(top.integer("v", kRequestVersion, 1, 1000));
   if (!top.error && r.version != kRequestVersion) {
     top.fail("request.unsupported_version", "v", "version " + std::to_string(r.version) + " is not supported (this build reads 1)");
@@ -341,14 +341,9 @@ Result<Request> request_from_json(const json& root) {
     top.fail("request.bad_value", "units", "must be 'GB' or 'GiB' (got '" + units + "')");
   }
   r.language = top.text("language", "en");
-  if (!top.error && r.language != "en" && r.language != "ar") {
-    top.fail("request.bad_value", "language", "must be 'en' or 'ar' (got '" + r.language + "')");
+  if (!top.error && r.language != "en" && r.language != "ar" && r.language != "ar-u-nu-arab") {
+    top.fail("request.bad_value", "language", "must be 'en', 'ar' or 'ar-u-nu-arab' (Arabic-Indic digits)");
   }
-  const std::string digits = top.text("digits", "western");
-  if (!top.error && digits != "western" && digits != "arabic-indic") {
-    top.fail("request.bad_value", "digits", "must be 'western' or 'arabic-indic' (got '" + digits + "')");
-  }
-  r.arabic_indic_digits = digits == "arabic-indic";
   if (top.error) return *top.error;
   return r;
 }
@@ -364,7 +359,6 @@ void add_gpu_fields(json& j, const Request& r) {
   j["compare_gpus"] = r.compare_gpus;
   j["units"] = units_name(r.units);
   if (r.language != "en") j["language"] = r.language;  // written only when set: older links stay as they were
-  if (r.arabic_indic_digits) j["digits"] = "arabic-indic";
 }
 }  // namespace
 

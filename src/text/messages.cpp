@@ -52,6 +52,90 @@ std::string_view translate(Language language, std::string_view english) {
   return found == table->end() ? english : std::string_view(found->second);
 }
 
+namespace {
+
+// The parts of `text` that the %s of `pattern` stand for, or nothing when it does not match
+// (each part non-empty, the shortest that lets the next fixed piece follow).
+std::optional<std::vector<std::string_view>> match_pattern(std::string_view text, std::string_view pattern) {
+  std::vector<std::string_view> pieces;
+  for (size_t start = 0;;) {
+    const size_t at = pattern.find("%s", start);
+    pieces.push_back(pattern.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+    if (at == std::string_view::npos) break;
+    start = at + 2;
+  }
+  if (pieces.size() < 2 || text.substr(0, pieces[0].size()) != pieces[0]) return std::nullopt;
+  std::vector<std::string_view> parts;
+  size_t position = pieces[0].size();
+  for (size_t k = 1; k < pieces.size(); ++k) {
+    const bool last = k + 1 == pieces.size();
+    size_t end;
+    if (last) {
+      if (text.size() < position + 1 + pieces[k].size() || text.substr(text.size() - pieces[k].size()) != pieces[k]) return std::nullopt;
+      end = text.size() - pieces[k].size();
+    } else {
+      end = pieces[k].empty() ? std::string_view::npos : text.find(pieces[k], position + 1);
+    }
+    if (end == std::string_view::npos || end <= position) return std::nullopt;
+    parts.push_back(text.substr(position, end - position));
+    position = end + pieces[k].size();
+  }
+  return parts;
+}
+
+bool is_pattern(std::string_view key) {
+  const std::vector<std::string> found = conversions(key);
+  size_t fixed = key.size();
+  for (const std::string& c : found) {
+    if (c != "%s") return false;
+    fixed -= 2;
+  }
+  return !found.empty() && fixed >= kMinimumPatternText;
+}
+
+// One sentence (or the whole text): its entry, or a pattern's with the parts put in.
+std::optional<std::string> translate_piece(const MessageTable& table, std::string_view text) {
+  if (const auto found = table.find(text); found != table.end()) return found->second;
+  for (const auto& [key, value] : table) {
+    if (!is_pattern(key)) continue;
+    const auto parts = match_pattern(text, key);
+    if (!parts) continue;
+    std::string out;
+    size_t next = 0;
+    for (size_t i = 0; i < value.size(); ++i) {
+      if (value.compare(i, 2, "%s") == 0 && next < parts->size()) {
+        out += (*parts)[next++];
+        ++i;
+      } else {
+        out += value[i];
+      }
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string translate_text(Language language, std::string_view english) {
+  const MessageTable* table = message_table(language);
+  if (!table) return std::string(english);
+  if (auto whole = translate_piece(*table, english)) return *whole;
+  std::string out;
+  bool any = false;
+  for (size_t start = 0; start < english.size();) {
+    size_t end = english.find(". ", start);
+    end = end == std::string_view::npos ? english.size() : end + 1;
+    const std::string_view sentence = english.substr(start, end - start);
+    const auto translated = translate_piece(*table, sentence);
+    any |= translated.has_value();
+    out += translated ? *translated : std::string(sentence);
+    start = end;
+    while (start < english.size() && english[start] == ' ') out += english[start++];
+  }
+  return any ? out : std::string(english);
+}
+
 std::optional<MessageReadError> read_message_table(const std::string& json_text, MessageTable& out) {
   const json j = json::parse(json_text, nullptr, false);
   if (!j.is_object()) return MessageReadError{"", "a message catalog must be a JSON object"};

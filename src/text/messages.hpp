@@ -27,6 +27,16 @@ const MessageTable* message_table(Language language);
 // The text in this language: the catalog's entry, else the English.
 std::string_view translate(Language language, std::string_view english);
 
+// Text composed at run time (the core's notes and warnings, with numbers and names in them),
+// in this language: the catalog's entry for the whole text; else, sentence by sentence, each
+// sentence's entry or a pattern entry whose %s parts match it ("%s B per token of context (all
+// layers)." for "131,072 B per token of context (all layers).", the parts put into the
+// translation); a sentence without either stays English. Patterns are the entries whose only
+// conversions are %s and whose fixed text is at least kMinimumPatternText characters (so that
+// "on %s" matches no sentence that merely starts with "on ").
+inline constexpr size_t kMinimumPatternText = 16;
+std::string translate_text(Language language, std::string_view english);
+
 // Reads a catalog file: {"English": "translation", ...}; keys starting with "_" are notes.
 // A value that is not a string, or a translation whose printf conversions (%s, %d, %.1f...)
 // differ from its key's, is an error naming the key.

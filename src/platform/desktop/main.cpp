@@ -157,7 +157,7 @@ void on_drop(GLFWwindow* window, int count, const char** paths) {
 int main(int argc, char** argv) {
   vramfit::enable_engine_ui();  // the engines, their inputs and results
   vramfit::enable_arabic_ui();  // the interface in Arabic (its catalog and drawing)
-  std::string screenshot, hash, panel, dialog_folder, size = "1280x800";
+  std::string screenshot, hash, panel, dialog_folder, size = "1280x800", language, layout_file;
   bool light_forced = false;
   std::vector<std::string> files;
   CLI::App cli{"vramfit_desktop: will this model fit on this GPU, and why?\n"
@@ -170,6 +170,8 @@ int main(int argc, char** argv) {
   cli.add_option("--hash", hash, "the configuration as a page link's hash (r=...)");
   cli.add_option("--panel", panel, "the results tab to show")->check(CLI::IsMember({"breakdown", "gpus", "fit_map", "layers"}));
   cli.add_option("--open-dialog", dialog_folder, "show the Open dialog on this folder");
+  cli.add_option("--lang", language, "the interface's language: en or ar (Arabic)")->check(CLI::IsMember({"en", "ar"}));
+  cli.add_option("--layout", layout_file, "with --screenshot: also write the app's layout by name (JSON) to this file");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -213,6 +215,7 @@ int main(int argc, char** argv) {
   app.set_dark(dark);
   app.init(hash, false, map_ok ? &renderer : nullptr);
   if (!map_ok) app.set_notice("Fit map unavailable: " + renderer.error());
+  if (!language.empty()) app.set_language(language);
   for (const std::string& f : files) app.apply_file_fragment(read_model_file(f));
   if (panel == "gpus") app.select_panel(Panel::gpus);
   else if (panel == "fit_map") app.select_panel(Panel::fit_map);
@@ -267,7 +270,13 @@ int main(int argc, char** argv) {
     if (ImGui::IsAnyMouseDown() || (ImGui::IsAnyItemActive() && !io.WantTextInput)) g_frames_left = std::max(g_frames_left, 2);
     ++frames;
     if (!screenshot.empty() && frames == 4) {  // ImGui settles its layout in a few frames
-      const bool ok = write_screenshot(screenshot, fb_w, fb_h);
+      bool ok = write_screenshot(screenshot, fb_w, fb_h);
+      if (!layout_file.empty()) {  // the layout of the frame drawn before this one (layout_frame_begins)
+        std::FILE* out = std::fopen(layout_file.c_str(), "wb");
+        const std::string text = layout_json();
+        ok = ok && out && std::fwrite(text.data(), 1, text.size(), out) == text.size();
+        if (out) std::fclose(out);
+      }
       std::printf("%s %s (%dx%d)\n", ok ? "wrote" : "could not write", screenshot.c_str(), fb_w, fb_h);
       glfwSetWindowShouldClose(window, GLFW_TRUE);
       if (!ok) return 1;
