@@ -1,0 +1,185 @@
+// The app in Arabic (العربية), used as a person uses it: an Arabic browser's first visit, the
+// language switch, touch on a phone and the mouse on a laptop; every text a person reads checked
+// for words left in English; and a word as the app draws it (Unicode's presentation forms, one
+// glyph at a time) compared with the same word drawn by the browser's own text engine.
+//   node --test tests/e2e/     (after scripts/build_dist.sh)
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { dist, serveDist, launch, widget, clickWidget, tapWidget, settled, frames, layout, layoutProblems, SIZES,
+         waitForState, shot, decodePng } from "./support.mjs";
+
+let site, browser;
+before(async () => { site = await serveDist(); browser = await launch(); });
+after(async () => { await browser.close(); site.server.close(); });
+
+// The switch's label on the English page: "العربية" as the app draws it (shaped, visual order)
+// with its id (src/app/ui_language.hpp kArabicSwitchLabel).
+const ARABIC_SWITCH = "\uFE94\uFEF4\uFE91\uFEAE\uFECC\uFEDF\uFE8D###language";
+const ARABIC_LETTERS = /[\u0600-\u06FF]/;
+
+// Opens a page that moves to engines.html (the module with Arabic) and waits until it has drawn.
+async function openArabic(url, options) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...options });
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", error => errors.push(String(error)));
+  page.on("console", message => { if (message.type() === "error") errors.push(message.text()); });
+  await page.addInitScript(() => {
+    window.__frames = 0;
+    const raf = window.requestAnimationFrame.bind(window);
+    window.requestAnimationFrame = callback => { window.__frames++; return raf(callback); };
+  });
+  await page.goto(url);
+  await page.waitForURL(/\/engines\.html#r=/, { timeout: 30000 });
+  await page.waitForFunction(() => window.vramfitTiming && typeof Module !== "undefined" && Module._vramfit_current_hash, null,
+                             { timeout: 60000 });
+  await settled(page);
+  return { context, page, errors };
+}
+
+// Texts and labels a person reads that are still English: two English words in a row, no Arabic
+// letter. Names and notation stay as they are: model and GPU names, formulas ("= 2 x 32 layers
+// ..."), flags, and the switch back to English.
+function untranslated(items) {
+  const names = /^(English|vramfit|Llama|Qwen|Mistral|Mixtral|Gemma|Phi|DeepSeek|GeForce|NVIDIA|RTX|H100|A100|Tesla|AMD|Apple)/;
+  return [...new Set(items.filter(i => i.visible && typeof i.shown === "string")
+    .map(i => i.shown.trim())
+    .filter(t => /[A-Za-z]{2,} [A-Za-z]{2,}/.test(t) && !ARABIC_LETTERS.test(t) && !t.startsWith("=") && !names.test(t)))];
+}
+
+test("phone: an Arabic browser's first visit opens the app in Arabic; Training picked by touch; nothing left in English", async () => {
+  const { context, page, errors } = await openArabic(site.origin + "/", { ...SIZES.phone, locale: "ar-EG" });
+  await waitForState(page, s => s.language === "ar", "the link in Arabic");
+  let items = await layout(page);
+  const inference = items.find(i => i.label === "Inference" && i.kind === "widget");
+  assert.equal(inference.shown, "الاستدلال", "the mode is drawn in Arabic");
+  await tapWidget(page, "Training");
+  await waitForState(page, s => s.mode === "training", "training, picked by touch");
+  await frames(page, 3);
+  items = await layout(page);
+  assert.deepEqual(untranslated(items), [], "every text on the screen is in Arabic");
+  assert.deepEqual(layoutProblems(items, SIZES.phone.viewport), [], "no text over another, none cut");
+  await shot(page, "arabic-phone.png");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("desktop: the switch brings Arabic with the inputs on the right; the digits and English again by the mouse", async () => {
+  const context = await browser.newContext({ viewport: SIZES.desktop.viewport });
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    window.__frames = 0;
+    const raf = window.requestAnimationFrame.bind(window);
+    window.requestAnimationFrame = callback => { window.__frames++; return raf(callback); };
+  });
+  await page.goto(site.origin + "/");
+  await page.waitForFunction(() => window.vramfitTiming, null, { timeout: 60000 });
+  await settled(page);
+  const english = await widget(page, "Inference");
+  assert.ok(english.cx < SIZES.desktop.viewport.width / 2, "English: the inputs on the left");
+  await clickWidget(page, ARABIC_SWITCH);  // the first page has no Arabic: it moves to engines.html
+  await page.waitForURL(/\/engines\.html#r=/, { timeout: 30000 });
+  await page.waitForFunction(() => window.vramfitTiming && typeof Module !== "undefined" && Module._vramfit_current_hash, null,
+                             { timeout: 60000 });
+  await settled(page);
+  await waitForState(page, s => s.language === "ar", "Arabic in the link");
+  const arabic = await widget(page, "Inference");
+  assert.ok(arabic.cx > SIZES.desktop.viewport.width / 2, "Arabic: the inputs on the right");
+  assert.equal(arabic.shown, "الاستدلال");
+  let items = await layout(page);
+  assert.deepEqual(untranslated(items), [], "every text on the screen is in Arabic");
+  assert.deepEqual(layoutProblems(items, SIZES.desktop.viewport), []);
+  await shot(page, "arabic-desktop.png");
+  // The Fit map's legend and the GPU table, by the mouse.
+  for (const tab of ["Fit map", "Which GPUs fit"]) {
+    await clickWidget(page, tab);
+    await frames(page, 3);
+    items = await layout(page);
+    assert.deepEqual(untranslated(items), [], `${tab}: every text in Arabic`);
+  }
+  await clickWidget(page, "Digits: 123###digits");
+  await waitForState(page, s => s.language === "ar-u-nu-arab", "Arabic-Indic digits in the link");
+  await clickWidget(page, "English###language");
+  await waitForState(page, s => s.language === undefined, "English again (the link without a language)");
+  await frames(page, 3);
+  assert.ok((await widget(page, "Inference")).cx < SIZES.desktop.viewport.width / 2, "English: the inputs back on the left");
+  await context.close();
+});
+
+// Ink (alpha or brightness over the background) of an RGBA image, as rows of 0/1, cropped to its
+// bounding box.
+function ink(pixels, width, height, value) {
+  const rows = [];
+  let x0 = width, x1 = -1, y0 = height, y1 = -1;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (value(pixels, (y * width + x) * 4) > 0.35) { x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y); }
+    }
+  }
+  for (let y = y0; y <= y1; y++) {
+    const row = [];
+    for (let x = x0; x <= x1; x++) row.push(value(pixels, (y * width + x) * 4) > 0.35 ? 1 : 0);
+    rows.push(row);
+  }
+  return { rows, width: x1 - x0 + 1, height: y1 - y0 + 1 };
+}
+
+// How alike two ink masks are: the correlation of their column profiles (ink per column), the
+// second resampled to the first's width.
+function likeness(a, b) {
+  const profile = m => Array.from({ length: m.width }, (_, x) => m.rows.reduce((s, row) => s + row[x], 0));
+  const p = profile(a), q0 = profile(b);
+  const q = p.map((_, i) => q0[Math.min(q0.length - 1, Math.round((i * (q0.length - 1)) / Math.max(1, p.length - 1)))]);
+  const mean = v => v.reduce((s, x) => s + x, 0) / v.length;
+  const mp = mean(p), mq = mean(q);
+  let num = 0, dp = 0, dq = 0;
+  for (let i = 0; i < p.length; i++) { num += (p[i] - mp) * (q[i] - mq); dp += (p[i] - mp) ** 2; dq += (q[i] - mq) ** 2; }
+  return num / Math.sqrt(dp * dq);
+}
+
+test("a shaped word drawn by the app matches the browser's own Arabic (Canvas 2D), and an unshaped one does not", async () => {
+  const request = { v: 1, language: "ar" };
+  const { context, page, errors } = await openArabic(site.origin + "/engines.html#r=" + Buffer.from(JSON.stringify(request)).toString("base64url"),
+                                                     { viewport: SIZES.desktop.viewport, deviceScaleFactor: 2 });
+  // The legend's "Weights" (الأوزان): a text item, drawn by the app from presentation forms.
+  const word = (await layout(page)).find(i => i.kind === "text" && i.label === "Weights" && i.visible);
+  assert.ok(word, "the legend's Weights");
+  assert.equal(word.shown, "الأوزان");
+  const png = decodePng(await page.screenshot({ clip: { x: word.x, y: word.y, width: word.w, height: word.h } }));
+  const background = [png.pixels[0], png.pixels[1], png.pixels[2]];
+  const app = ink(png.pixels, png.width, png.height,
+                  (px, i) => (Math.abs(px[i] - background[0]) + Math.abs(px[i + 1] - background[1]) + Math.abs(px[i + 2] - background[2])) / 3 / 160);
+  // The browser draws the same logical word with its shaping (HarfBuzz), in the font and size the
+  // app asks it for (src/platform/web/browser_font.hpp: 16 px of ascent + descent, at the DPR).
+  const drawn = await page.evaluate(({ text, dpr }) => {
+    const family = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, 'Noto Sans', 'DejaVu Sans', sans-serif";
+    const canvas = document.createElement("canvas");
+    const context = canvas.getContext("2d", { willReadFrequently: true });
+    context.font = "100px " + family;
+    const probe = context.measureText("Mg");
+    const perEm = (probe.fontBoundingBoxAscent + probe.fontBoundingBoxDescent) / 100;
+    const font = (16 * dpr) / perEm + "px " + family;
+    canvas.width = 400; canvas.height = 80;
+    const draw = pieces => {
+      context.clearRect(0, 0, canvas.width, canvas.height);
+      context.font = font;
+      context.fillStyle = "#fff";
+      let x = 380;
+      // Right to left: each piece ends where the one before it began.
+      for (const piece of pieces) { context.direction = "rtl"; context.textAlign = "right"; context.fillText(piece, x, 50); x -= context.measureText(piece).width; }
+      return Array.from(context.getImageData(0, 0, canvas.width, canvas.height).data);
+    };
+    return { shaped: draw([text]), unshaped: draw([...text]), width: canvas.width, height: canvas.height };
+  }, { text: "الأوزان", dpr: 2 });
+  const alpha = (px, i) => px[i + 3] / 255;
+  const shaped = ink(drawn.shaped, drawn.width, drawn.height, alpha);
+  const unshaped = ink(drawn.unshaped, drawn.width, drawn.height, alpha);
+  const same = likeness(app, shaped), naive = likeness(app, unshaped);
+  console.log(`"الأوزان": app ${app.width}x${app.height} px, browser ${shaped.width}x${shaped.height} px; ` +
+              `likeness to the browser's shaping ${same.toFixed(3)}, to letters drawn one by one ${naive.toFixed(3)}`);
+  assert.ok(Math.abs(app.width - shaped.width) <= 3, `the same width (app ${app.width} px, browser ${shaped.width} px)`);
+  assert.ok(same >= 0.9, `the app's word is the browser's (likeness ${same.toFixed(3)})`);
+  assert.ok(same > naive + 0.1, `closer to the shaped word than to letters drawn apart (${same.toFixed(3)} vs ${naive.toFixed(3)})`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
