@@ -60,6 +60,8 @@ TEST_CASE("Right-to-left lines keep numbers, units and names in their own order"
   // Left-to-right text stays as it is; a bracket in a right-to-left run is mirrored.
   CHECK(drawn("Llama 3.1 8B (16 GiB)") == U"Llama 3.1 8B (16 GiB)");
   CHECK(drawn("(ب)") == std::u32string{U'(', 0xFE8F, U')'});
+  // A left-to-right mark keeps a flag's hyphen with its name ("-ngl", not "ngl-"), and is not drawn.
+  CHECK(drawn("أكبر \u200E-ngl يتسع") == U"\uFECA\uFEB4\uFE98\uFEF3 -ngl \uFEAE\uFE92\uFEDB\uFE83");
   // Arabic-Indic digits as a setting: the digits change, their order does not.
   CHECK(drawn("ب 128", {BaseDirection::from_text_else_rtl, true}) == std::u32string{0x0661, 0x0662, 0x0668, U' ', 0xFE8F});
 }
@@ -109,4 +111,29 @@ TEST_CASE("Message catalogs: English is the key and the fallback; conversions mu
   CHECK(from_file.size() > 200);
   REQUIRE(message_table(Language::arabic));
   CHECK(*message_table(Language::arabic) == from_file);
+}
+
+TEST_CASE("Run-time text: sentence by sentence, pattern entries fill in their parts, parts translated too", "[text]") {
+  MessageTable table;
+  const char* catalog = R"json({
+    "%s B per token of context (all layers).": "%s B لكل token من السياق (كل الطبقات).",
+    "Grouped-query attention: %s KV heads serve %s query heads, a %sx smaller cache.": "انتباه مجمع: %s تخدم %s، أصغر %s مرات.",
+    "transformers %s: %s; %s (the boundary releases are assumed)": "transformers %s: %s؛ %s (مفترض)",
+    "logits for the last token only": "اللوجيتات لآخر token فقط",
+    "on %s": "على %s"
+  })json";
+  REQUIRE(!read_message_table(catalog, table));
+  set_message_table(Language::arabic, &table);
+  CHECK(translate_text(Language::arabic, "131,072 B per token of context (all layers). Grouped-query attention: 8 KV heads serve 32 "
+                                         "query heads, a 4x smaller cache.") ==
+        "131,072 B لكل token من السياق (كل الطبقات). انتباه مجمع: 8 تخدم 32، أصغر 4 مرات.");
+  // A sentence without an entry stays English beside the translated one.
+  CHECK(translate_text(Language::arabic, "64 B per token of context (all layers). Sliding window.") ==
+        "64 B لكل token من السياق (كل الطبقات). Sliding window.");
+  CHECK(translate_text(Language::arabic, "transformers 4.57.0: DynamicCache; logits for the last token only (the boundary releases are assumed)") ==
+        "transformers 4.57.0: DynamicCache؛ اللوجيتات لآخر token فقط (مفترض)");
+  // Short patterns ("on %s": less than kMinimumPatternText of fixed text) match nothing.
+  CHECK(translate_text(Language::arabic, "on the GPU") == "on the GPU");
+  CHECK(translate_text(Language::english, "on the GPU") == "on the GPU");
+  enable_arabic_messages();  // the compiled-in catalog again for the other tests
 }

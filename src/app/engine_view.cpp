@@ -427,7 +427,7 @@ EngineAnswer llamacpp_answer(const Request& request, const EngineReport& e) {
     const LlamaCppBuffers& b = m.gpus[g];
     const int64_t draft_bytes = draft ? d.gpus[g].total() : 0;
     const int64_t rest = std::max<int64_t>(0, f.gpu_need[g] - b.total() - draft_bytes);
-    a.devices.push_back({b.device + " " + e.devices[g].name + ", " + std::to_string(b.layers) + " layers",
+    a.devices.push_back({b.device + " " + e.devices[g].name + ", " + std::to_string(b.layers) + tr(" layers"),
                          {{"model", b.model, kWeights},
                           {"LoRA", b.lora, kLora},
                           {"mmproj", b.mmproj, kMmproj},
@@ -573,8 +573,8 @@ EngineAnswer engine_answer(const Request& request, const Report& report) {
 
 std::string amount(const Request& request, const DeviceRow& d) {
   return format_bytes(d.need(), request.units) +
-         (d.capacity > 0 ? " of " + format_bytes(d.capacity, request.units) : std::string(" (capacity not checked)")) +
-         (d.fits ? "" : ": does not fit");
+         (d.capacity > 0 ? tr(" of ") + format_bytes(d.capacity, request.units) : std::string(tr(" (capacity not checked)"))) +
+         (d.fits ? "" : tr(": does not fit"));
 }
 
 // One device: its name, "need of capacity", and a bar of its parts against its capacity.

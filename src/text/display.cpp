@@ -21,7 +21,9 @@ std::string DisplayParagraph::visual(size_t begin, size_t end) const {
   std::u32string drawn;
   drawn.reserve(line.size());
   for (char32_t c : line) {
-    if (c != kRemovedByShaping) drawn.push_back(c);
+    // The ligatures' removed alefs, and the invisible direction marks (LRM, RLM, ALM): they
+    // order text, a font has nothing to draw for them.
+    if (c != kRemovedByShaping && c != 0x200E && c != 0x200F && c != 0x061C) drawn.push_back(c);
   }
   return u32_to_utf8(drawn);
 }

@@ -19,7 +19,8 @@ class DisplayParagraph {
   size_t size() const { return shaped_.size(); }
   const std::u32string& logical() const { return logical_; }  // after the digit setting
   bool right_to_left() const { return bidi_.base_level % 2 == 1; }
-  // The code points [begin, end) of the logical text as drawn, left to right, in UTF-8.
+  // The code points [begin, end) of the logical text as drawn, left to right, in UTF-8 (the
+  // direction marks U+200E, U+200F and U+061C order the text and are not drawn).
   std::string visual(size_t begin, size_t end) const;
   std::string visual() const { return visual(0, size()); }
 

@@ -93,8 +93,10 @@ bool is_pattern(std::string_view key) {
   return !found.empty() && fixed >= kMinimumPatternText;
 }
 
-// One sentence (or the whole text): its entry, or a pattern's with the parts put in.
-std::optional<std::string> translate_piece(const MessageTable& table, std::string_view text) {
+// One sentence (or the whole text): its entry, or a pattern's with the parts put in, each part
+// itself translated where the catalog has it (one level: "transformers %s: %s; %s ..." with its
+// "generate keeps a DynamicCache ..." part).
+std::optional<std::string> translate_piece(const MessageTable& table, std::string_view text, bool nested = false) {
   if (const auto found = table.find(text); found != table.end()) return found->second;
   for (const auto& [key, value] : table) {
     if (!is_pattern(key)) continue;
@@ -104,7 +106,9 @@ std::optional<std::string> translate_piece(const MessageTable& table, std::strin
     size_t next = 0;
     for (size_t i = 0; i < value.size(); ++i) {
       if (value.compare(i, 2, "%s") == 0 && next < parts->size()) {
-        out += (*parts)[next++];
+        const std::string_view part = (*parts)[next++];
+        const auto translated = nested ? std::nullopt : translate_piece(table, part, true);
+        out += translated ? *translated : std::string(part);
         ++i;
       } else {
         out += value[i];

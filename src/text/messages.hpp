@@ -31,7 +31,8 @@ std::string_view translate(Language language, std::string_view english);
 // in this language: the catalog's entry for the whole text; else, sentence by sentence, each
 // sentence's entry or a pattern entry whose %s parts match it ("%s B per token of context (all
 // layers)." for "131,072 B per token of context (all layers).", the parts put into the
-// translation); a sentence without either stays English. Patterns are the entries whose only
+// translation, each itself translated where the catalog has it); a sentence without either
+// stays English. Patterns are the entries whose only
 // conversions are %s and whose fixed text is at least kMinimumPatternText characters (so that
 // "on %s" matches no sentence that merely starts with "on ").
 inline constexpr size_t kMinimumPatternText = 16;

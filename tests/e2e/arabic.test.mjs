@@ -5,8 +5,8 @@
 //   node --test tests/e2e/     (after scripts/build_dist.sh)
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { dist, serveDist, launch, widget, clickWidget, tapWidget, settled, frames, layout, layoutProblems, SIZES,
-         waitForState, shot, decodePng } from "./support.mjs";
+import { serveDist, launch, widget, clickWidget, tapWidget, settled, frames, layout, layoutProblems, SIZES,
+         waitForState, shot, decodePng, swipe } from "./support.mjs";
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -180,6 +180,34 @@ test("a shaped word drawn by the app matches the browser's own Arabic (Canvas 2D
   assert.ok(Math.abs(app.width - shaped.width) <= 3, `the same width (app ${app.width} px, browser ${shaped.width} px)`);
   assert.ok(same >= 0.9, `the app's word is the browser's (likeness ${same.toFixed(3)})`);
   assert.ok(same > naive + 0.1, `closer to the shaped word than to letters drawn apart (${same.toFixed(3)} vs ${naive.toFixed(3)})`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("tablet: llama.cpp with a draft model in Arabic: the verdict, the facts and the limits read in Arabic; the printed lines stay llama.cpp's", async () => {
+  const request = { v: 1, language: "ar", model: { preset: "llama-3.1-70b" }, weights: { format: "gguf-q4_k_m" }, engine: "llama.cpp",
+                    "llama.cpp": { "ctx-size": 16384 }, gpus: ["rtx-3090", "rtx-3090"],
+                    draft: { model: { preset: "llama-3.2-1b" }, weights: { format: "gguf-q8_0" } } };
+  const { context, page, errors } = await openArabic(site.origin + "/engines.html#r=" + Buffer.from(JSON.stringify(request)).toString("base64url"),
+                                                     SIZES.tablet);
+  // On a tablet the results are under the inputs: a finger swipes down the page, collecting what
+  // each screen shows.
+  const seen = new Map();
+  const collect = async () => { for (const i of await layout(page)) if (i.visible && i.shown !== undefined) seen.set(i.label, i); };
+  await collect();
+  for (let i = 0; i < 14; i++) {
+    await swipe(page, 60, 900, 0, -500);
+    await collect();
+  }
+  const shown = [...seen.values()].map(i => i.shown);
+  assert.ok(shown.some(t => t.startsWith("llama.cpp: يتسع") || t.startsWith("llama.cpp: لا يتسع")), "the verdict in Arabic");
+  assert.ok(shown.some(t => t.startsWith("نموذج المسودة (-md): Llama 3.2 1B")), "the draft's fact in Arabic");
+  assert.ok(shown.some(t => t.startsWith("أكبر -ngl يتسع:")), "the limits in Arabic");
+  // What llama.cpp prints stays as llama.cpp prints it (a log to compare with).
+  assert.ok(shown.some(t => /^llama_kv_cache: +CUDA0 KV buffer size = /.test(t)), "llama.cpp's own lines");
+  const printed = /^(load_tensors|llama_kv_cache|llama_context|llama_adapter_lora_init_impl|graph_reserve|clip_ctx):/;
+  assert.deepEqual(untranslated([...seen.values()].filter(i => !printed.test(i.shown))), [], "every other text in Arabic");
+  await shot(page, "arabic-tablet-llamacpp.png");
   assert.deepEqual(errors, []);
   await context.close();
 });
