@@ -1,6 +1,7 @@
 #include "arabic_ui.hpp"
 
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <cfloat>
 #include <string>
@@ -139,6 +140,21 @@ void annotate_layout(json& items) {
   }
 }
 
+// Right to left, a table's first column is its rightmost: Dear ImGui's own column order
+// (DisplayOrder, what a person's drag of a header would change) set for the direction.
+void order_columns() {
+  ImGuiTable* table = ImGui::GetCurrentTable();
+  if (!table) return;
+  const bool mirrored = ui_right_to_left();
+  const int n = table->ColumnsCount;
+  for (int i = 0; i < n; ++i) {
+    const auto order = static_cast<ImGuiTableColumnIdx>(mirrored ? n - 1 - i : i);
+    table->Columns[i].DisplayOrder = order;
+    table->DisplayOrderToIndex[order] = static_cast<ImGuiTableColumnIdx>(i);
+  }
+  table->IsDefaultDisplayOrder = !mirrored;
+}
+
 void use(Language language, bool arabic_indic_digits) {
   g_drawn.clear();
   g_options.arabic_indic_digits = arabic_indic_digits;
@@ -156,6 +172,7 @@ void enable_arabic_ui() {
   support.translate = translate_format;  // a catalog entry, or the English
   support.draw_settings = draw_digits_setting;
   support.settings_label = kDigitsLabel;
+  support.order_table_columns = order_columns;
   support.glyphs = u32_to_utf8(arabic_glyphs());
   set_language_support(Language::arabic, support);
   set_layout_annotation(annotate_layout);

@@ -87,6 +87,7 @@ void draw_breakdown_table(const Request& request, const Report& r, float height)
     ImGui::TableSetupColumn("Item", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("Memory", ImGuiTableColumnFlags_WidthFixed, em(5.5f));
     ImGui::TableSetupColumn("of GPU", ImGuiTableColumnFlags_WidthFixed, em(4.0f));
+    order_table_columns();
     ImGui::TableHeadersRow();
     breakdown_rows(r.breakdown.items, 0, request.units, capacity);
     ImGui::TableNextRow();
@@ -129,6 +130,7 @@ std::optional<std::string> GpuTable::draw(const Request& request, const Report& 
   for (int c = 0; c < count; ++c) {
     ImGui::TableSetupColumn(kNames[columns[c]], ImGuiTableColumnFlags_WidthStretch, columns[c] == kGpu ? 2.6f : 1.0f);
   }
+  order_table_columns();
   ImGui::TableHeadersRow();
   // Verdicts order as fits < needs N (fewer first) < ZeRO-3 on N < no.
   const auto verdict_rank = [&](int i) {
@@ -192,6 +194,7 @@ void draw_layer_table(const Request& request, const Report& r, float height) {
   if (!ImGui::BeginTable(narrow ? "layers narrow" : "layers", count, kTableFlags, ImVec2(width, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   for (int c = 0; c < count; ++c) ImGui::TableSetupColumn(kNames[columns[c]], ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  order_table_columns();
   ImGui::TableHeadersRow();
   const std::vector<LayerRow>& layers = r.network.layers;
   const auto order = sorted_rows(static_cast<int>(layers.size()), [&](int column, int a, int b) {

@@ -22,6 +22,10 @@ bool use_ui_language(Language language, bool arabic_indic_digits) {
 
 Language ui_language() { return g_language; }
 [[gnu::noinline]] bool ui_right_to_left() { return right_to_left(g_language); }
+void order_table_columns() {
+  if (g_arabic.order_table_columns) g_arabic.order_table_columns();  // where Arabic is linked, in either language
+}
+
 const LanguageSupport* ui_language_support() { return g_language == Language::arabic ? &g_arabic : nullptr; }
 std::string ui_language_glyphs() { return g_language == Language::arabic ? g_arabic.glyphs : kArabicNameDrawn; }
 

@@ -18,6 +18,7 @@ struct LanguageSupport {
   void (*use)(Language language, bool arabic_indic_digits) = nullptr;
   const char* (*translate)(const char* english) = nullptr;
   bool (*draw_settings)(Request& request) = nullptr;  // true: changed
+  void (*order_table_columns)() = nullptr;             // the current table's columns for the direction
   const char* settings_label = "";
   std::string glyphs;  // UTF-8: every character its text may need in the font
 };
@@ -31,6 +32,9 @@ Language ui_language();
 bool ui_right_to_left();
 std::string ui_language_glyphs();  // English: the language switch's "العربية"
 const LanguageSupport* ui_language_support();  // the language drawn now (nullptr: English)
+// The current table's columns in the reading order: right to left in Arabic (its first column
+// rightmost), as set up in English. Call after TableSetupColumn, before the first row.
+void order_table_columns();
 
 // Text the app composes before drawing, in the interface's language (logical order; the
 // transform shapes and orders it when drawn). Format strings passed to ImGui::Text and

@@ -86,6 +86,9 @@ test("desktop: the switch brings Arabic with the inputs on the right; the digits
   const arabic = await widget(page, "Inference");
   assert.ok(arabic.cx > SIZES.desktop.viewport.width / 2, "Arabic: the inputs on the right");
   assert.equal(arabic.shown, "الاستدلال");
+  // The breakdown reads from the right: its first column (Item) is its rightmost.
+  const [item, memory] = [await widget(page, "Item"), await widget(page, "Memory")];
+  assert.ok(item.cx > memory.cx, "Arabic: the Item column right of the Memory column");
   let items = await layout(page);
   assert.deepEqual(untranslated(items), [], "every text on the screen is in Arabic");
   assert.deepEqual(layoutProblems(items, SIZES.desktop.viewport), []);
