@@ -15,6 +15,9 @@
 #   IMGUI_DISABLE_DEFAULT_FONT); the copy has it backported: AddFontDefault() returns no font.
 #   Nor do ImGui's software-cursor pixels: the page's atlas is built with
 #   ImFontAtlasFlags_NoMouseCursors (the browser draws the cursor).
+# - imgui_widgets.cpp also draws the text typed into InputText past that transform (the text a
+#   person types is drawn as typed: its cursor and selection measure the buffer); the hint goes
+#   through it.
 # - imgui_draw.cpp and imgui.cpp, every copy: a text transform the app sets while it is drawn in a
 #   right-to-left language (src/app/arabic_ui.cpp): ImFont::CalcTextSizeA and ImFont::RenderText
 #   draw and measure the text it gives back (translated, shaped, in visual order, wrapped by it
@@ -70,8 +73,14 @@ function(vramfit_add_imgui)
   set(internal "#include \"imgui_internal.h\"\n")
   set(text_added "        ItemSize(text_size, 0.0f);\n        if (!ItemAdd(bb, 0))\n            return;\n")
   set(combo_added "    ItemSize(total_bb, style.FramePadding.y);\n    if (!ItemAdd(total_bb, id, &bb))\n        return false;\n")
+  # The text a person types is drawn as typed: InputText's own drawing goes past the text
+  # transform (its cursor and selection measure the buffer itself); its hint does not.
+  set(typed_draw "draw_window->DrawList->AddText(g.Font, g.FontSize, draw_pos - draw_scroll, col, buf_display, buf_display_end, 0.0f, is_multiline ? NULL : &clip_rect);")
+  set(shown_draw "draw_window->DrawList->AddText(g.Font, g.FontSize, draw_pos, col, buf_display, buf_display_end, 0.0f, is_multiline ? NULL : &clip_rect);")
   vramfit_patched_imgui_source(imgui_widgets.cpp widgets_source
-    "${internal}" "${internal}#ifdef IMGUI_ENABLE_TEST_ENGINE\nextern void ImGuiTestEngineHook_Text(ImGuiContext* ctx, const ImRect& bb, const char* text, const char* text_end);\n#endif\n"
+    "${internal}" "${internal}extern bool GImGuiTextTransformBusy;  // vramfit: imgui_draw.cpp's\n#ifdef IMGUI_ENABLE_TEST_ENGINE\nextern void ImGuiTestEngineHook_Text(ImGuiContext* ctx, const ImRect& bb, const char* text, const char* text_end);\n#endif\n"
+    "${typed_draw}" "GImGuiTextTransformBusy = !is_displaying_hint;\n            ${typed_draw}\n            GImGuiTextTransformBusy = false;"
+    "${shown_draw}" "GImGuiTextTransformBusy = !is_displaying_hint;\n            ${shown_draw}\n            GImGuiTextTransformBusy = false;"
     "${text_added}" "${text_added}#ifdef IMGUI_ENABLE_TEST_ENGINE\n        if (g.TestEngineHookItems) ImGuiTestEngineHook_Text(&g, bb, text_begin, text_end);\n#endif\n"
     "${combo_added}" "${combo_added}    IMGUI_TEST_ENGINE_ITEM_INFO(id, label, g.LastItemData.StatusFlags);\n")
   # imgui_tables.cpp: a column header reports its label as other widgets do (the tests click it to sort).

@@ -64,6 +64,14 @@ TEST_CASE("Right-to-left lines keep numbers, units and names in their own order"
   CHECK(drawn("أكبر \u200E-ngl يتسع") == U"\uFECA\uFEB4\uFE98\uFEF3 -ngl \uFEAE\uFE92\uFEDB\uFE83");
   // Arabic-Indic digits as a setting: the digits change, their order does not.
   CHECK(drawn("ب 128", {BaseDirection::from_text_else_rtl, true}) == std::u32string{0x0661, 0x0662, 0x0668, U' ', 0xFE8F});
+  // ... in Arabic text and in figures, not in names nor formulas.
+  const DisplayOptions indic{BaseDirection::rtl_if_any_rtl, true};
+  CHECK(drawn("16.06 GB", indic) == U"\u0661\u0666.\u0660\u0666 GB");
+  CHECK(drawn("Llama 3.1 8B", indic) == U"Llama 3.1 8B");
+  CHECK(drawn("BF16", indic) == U"BF16");
+  CHECK(drawn("= 2 x 32 layers", indic) == U"= 2 x 32 layers");
+  CHECK(drawn("= 10% x 17,730,368,512 B", indic) == U"= 10% x 17,730,368,512 B");
+  CHECK(drawn("على RTX 4090", indic).find(U"RTX 4090") != std::u32string::npos);
 }
 
 TEST_CASE("An interface in Arabic orders a translated string right to left whatever it starts with", "[text]") {

@@ -5,13 +5,48 @@
 
 namespace vramfit {
 
+namespace {
+
+bool is_digit(char32_t c) { return c >= '0' && c <= '9'; }
+bool is_latin_letter(char32_t c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= 0xC0 && c <= 0x24F && c != 0xD7 && c != 0xF7); }
+bool is_arabic_letter(char32_t c) { return (c >= 0x0620 && c <= 0x064A) || (c >= 0x066E && c <= 0x06D3) || (c >= 0xFB50 && c <= 0xFEFC); }
+
+// Arabic-Indic digits for the numbers of a text that reads as Arabic or as a figure ("16.06 GB",
+// "62.4%"), not for digits that belong to a name or a formula: a text with a Latin word of four
+// letters or more and no Arabic ("Llama 3.1 8B"), a formula ("= 10% x 17,730,368,512 B"), digits touching a Latin
+// letter ("BF16", "8B"), or digits after a Latin word with nothing Arabic between ("RTX 4090").
+void arabic_indic_digits(std::u32string& text) {
+  bool arabic = false, latin_word = false;
+  for (size_t i = 0, run = 0; i < text.size(); ++i) {
+    arabic |= is_arabic_letter(text[i]);
+    run = is_latin_letter(text[i]) ? run + 1 : 0;
+    latin_word |= run >= 4;
+  }
+  if ((latin_word && !arabic) || (text.size() > 1 && text[0] == '=' && text[1] == ' ')) return;  // a name, a formula
+  for (size_t i = 0; i < text.size();) {
+    if (!is_digit(text[i])) { ++i; continue; }
+    size_t end = i;  // the number: digits and the separators between them
+    while (end < text.size() && (is_digit(text[end]) || ((text[end] == '.' || text[end] == ',') && end + 1 < text.size() && is_digit(text[end + 1])))) ++end;
+    bool after_latin = false;
+    for (size_t k = i; k-- > 0;) {
+      if (is_arabic_letter(text[k])) break;
+      if (is_latin_letter(text[k])) { after_latin = true; break; }
+    }
+    const bool touches_latin = (i > 0 && is_latin_letter(text[i - 1])) || (end < text.size() && is_latin_letter(text[end]));
+    if (!after_latin && !touches_latin) {
+      for (size_t k = i; k < end; ++k) {
+        if (is_digit(text[k])) text[k] = 0x0660 + (text[k] - '0');
+      }
+    }
+    i = end;
+  }
+}
+
+}  // namespace
+
 DisplayParagraph::DisplayParagraph(const std::string& logical_utf8, const DisplayOptions& options)
     : logical_(utf8_to_u32(logical_utf8)) {
-  if (options.arabic_indic_digits) {
-    for (char32_t& c : logical_) {
-      if (c >= '0' && c <= '9') c = 0x0660 + (c - '0');
-    }
-  }
+  if (options.arabic_indic_digits) arabic_indic_digits(logical_);
   shaped_ = shape_arabic(logical_);
   bidi_ = bidi_levels(logical_, options.base);
 }

@@ -9,7 +9,9 @@ namespace vramfit {
 
 struct DisplayOptions {
   BaseDirection base = BaseDirection::from_text_else_rtl;
-  bool arabic_indic_digits = false;  // 0-9 drawn as U+0660..U+0669
+  // 0-9 drawn as U+0660..U+0669 in the numbers of Arabic text and of figures, not in names
+  // ("RTX 4090", "Llama 3.1 8B", "BF16") nor in formulas.
+  bool arabic_indic_digits = false;
 };
 
 // One paragraph shaped and resolved once, drawn as one or more lines (the app wraps it).
