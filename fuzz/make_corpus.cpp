@@ -10,6 +10,7 @@
 #include "io/request_json.hpp"
 #include "io/url_hash.hpp"
 #include "support/model_file_writers.hpp"
+#include "text/messages.hpp"
 
 using namespace vramfit;
 
@@ -34,6 +35,13 @@ int main(int argc, char** argv) {
   const std::string dir = argv[1];
   mkdir(dir.c_str(), 0755);
   const Catalog& c = builtin_catalog();
+  // The interface's text: every message of the Arabic catalog, and its English key.
+  enable_arabic_messages();
+  int message = 0;
+  for (const auto& [english, arabic] : *message_table(Language::arabic)) {
+    write(dir, "text", "message-" + std::to_string(message), english);
+    write(dir, "text", "message-" + std::to_string(message++) + "-ar", arabic);
+  }
   for (size_t i = 0; i < sizeof kNetworkSeeds / sizeof kNetworkSeeds[0]; ++i) {
     write(dir, "request_json", "network-" + std::to_string(i) + ".json", kNetworkSeeds[i]);
   }
