@@ -218,3 +218,18 @@ TEST_CASE("vramfit infer --lang ar: article 004's 8 B example in Arabic, the sam
   }
   CHECK(run({"infer", "--lang", "fr"}).status == 2);
 }
+
+TEST_CASE("vramfit train and net --lang ar: the training reports in Arabic, the same numbers", "[cli]") {
+  const Run train = run({"train", "--model", "llama-3.1-8b", "--lang", "ar"});
+  const Run english = run({"train", "--model", "llama-3.1-8b"});
+  REQUIRE(train.status == 0);
+  CHECK(train.out.find("حالة المحسن: AdamW") != std::string::npos);  // "Optimizer state: AdamW" through its pattern
+  CHECK(train.out.find("التدرجات") != std::string::npos);            // Gradients
+  CHECK(train.out.find("أكبر دفعة صغرى تتسع: ") != std::string::npos);
+  CHECK(english.out.find("Optimizer state: AdamW") != std::string::npos);
+  CHECK(train.out.find("64.24 GB") != std::string::npos);
+  const Run net = run({"net", std::string(VRAMFIT_SOURCE_DIR) + "/validation/networks/article-003-mlp.json", "--lang", "ar"});
+  REQUIRE(net.status == 0);
+  CHECK(net.out.find("شكل المخرج") != std::string::npos);  // the layer table's "output shape"
+  CHECK(net.out.find("autograd (ما يحفظه PyTorch)") != std::string::npos);
+}

@@ -400,7 +400,7 @@ bool build_request(const InferOptions& o, const EngineCommand* command, json& re
 // Options of `vramfit train` (a transformer) and `vramfit net FILE` (a layer list).
 struct TrainOptions {
   std::string request_file, config_file, model, recipe, optimizer, sharding, method, lora_targets, recompute;
-  std::string gpu, units, network_file, rule, device;
+  std::string gpu, units, network_file, rule, device, lang;
   int64_t lora_rank = 0, micro_batch = 0, sequence = 0, gpu_count = 0, runtime_mib = -1, batch = 0;
   double margin = -1, capacity_gib = 0;
   bool foreach = false, no_double_quant = false, no_flash_attention = false, dropout = false, compare = false,
@@ -414,6 +414,7 @@ void add_common_train_options(CLI::App& app, TrainOptions& o) {
   app.add_option("--capacity-gib", o.capacity_gib, "Custom GPU memory in GiB instead of --gpu")->check(CLI::Range(0.001, 1048576.0));
   app.add_option("--margin", o.margin, "Safety margin as a fraction, 0 to 0.30 (default 0.10)")->check(CLI::Range(0.0, 0.30));
   app.add_option("--units", o.units, "GB (10^9) or GiB (2^30)")->check(CLI::IsMember({"GB", "GiB", "gb", "gib"}));
+  app.add_option("--lang", o.lang, "The text report's language: en or ar (Arabic)")->check(CLI::IsMember({"en", "ar"}));
   app.add_flag("--compare", o.compare, "Also answer for every catalog GPU");
   app.add_flag("--json", o.as_json, "Print the report as JSON");
 }
@@ -510,6 +511,7 @@ bool build_train_request(const TrainOptions& o, bool network, json& request, std
   if (!o.gpu.empty()) request["gpu"] = {{"id", o.gpu}};
   if (o.capacity_gib > 0) request["gpu"] = {{"capacity_bytes", static_cast<int64_t>(o.capacity_gib * static_cast<double>(kGiB))}};
   if (!o.units.empty()) request["units"] = (o.units == "GiB" || o.units == "gib") ? "GiB" : "GB";
+  if (!o.lang.empty()) request["language"] = o.lang;
   if (o.compare) request["compare_gpus"] = true;
   return true;
 }

@@ -31,7 +31,7 @@ std::string pad_left(const std::string& text, size_t width) {
 
 void print_item(std::ostream& out, const BreakdownItem& item, DisplayUnits units, int depth, Language language) {
   const std::string indent(static_cast<size_t>(2 + 2 * depth), ' ');
-  out << indent << pad(std::string(translate(language, item.label)), 34 - indent.size()) << pad_left(format_bytes(item.bytes, units), 12)
+  out << indent << pad(translate_text(language, item.label), 34 - indent.size()) << pad_left(format_bytes(item.bytes, units), 12)
       << "\n";
   out << indent << "  = " << item.formula << "\n";
   for (const BreakdownItem& child : item.children) print_item(out, child, units, depth + 1, language);
@@ -46,52 +46,55 @@ std::string tokens(int64_t n, Language language = Language::english) {
 void print_training_report(std::ostream& out, const Report& r) {
   const DisplayUnits u = r.request.units;
   const Request& q = r.request;
+  // The request's language, as in the inference report (print_report).
+  const Language language = parse_language(q.language).value_or(Language::english);
+  auto t = [language](const char* english) { return std::string(translate(language, english)); };
   if (q.has_network) {
     const NetworkSettings& ns = q.network_settings;
-    out << "vramfit train: " << r.model_name << " (" << with_thousands(r.network.parameters) << " parameters), "
-        << element_type_id(q.network.dtype) << ", batch " << with_thousands(ns.batch) << ", "
-        << optimizer_label(ns.optimizer) << ", activations: "
-        << (ns.rule == ActivationRule::autograd ? "autograd (what PyTorch saves)" : "layer outputs (the articles' rule)")
+    out << "vramfit train: " << r.model_name << " (" << with_thousands(r.network.parameters) << t(" parameters), ")
+        << element_type_id(q.network.dtype) << t(", batch ") << with_thousands(ns.batch) << ", "
+        << optimizer_label(ns.optimizer) << t(", activations: ")
+        << t(ns.rule == ActivationRule::autograd ? "autograd (what PyTorch saves)" : "layer outputs (the articles' rule)")
         << "\n\n";
-    out << "  " << pad("layer", 18) << pad("type", 15) << pad("output shape", 22) << pad_left("parameters", 14)
-        << pad_left("activations", 14) << "\n";
+    out << "  " << pad(t("layer"), 18) << pad(t("type"), 15) << pad(t("output shape"), 22) << pad_left(t("parameters"), 14)
+        << pad_left(t("activations"), 14) << "\n";
     for (const LayerRow& row : r.network.layers) {
       out << "  " << pad(row.name, 18) << pad(row.type, 15) << pad(shape_text(row.output_shape), 22) << pad_left(with_thousands(row.parameters), 14)
           << pad_left(format_bytes(row.activation_bytes, u), 14) << "\n";
     }
     out << "\n";
   } else {
-    const TrainingSettings& t = q.training;
-    out << "vramfit train: " << r.model_name << " (" << with_thousands(r.training.parameters) << " parameters, "
-        << with_thousands(r.training.trainable_parameters) << " trainable), " << fine_tuning_id(t.method) << ", "
-        << recipe_id(t.recipe) << ", " << optimizer_label(t.optimizer) << ", micro-batch " << t.micro_batch << " x "
-        << with_thousands(t.sequence_length) << " tokens"
-        << (t.sharding != Sharding::none ? ", " + std::string(sharding_id(t.sharding)) + " over " + std::to_string(t.gpu_count) + " GPUs" : "")
+    const TrainingSettings& s = q.training;
+    out << "vramfit train: " << r.model_name << " (" << with_thousands(r.training.parameters) << t(" parameters, ")
+        << with_thousands(r.training.trainable_parameters) << t(" trainable), ") << fine_tuning_id(s.method) << ", "
+        << recipe_id(s.recipe) << ", " << optimizer_label(s.optimizer) << t(", micro-batch ") << s.micro_batch << " x "
+        << with_thousands(s.sequence_length) << t(" tokens")
+        << (s.sharding != Sharding::none ? ", " + std::string(sharding_id(s.sharding)) + t(" over ") + std::to_string(s.gpu_count) + t(" GPUs") : "")
         << "\n\n";
   }
-  for (const BreakdownItem& item : r.breakdown.items) print_item(out, item, u, 0, Language::english);
+  for (const BreakdownItem& item : r.breakdown.items) print_item(out, item, u, 0, language);
   const bool sharded = !q.has_network && q.training.sharding != Sharding::none && q.training.gpu_count > 1;
-  out << "  " << pad(sharded ? "Total per GPU" : "Total", 32) << pad_left(format_bytes(r.breakdown.total_bytes, u), 12)
+  out << "  " << pad(t(sharded ? "Total per GPU" : "Total"), 32) << pad_left(format_bytes(r.breakdown.total_bytes, u), 12)
       << "   (" << with_thousands(r.breakdown.total_bytes) << " B)\n\n";
   const TrainingFit& f = r.training_fit;
-  out << (f.fits ? "FITS" : "DOES NOT FIT") << " on " << r.gpu.name << " (" << format_bytes(f.capacity_bytes, u) << " usable): "
-      << (f.fits ? "headroom " + format_bytes(f.headroom_bytes, u) : "short by " + format_bytes(-f.headroom_bytes, u)) << "\n";
-  out << "  largest " << (q.has_network ? "batch" : "micro-batch") << " that fits: " << with_thousands(f.max_batch) << "\n";
+  out << t(f.fits ? "FITS" : "DOES NOT FIT") << t(" on ") << r.gpu.name << " (" << format_bytes(f.capacity_bytes, u) << t(" usable") << "): "
+      << (f.fits ? t("headroom ") + format_bytes(f.headroom_bytes, u) : t("short by ") + format_bytes(-f.headroom_bytes, u)) << "\n";
+  out << t(q.has_network ? "  largest batch that fits: " : "  largest micro-batch that fits: ") << with_thousands(f.max_batch) << "\n";
   if (!q.has_network) {
-    out << "  longest sequence that fits: " << with_thousands(f.max_sequence_length) << " tokens\n";
+    out << t("  longest sequence that fits: ") << with_thousands(f.max_sequence_length) << t(" tokens") << "\n";
     if (q.training.sharding != Sharding::none) {
-      out << "  fewest GPUs (" << sharding_id(q.training.sharding) << "): "
-          << (f.min_gpus > 0 ? std::to_string(f.min_gpus) : "more than " + std::to_string(kMaxGpuCount)) << "\n";
+      out << t("  fewest GPUs (") << sharding_id(q.training.sharding) << "): "
+          << (f.min_gpus > 0 ? std::to_string(f.min_gpus) : t("more than ") + std::to_string(kMaxGpuCount)) << "\n";
     }
   }
-  for (const std::string& w : r.breakdown.warnings) out << "warning: " << w << "\n";
-  for (const std::string& a : r.breakdown.assumptions) out << "assumed: " << a << "\n";
+  for (const std::string& w : r.breakdown.warnings) out << t("warning: ") << translate_text(language, w) << "\n";
+  for (const std::string& a : r.breakdown.assumptions) out << t("assumed: ") << translate_text(language, a) << "\n";
   if (!r.gpus.empty()) {
-    out << "\n  " << pad("GPU", 30) << pad_left("usable", 12) << pad_left("needed", 12) << pad_left("headroom", 12)
-        << pad_left("max batch", 11) << "  verdict\n";
+    out << "\n  " << pad(t("GPU"), 30) << pad_left(t("usable"), 12) << pad_left(t("needed"), 12) << pad_left(t("headroom"), 12)
+        << pad_left(t("max batch"), 11) << "  " << t("verdict") << "\n";
     for (const GpuVerdict& v : r.gpus) {
       const TrainingFit& g = v.training_fit;
-      std::string verdict = g.fits ? "fits" : (g.min_gpus > 0 ? "needs " + std::to_string(g.min_gpus) : "no");
+      std::string verdict = g.fits ? t("fits") : (g.min_gpus > 0 ? t("needs ") + std::to_string(g.min_gpus) : t("no"));
       out << "  " << pad(v.gpu->name, 30) << pad_left(format_bytes(g.capacity_bytes, u), 12)
           << pad_left(format_bytes(g.required_bytes, u), 12) << pad_left(format_bytes(g.headroom_bytes, u), 12)
           << pad_left(with_thousands(g.max_batch), 11) << "  " << verdict << "\n";
@@ -350,8 +353,8 @@ void print_report(std::ostream& out, const Report& r) {
   out << t("  most sequences at ") << tokens(s.context_tokens, language) << ": " << with_thousands(f.max_concurrent_sequences) << "\n";
   out << t("  fewest ") << r.gpu.name << t(" GPUs (tensor parallel): ")
       << (f.min_gpus > 0 ? std::to_string(f.min_gpus) : t("more than ") + std::to_string(kMaxGpuCount)) << "\n";
-  for (const std::string& w : r.breakdown.warnings) out << t("warning: ") << t(w.c_str()) << "\n";
-  for (const std::string& a : r.breakdown.assumptions) out << t("assumed: ") << t(a.c_str()) << "\n";
+  for (const std::string& w : r.breakdown.warnings) out << t("warning: ") << translate_text(language, w) << "\n";
+  for (const std::string& a : r.breakdown.assumptions) out << t("assumed: ") << translate_text(language, a) << "\n";
 
   if (!r.gpus.empty()) {
     out << "\n  " << pad(t("GPU"), 30) << pad_left(t("usable"), 12) << pad_left(t("needed"), 12) << pad_left(t("headroom"), 12)
