@@ -140,6 +140,8 @@ TEST_CASE("Run-time text: sentence by sentence, pattern entries fill in their pa
         "64 B لكل token من السياق (كل الطبقات). Sliding window.");
   CHECK(translate_text(Language::arabic, "transformers 4.57.0: DynamicCache; logits for the last token only (the boundary releases are assumed)") ==
         "transformers 4.57.0: DynamicCache؛ اللوجيتات لآخر token فقط (مفترض)");
+  // "Label: value." takes the label's entry.
+  CHECK(translate_text(Language::arabic, "logits for the last token only: 513 KB.") == "اللوجيتات لآخر token فقط: 513 KB.");
   // Short patterns ("on %s": less than kMinimumPatternText of fixed text) match nothing.
   CHECK(translate_text(Language::arabic, "on the GPU") == "on the GPU");
   CHECK(translate_text(Language::english, "on the GPU") == "on the GPU");

@@ -132,6 +132,7 @@ void App::request_glyphs(Platform& platform) {
 }
 
 void App::frame(Platform& platform) {
+  use_language(platform);  // before the result is announced: in the language it is shown in
   if (dirty_) {
     recompute();
     // One history entry per settled edit: the first change while a widget is held (a drag, a
@@ -141,10 +142,11 @@ void App::frame(Platform& platform) {
     platform.set_location_hash(hash_, from_location_ || same_edit);
     history_edit_id_ = editing;
     const bool engine = request_.engine != Engine::generic && engine_ui().spoken && report_;
-    platform.announce(engine ? engine_ui().spoken(request_, *report_) : spoken_summary(request_, report_));
+    const std::string spoken = engine ? engine_ui().spoken(request_, *report_) : spoken_summary(request_, report_);
+    const LanguageSupport* language = ui_language_support();
+    platform.announce(language ? language->translate_text(spoken) : spoken);
     from_location_ = false;
   }
-  use_language(platform);
   request_glyphs(platform);
   // An engine without the engines in this program: the platform brings them (once).
   if ((request_.engine != Engine::generic || !engines_hash_.empty()) && !engine_ui().draw_results && !asked_for_engines_) {
@@ -306,7 +308,7 @@ void App::use_language(Platform& platform) {
     arabic_indic_digits_ = arabic_indic_digits;
   } else if (!asked_for_engines_) {  // not in this program: the platform brings the one that has it
     asked_for_engines_ = true;
-    platform.use_engines(hash_);
+    platform.use_engines(encode_url_hash(request_));  // (hash_ is the last computed one, before the switch)
   }
 }
 

@@ -170,6 +170,7 @@ void enable_arabic_ui() {
   LanguageSupport support;
   support.use = use;
   support.translate = translate_format;  // a catalog entry, or the English
+  support.translate_text = [](const std::string& english) { return vramfit::translate_text(Language::arabic, english); };
   support.draw_settings = draw_digits_setting;
   support.settings_label = kDigitsLabel;
   support.order_table_columns = order_columns;

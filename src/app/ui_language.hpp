@@ -17,6 +17,7 @@ namespace vramfit {
 struct LanguageSupport {
   void (*use)(Language language, bool arabic_indic_digits) = nullptr;
   const char* (*translate)(const char* english) = nullptr;
+  std::string (*translate_text)(const std::string& english) = nullptr;  // run-time text (the spoken summary)
   bool (*draw_settings)(Request& request) = nullptr;  // true: changed
   void (*order_table_columns)() = nullptr;             // the current table's columns for the direction
   const char* settings_label = "";

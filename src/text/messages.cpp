@@ -131,7 +131,14 @@ std::string translate_text(Language language, std::string_view english) {
     size_t end = english.find(". ", start);
     end = end == std::string_view::npos ? english.size() : end + 1;
     const std::string_view sentence = english.substr(start, end - start);
-    const auto translated = translate_piece(*table, sentence);
+    auto translated = translate_piece(*table, sentence);
+    // "Label: value." with a label the catalog has ("Weights: 16.06 GB.", "warning: ...").
+    const size_t colon = sentence.find(": ");
+    if (!translated && colon != std::string_view::npos) {
+      if (const auto label = table->find(sentence.substr(0, colon)); label != table->end()) {
+        translated = label->second + std::string(sentence.substr(colon));
+      }
+    }
     any |= translated.has_value();
     out += translated ? *translated : std::string(sentence);
     start = end;

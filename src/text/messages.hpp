@@ -32,7 +32,8 @@ std::string_view translate(Language language, std::string_view english);
 // sentence's entry or a pattern entry whose %s parts match it ("%s B per token of context (all
 // layers)." for "131,072 B per token of context (all layers).", the parts put into the
 // translation, each itself translated where the catalog has it); a sentence without either
-// stays English. Patterns are the entries whose only
+// stays English; a sentence "Label: value." whose label has an entry gets the label's. Patterns
+// are the entries whose only
 // conversions are %s and whose fixed text is at least kMinimumPatternText characters (so that
 // "on %s" matches no sentence that merely starts with "on ").
 inline constexpr size_t kMinimumPatternText = 16;

@@ -89,6 +89,11 @@ test("desktop: the switch brings Arabic with the inputs on the right; the digits
   // The breakdown reads from the right: its first column (Item) is its rightmost.
   const [item, memory] = [await widget(page, "Item"), await widget(page, "Memory")];
   assert.ok(item.cx > memory.cx, "Arabic: the Item column right of the Memory column");
+  // Screen readers hear the result in Arabic, marked as Arabic (the page's aria-live region).
+  const live = await page.evaluate(() => ({ text: document.getElementById("live").textContent, lang: document.getElementById("live").lang }));
+  assert.equal(live.lang, "ar");
+  assert.match(live.text, /: يتسع \(/);
+  assert.match(live.text, /الأوزان: [0-9.]+ GB\./);
   let items = await layout(page);
   assert.deepEqual(untranslated(items), [], "every text on the screen is in Arabic");
   assert.deepEqual(layoutProblems(items, SIZES.desktop.viewport), []);

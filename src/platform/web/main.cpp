@@ -54,7 +54,9 @@ EM_JS(void, js_open_link, (const char* url), {
 });
 EM_JS(void, js_announce, (const char* text), {
   const live = document.getElementById("live");
-  if (live) live.textContent = UTF8ToString(text);
+  if (!live) return;
+  live.textContent = UTF8ToString(text);
+  live.lang = /[\u0600-\u06FF]/.test(live.textContent) ? "ar" : "en";  // read in the language it is in
 });
 EM_JS(int, js_embed_mode, (), {
   return (window["VRAMFIT_EMBED"] || new URLSearchParams(location.search).has("embed")) ? 1 : 0;
