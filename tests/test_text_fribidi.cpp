@@ -1,6 +1,6 @@
 // GNU FriBidi as the oracle of the app's Arabic shaping and bidi order (native builds with
 // libfribidi-dev, which scripts/setup.sh installs): every line of the three articles vramfit
-// comes from (../shared/seeds when present, else tests/fixtures/text), and strings of the
+// comes from (tests/fixtures/text: copies of the product's seeds, shared/seeds), and strings of the
 // app's own shape, drawn by both.
 #include <catch2/catch.hpp>
 
@@ -36,12 +36,13 @@ TEST_CASE("Shaping and order agree with GNU FriBidi on the articles and the app'
       "السياق: 8,192 token", "التدرجات + حالة المحسّن (AdamW)", "-ngl 33 --ctx-size 8192 ليتسع"};
   size_t articles = 0;
   for (const char* seed : {"000_e5b08cc8e2a9314e.txt", "003_45479ea13a1a180e.txt", "004_b8618702c705d2f9.txt"}) {
-    std::ifstream file(std::filesystem::path(VRAMFIT_SOURCE_DIR) / ".." / "shared" / "seeds" / seed);
+    std::ifstream file(std::filesystem::path(VRAMFIT_FIXTURES_DIR) / "text" / seed);
     for (std::string line; std::getline(file, line);) {
       if (!line.empty()) lines.push_back(line), ++articles;
     }
   }
   INFO(articles << " lines of the articles");
+  CHECK(articles == 114);  // every non-empty line of the three articles
   size_t differ = 0;
   for (const std::string& line : lines) {
     const std::u32string ours = utf8_to_u32(display_text(line, {}));
