@@ -37,6 +37,15 @@ void print_item(std::ostream& out, const BreakdownItem& item, DisplayUnits units
   for (const BreakdownItem& child : item.children) print_item(out, child, units, depth + 1, language);
 }
 
+// A report's words in the request's language ("language": "ar", --lang ar): the message
+// catalog's, in logical order (a terminal with bidi support draws them right to left); names,
+// numbers, units and formulas stay as they are.
+struct ReportWords {
+  explicit ReportWords(const Request& request) : language(parse_language(request.language).value_or(Language::english)) {}
+  std::string operator()(const char* english) const { return std::string(translate(language, english)); }
+  Language language;
+};
+
 std::string tokens(int64_t n, Language language = Language::english) {
   return with_thousands(n) + std::string(translate(language, n == 1 ? " token" : " tokens"));
 }
@@ -46,9 +55,8 @@ std::string tokens(int64_t n, Language language = Language::english) {
 void print_training_report(std::ostream& out, const Report& r) {
   const DisplayUnits u = r.request.units;
   const Request& q = r.request;
-  // The request's language, as in the inference report (print_report).
-  const Language language = parse_language(q.language).value_or(Language::english);
-  auto t = [language](const char* english) { return std::string(translate(language, english)); };
+  const ReportWords t(q);
+  const Language language = t.language;
   if (q.has_network) {
     const NetworkSettings& ns = q.network_settings;
     out << "vramfit train: " << r.model_name << " (" << with_thousands(r.network.parameters) << t(" parameters), ")
@@ -314,11 +322,8 @@ void print_report(std::ostream& out, const Report& r) {
   if (r.request.engine == Engine::transformers) { print_transformers_report(out, r); return; }
   const DisplayUnits u = r.request.units;
   const InferenceSettings& s = r.request.settings;
-  // The request's language ("language": "ar", --lang ar): the report's words from the message
-  // catalog, in logical order (a terminal with bidi support draws them right to left); names,
-  // numbers, units and formulas as they are.
-  const Language language = parse_language(r.request.language).value_or(Language::english);
-  auto t = [language](const char* english) { return std::string(translate(language, english)); };
+  const ReportWords t(r.request);
+  const Language language = t.language;
   out << "vramfit: " << r.model_name << " (" << with_thousands(r.prepared.weights.parameters) << t(" parameters), ")
       << (r.request.has_stored_weights ? t("stored") : r.request.weight_format) << t(" weights, ")
       << (r.prepared.model.is_recurrent() ? t("fp32 recurrent state") : r.prepared.kv_type.label + t(" KV cache")) << t(", ")
