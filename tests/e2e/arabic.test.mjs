@@ -219,3 +219,33 @@ test("tablet: llama.cpp with a draft model in Arabic: the verdict, the facts and
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test("desktop in Arabic with Arabic-Indic digits: typed numbers (the keyboard), a pasted one (the clipboard), the wheel", async () => {
+  const request = { v: 1, language: "ar-u-nu-arab" };
+  const { context, page, errors } = await openArabic(site.origin + "/engines.html#r=" + Buffer.from(JSON.stringify(request)).toString("base64url"),
+                                                     { viewport: SIZES.desktop.viewport, permissions: ["clipboard-read", "clipboard-write"] });
+  // Typed as a person types them, Western digits in the field (drawn as typed), whatever the labels use.
+  await clickWidget(page, "##Context");
+  await page.waitForFunction(() => window.vramfitLayout().some(i => i.label === "##Context" && i.active), null, { timeout: 10000 });
+  await page.keyboard.type("32k", { delay: 40 });
+  await page.keyboard.press("Enter");
+  await waitForState(page, s => s.context_tokens === 32768, "context 32k typed in Arabic");
+  await page.evaluate(() => navigator.clipboard.writeText("4"));
+  await clickWidget(page, "##Sequences");
+  await page.waitForFunction(() => window.vramfitLayout().some(i => i.label === "##Sequences" && i.active), null, { timeout: 10000 });
+  await page.keyboard.press("Control+A");
+  await page.keyboard.press("Control+V");
+  await page.keyboard.press("Enter");
+  await waitForState(page, s => s.concurrent_sequences === 4, "4 sequences pasted in Arabic");
+  // The wheel scrolls the GPU table the browser's way, about three lines a notch.
+  await clickWidget(page, "Which GPUs fit");
+  const first = await widget(page, "GeForce RTX 4090");
+  await page.mouse.move(first.cx, first.cy + 100);
+  await page.mouse.wheel(0, 100);
+  await frames(page, 3);
+  const moved = first.y - (await widget(page, "GeForce RTX 4090", { visible: false })).y;
+  assert.ok(moved > 30 && moved < 70, `one notch down moved the list up by ${moved} px`);
+  await shot(page, "arabic-desktop-digits.png");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
