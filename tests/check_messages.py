@@ -36,7 +36,9 @@ def literals(source):
     return out
 
 
-sources = {p: p.read_text(encoding="utf-8") for p in (root / "src").rglob("*.cpp")}
+# Character literals ('"', '\\') blanked first: a quote in one would start a string.
+CHAR_LITERAL = r"'(?:\\.|[^'\\\n])'"
+sources = {p: re.sub(CHAR_LITERAL, "' '", p.read_text(encoding="utf-8")) for p in (root / "src").rglob("*.cpp")}
 all_literals = set()
 for text in sources.values():
     all_literals.update(literals(text))
@@ -77,16 +79,39 @@ def statement_end(text, start):
     return len(text)
 
 
+def argument_end(text, start):
+    """The ')' that closes the call whose arguments start at start (not one inside a string)."""
+    i, quoted, depth = start, False, 0
+    while i < len(text):
+        c = text[i]
+        if quoted and c == "\\":
+            i += 2
+            continue
+        if c == '"':
+            quoted = not quoted
+        elif not quoted and c == "(":
+            depth += 1
+        elif not quoted and c == ")":
+            if depth == 0:
+                return i
+            depth -= 1
+        i += 1
+    return len(text)
+
+
 missing = []
 for path, text in sorted(sources.items()):
-    if "src/app/" not in str(path):
+    cli_report = str(path).endswith("src/cli/text_report.cpp")  # the CLI's --lang ar report: its words t("...")
+    if "src/app/" not in str(path) and not cli_report:
         continue
     # Every literal of the statement that calls a UI function (its label, tooltip, choices).
-    for m in re.finditer(r'\b(' + "|".join(UI_CALLS) + r')\(', text):
-        statement = text[m.end():statement_end(text, m.end())]
+    calls = ("t",) if cli_report else UI_CALLS
+    for m in re.finditer(r'\b(' + "|".join(calls) + r')\(', text):
+        # The app: the whole statement; the CLI report: what t(...) itself holds.
+        statement = text[m.end():(argument_end if cli_report else statement_end)(text, m.end())]
         for label in literals(statement):
             label = label.split("##")[0]
-            if not label or stays_as_is(label) or label in keys:
+            if not label or (stays_as_is(label) and not cli_report) or label in keys:
                 continue
             missing.append(f"{path.relative_to(root)}: no Arabic for {label!r}")
     missing = list(dict.fromkeys(missing))
@@ -117,7 +142,46 @@ def drawable(key):
 
 stale = [f"data/messages/ar.json: {k!r} is not text the sources can draw" for k in sorted(keys) if not drawable(k)]
 
-for line in missing + stale:
+# 3. Every error message the core can give has its Arabic: each literal of an error's text
+# (the statements that make an error, and what a typed number's reader says is wrong) with
+# English words in it is part of an entry ("command: " + flag + " is not a" + " vLLM" + " flag
+# vramfit knows; ..." has "%s is not a vLLM flag vramfit knows; ..."). Field names, ids and
+# quoted values stay as they are.
+ERROR_CALLS = ("make_error", "fail", "st_error", "layer_error", "truncated", "error_text")
+keys_joined = "\0".join(sorted(keys))
+
+
+def has_english(text):
+    t = re.sub(r"'[^']*'", " ", text)  # quoted values
+    words = [w for w in re.split(r"[\s,;:()\[\]\"=<>]+", t) if w]
+    return any(re.fullmatch(r"[A-Za-z]+('s)?", w) and len(w) >= 3 and w not in NAMES and w.lower() not in ERROR_NAMES
+               for w in words)
+
+
+ERROR_NAMES = {"vramfit", "vllm", "gguf", "safetensors", "json", "llama", "cpp", "transformers", "lora", "qlora", "command",
+               "request", "link", "model", "network", "draft", "engine", "gpus", "file", "batch", "config"}
+untranslated = []
+error_dirs = ("src/core/", "src/io/", "src/report/")
+for path, text in sorted(sources.items()):
+    if not any(d in str(path) for d in error_dirs):
+        continue
+    pieces = []
+    for m in re.finditer(r'\b(' + "|".join(ERROR_CALLS) + r')\(', text):
+        pieces += literals(text[m.end():statement_end(text, m.end())])
+    for m in re.finditer(r'\bwhy = ', text):
+        pieces += literals(text[m.end():statement_end(text, m.end())])
+    for piece in pieces:
+        core = piece
+        while re.match(r"[\w.\[\]-]*: ", core):  # "gpu.id: ", "]: ": a field's name
+            core = core[core.index(": ") + 2:]
+        core = core.strip(" :;,.(")
+        if re.fullmatch(r"[a-z0-9_.\[\]-]+", core) or not has_english(core) or core in keys_joined:
+            continue
+        untranslated.append(f"{path.relative_to(root)}: no Arabic entry holds the error text {piece!r}")
+untranslated = list(dict.fromkeys(untranslated))
+
+for line in missing + stale + untranslated:
     print(line)
-print(f"check_messages: {len(keys)} Arabic entries; {len(missing)} texts without one, {len(stale)} entries no source draws")
-sys.exit(1 if missing or stale else 0)
+print(f"check_messages: {len(keys)} Arabic entries; {len(missing)} texts without one, {len(stale)} entries no source draws, "
+      f"{len(untranslated)} error texts without one")
+sys.exit(1 if missing or stale or untranslated else 0)

@@ -233,3 +233,45 @@ TEST_CASE("vramfit train and net --lang ar: the training reports in Arabic, the 
   CHECK(net.out.find("شكل المخرج") != std::string::npos);  // the layer table's "output shape"
   CHECK(net.out.find("autograd (ما يحفظه PyTorch)") != std::string::npos);
 }
+
+TEST_CASE("vramfit infer --engine ... --lang ar: the engines' reports in Arabic, their printed lines and numbers unchanged", "[cli]") {
+  const std::vector<std::vector<std::string>> engines = {
+      {"infer", "--model", "llama-3.1-8b", "--engine", "llama.cpp", "--gpus", "rtx-4090", "--weights", "gguf-q4_k_m", "-c", "32768"},
+      {"infer", "--model", "llama-3.1-8b", "--engine", "vllm", "--gpus", "rtx-4090", "--max-model-len", "8192"},
+      {"infer", "--model", "llama-3.1-8b", "--engine", "transformers", "--gpus", "rtx-4090", "rtx-4090", "--device-map", "auto"}};
+  const std::vector<std::pair<std::string, std::string>> headings = {
+      {"  what llama.cpp will print:", "  ما سيطبعه llama.cpp:"},
+      {"  what vLLM will print:", "  ما سيطبعه vLLM:"},
+      {"  what you can print to compare:", "  ما يمكنك طباعته للمقارنة:"}};
+  const std::vector<std::string> verdicts = {"يتسع على 1 وحدة GPU", "يبدأ العمل على 1 وحدة GPU", "يتسع على 2 وحدات GPU"};
+  for (size_t e = 0; e < engines.size(); ++e) {
+    const Run english = run(engines[e]);
+    std::vector<std::string> arabic_args = engines[e];
+    arabic_args.insert(arabic_args.end(), {"--lang", "ar"});
+    const Run arabic = run(arabic_args);
+    INFO(arabic.out);
+    REQUIRE(english.status == 0);
+    REQUIRE(arabic.status == 0);
+    CHECK(arabic.out.find(headings[e].second) != std::string::npos);
+    CHECK(arabic.out.find(headings[e].first) == std::string::npos);
+    CHECK(arabic.out.find(verdicts[e]) != std::string::npos);
+    CHECK(arabic.out.find("FITS") == std::string::npos);
+    CHECK(arabic.out.find("STARTS") == std::string::npos);
+    // What the engine prints (the lines under the heading, indented by four) and the formulas
+    // ("= ...") are the English report's, unchanged; so is every byte figure.
+    std::istringstream lines(english.out);
+    bool printed = false;
+    for (std::string line; std::getline(lines, line);) {
+      if (line == headings[e].first) { printed = true; continue; }
+      if (printed && line.rfind("    ", 0) != 0) printed = false;
+      if (printed || line.find("    = ") == 0) CHECK(arabic.out.find(line) != std::string::npos);
+    }
+    for (const char* figure : {"4.62 GB", "4.29 GB", "16.09 GB", "6.34 GB", "7.16 GB", "8.90 GB"}) {
+      CHECK((english.out.find(figure) == std::string::npos) == (arabic.out.find(figure) == std::string::npos));
+    }
+  }
+  // An engine's refusal, in Arabic on stderr.
+  const Run refused = run({"infer", "--model", "llama-3.1-8b", "--engine", "transformers", "--gpus", "rtx-4090", "rtx-4090", "--lang", "ar"});
+  CHECK(refused.status == 2);
+  CHECK(refused.err.find("خطأ: transformers.device_map: القيمة none تضع النموذج كله على وحدة GPU واحدة") != std::string::npos);
+}

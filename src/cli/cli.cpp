@@ -22,6 +22,12 @@ namespace vramfit {
 
 namespace {
 
+// An error of the request or the estimate, in the report's language (--lang ar).
+std::string error_line(const std::string& lang, const std::string& message) {
+  const Language language = parse_language(lang).value_or(Language::english);
+  return std::string(translate(language, "error: ")) + translate_text(language, message) + "\n";
+}
+
 bool read_file(const std::string& path, std::string& text) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
@@ -604,9 +610,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     const TrainOptions& o = *train_cmd ? train : net;
     if (!build_train_request(o, static_cast<bool>(*net_cmd), request_json, err)) return 2;
     auto request = request_from_json(request_json);
-    if (!request) { err << "error: " << request.error().message << "\n"; return 2; }
+    if (!request) { err << error_line(o.lang, request.error().message); return 2; }
     auto report = estimate(*request, catalog);
-    if (!report) { err << "error: " << report.error().message << "\n"; return 2; }
+    if (!report) { err << error_line(o.lang, report.error().message); return 2; }
     if (o.as_json) out << report_to_json(*report).dump(2) << "\n";
     else print_report(out, *report);
     return 0;
@@ -617,7 +623,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     std::vector<std::string> words = shell_words(infer.command);
     words.insert(words.end(), engine_flags.begin(), engine_flags.end());
     auto read = read_engine_words(words, infer.engine);
-    if (!read) { err << "error: " << read.error().message << "\n"; return 2; }
+    if (!read) { err << error_line(infer.lang, read.error().message); return 2; }
     command = std::move(read).value();
     if (!command->model_file.empty() && infer.gguf_file.empty()) infer.gguf_file = command->model_file;  // -m: read like --gguf
     if (!command->draft_file.empty() && !draft_given(infer)) infer.draft_gguf = command->draft_file;  // -md: like --draft-gguf
@@ -632,12 +638,12 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
   if (!build_request(infer, command ? &*command : nullptr, request_json, err)) return 2;
   auto request = request_from_json(request_json);
-  if (!request) { err << "error: " << request.error().message << "\n"; return 2; }
+  if (!request) { err << error_line(infer.lang, request.error().message); return 2; }
   if (!read_model_files(infer, catalog, request.value(), err)) return 2;
   if (!read_draft_file(infer, catalog, request.value(), err)) return 2;
   if (!read_lora_files(infer, catalog, request.value(), err)) return 2;
   auto report = estimate(*request, catalog);
-  if (!report) { err << "error: " << report.error().message << "\n"; return 2; }
+  if (!report) { err << error_line(infer.lang, report.error().message); return 2; }
   if (infer.as_json) out << report_to_json(*report).dump(2) << "\n";
   else print_report(out, *report);
   return 0;

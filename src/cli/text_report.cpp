@@ -43,6 +43,7 @@ void print_item(std::ostream& out, const BreakdownItem& item, DisplayUnits units
 struct ReportWords {
   explicit ReportWords(const Request& request) : language(parse_language(request.language).value_or(Language::english)) {}
   std::string operator()(const char* english) const { return std::string(translate(language, english)); }
+  std::string text(const std::string& english) const { return translate_text(language, english); }  // run-time text
   Language language;
 };
 
@@ -116,26 +117,28 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
   const LlamaCppMemory& m = r.engine->llamacpp;
   const LlamaCppFit& f = r.engine->llamacpp_fit;
   const LlamaCppSettings& l = r.request.llamacpp;
-  out << "vramfit: " << r.model_name << " on llama.cpp, " << r.request.weight_format << ", -c " << with_thousands(m.n_ctx)
-      << " cells (-np " << l.parallel << "), -ub " << m.ubatch_tokens << ", K " << l.cache_type_k << " / V "
-      << l.cache_type_v << ", flash attention " << (m.flash_attention ? "on" : "off") << "\n";
+  const ReportWords t(r.request);
+  out << "vramfit: " << r.model_name << t(" on llama.cpp, ") << r.request.weight_format << ", -c " << with_thousands(m.n_ctx)
+      << t(" cells (-np ") << l.parallel << "), -ub " << m.ubatch_tokens << ", K " << l.cache_type_k << " / V "
+      << l.cache_type_v << t(m.flash_attention ? ", flash attention on" : ", flash attention off") << "\n";
   // With a draft model (-md) its buffers, all together, have a column of their own.
   const LlamaCppMemory& d = r.engine->llamacpp_draft;
   const bool draft = !r.engine->draft_name.empty();
   if (draft) {
-    out << "  draft (-md): " << r.engine->draft_name << ", " << r.request.draft->weight_format << ", "
-        << with_thousands(r.engine->draft_parameters) << " parameters; -ngld "
+    out << t("  draft (-md): ") << r.engine->draft_name << ", " << r.request.draft->weight_format << ", "
+        << with_thousands(r.engine->draft_parameters) << t(" parameters; -ngld ")
         << (l.gpu_layers_draft < 0 ? std::string("all") : std::to_string(l.gpu_layers_draft)) << ", K " << l.cache_type_k_draft
-        << " / V " << l.cache_type_v_draft << ", " << with_thousands(d.n_ctx) << " cells\n";
+        << " / V " << l.cache_type_v_draft << ", " << with_thousands(d.n_ctx) << t(" cells") << "\n";
   }
   if (l.has_mmproj) {
-    out << "  mmproj (--mmproj): " << l.mmproj.file << " (" << l.mmproj.projector << "): weights "
-        << format_bytes(l.mmproj.weight_bytes, u) << " + one image's graph " << format_bytes(m.mmproj_compute, u)
-        << " (estimated) on " << (l.no_mmproj_offload || m.gpus.empty() ? "the CPU" : "CUDA0") << "\n";
+    out << "  mmproj (--mmproj): " << l.mmproj.file << " (" << l.mmproj.projector << t("): weights ")
+        << format_bytes(l.mmproj.weight_bytes, u) << t(" + one image's graph ") << format_bytes(m.mmproj_compute, u)
+        << t(" (estimated) on ") << (l.no_mmproj_offload || m.gpus.empty() ? t("the CPU") : std::string("CUDA0")) << "\n";
   }
-  out << "\n  " << pad("device", 26) << pad_left("layers", 8) << pad_left("model", 12) << pad_left("KV", 12)
-      << pad_left("compute", 12) << (draft ? pad_left("draft", 12) : std::string()) << pad_left("needed", 12)
-      << pad_left("usable", 12) << "\n";
+  out << "\n  " << pad(t("device"), 26) << pad_left(t("layers"), 8) << pad_left(t("model"), 12) << pad_left("KV", 12)
+      << pad_left(t("compute"), 12) << (draft ? pad_left(t("draft"), 12) : std::string()) << pad_left(t("needed"), 12)
+      << pad_left(t("usable"), 12) << "\n";
+  const std::string fits = "  " + t("fits"), does_not_fit = "  " + t("DOES NOT FIT");
   for (size_t g = 0; g < m.gpus.size(); ++g) {
     const LlamaCppBuffers& b = m.gpus[g];
     out << "  " << pad(b.device + " " + r.engine->devices[g].name, 26)
@@ -143,49 +146,49 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
         << pad_left(format_bytes(b.kv, u), 12) << pad_left(format_bytes(b.compute, u), 12)
         << (draft ? pad_left(format_bytes(d.gpus[g].total(), u), 12) : std::string())
         << pad_left(format_bytes(f.gpu_need[g], u), 12) << pad_left(format_bytes(f.gpu_capacity[g], u), 12)
-        << (f.gpu_need[g] <= f.gpu_capacity[g] ? "  fits" : "  DOES NOT FIT") << "\n";
+        << (f.gpu_need[g] <= f.gpu_capacity[g] ? fits : does_not_fit) << "\n";
   }
-  out << "  " << pad("host (CPU)", 26) << pad_left(std::to_string(m.host.layers) + (m.host.output_layer ? "+out" : ""), 8)
+  out << "  " << pad(t("host (CPU)"), 26) << pad_left(std::to_string(m.host.layers) + (m.host.output_layer ? "+out" : ""), 8)
       << pad_left(format_bytes(m.host.model, u), 12) << pad_left(format_bytes(m.host.kv, u), 12)
       << pad_left(format_bytes(m.host.compute + m.host.output, u), 12)
       << (draft ? pad_left(format_bytes(d.host.total(), u), 12) : std::string()) << pad_left(format_bytes(f.host_need, u), 12)
       << (r.request.host_memory_bytes > 0 ? pad_left(format_bytes(r.request.host_memory_bytes, u), 12) +
-                                                (f.host_need <= r.request.host_memory_bytes ? "  fits" : "  DOES NOT FIT")
-                                          : std::string("  (host RAM not given: --host-ram-gib)"))
+                                                (f.host_need <= r.request.host_memory_bytes ? fits : does_not_fit)
+                                          : t("  (host RAM not given: --host-ram-gib)"))
       << "\n\n";
   out << "  needed per GPU = buffers + " << format_bytes(r.request.settings.runtime_bytes, u)
       << " runtime (CUDA context, cuBLAS; assumed) + " << static_cast<int>(r.request.settings.margin_fraction * 100 + 0.5)
-      << "% margin\n\n";
-  out << "  what llama.cpp will print:\n";
+      << "% margin" << "\n\n";
+  out << t("  what llama.cpp will print:") << "\n";
   for (const std::string& line : llamacpp_log_lines(m)) out << "    " << line << "\n";
   if (draft) {
-    out << "  and for the draft model:\n";
+    out << t("  and for the draft model:") << "\n";
     for (const std::string& line : llamacpp_log_lines(d)) out << "    " << line << "\n";
   }
-  out << "\n" << (f.fits ? "FITS" : "DOES NOT FIT") << " on " << m.gpus.size() << (m.gpus.size() == 1 ? " GPU" : " GPUs") << "\n";
-  out << "  most GPU layers that fit (-ngl): " << f.max_gpu_layers << " of " << m.layer_slots << "\n";
-  out << "  longest context that fits (-c): "
-      << (f.max_ctx_size > 0 ? with_thousands(f.max_ctx_size) + " cells" : std::string("none")) << "\n";
+  out << "\n" << t(f.fits ? "FITS" : "DOES NOT FIT") << t(" on ") << m.gpus.size() << t(m.gpus.size() == 1 ? " GPU" : " GPUs") << "\n";
+  out << t("  most GPU layers that fit (-ngl): ") << f.max_gpu_layers << t(" of ") << m.layer_slots << "\n";
+  out << t("  longest context that fits (-c): ")
+      << (f.max_ctx_size > 0 ? with_thousands(f.max_ctx_size) + t(" cells") : std::string("none")) << "\n";
   const LlamaCppDecodeBound& speed = r.engine->llamacpp_decode;
   if (speed.tokens_per_second_empty > 0) {
-    char line[160];
-    std::snprintf(line, sizeof line, "  decode speed, an upper bound: %.1f tokens/s (empty cache) .. %.1f (full cache)",
+    char line[200];
+    std::snprintf(line, sizeof line, t("  decode speed, an upper bound: %.1f tokens/s (empty cache) .. %.1f (full cache)").c_str(),
                   speed.tokens_per_second_empty, speed.tokens_per_second_full);
-    out << line << "\n    = 1 / sum over devices of bytes read per token / bandwidth (host: "
-        << r.request.host_bandwidth_gbs << " GB/s); real runs are slower (kernels, launches, sampling: not modelled)\n";
+    out << line << "\n    = 1 / sum over devices of bytes read per token / bandwidth (host: " << r.request.host_bandwidth_gbs
+        << " GB/s); real runs are slower (kernels, launches, sampling: not modelled)" << "\n";
   }
   const LlamaCppPrefillBound& prefill = r.engine->llamacpp_prefill;
   if (prefill.tokens_per_second > 0) {
-    char line[200];
-    std::snprintf(line, sizeof line, "  prompt speed, an upper bound: %.0f tokens/s over a %s-token prompt", prefill.tokens_per_second,
-                  with_thousands(prefill.prompt_tokens).c_str());
+    char line[240];
+    std::snprintf(line, sizeof line, t("  prompt speed, an upper bound: %.0f tokens/s over a %s-token prompt").c_str(),
+                  prefill.tokens_per_second, with_thousands(prefill.prompt_tokens).c_str());
     out << line << "\n    = 1 / sum over GPUs of FLOPs per token / the " << r.engine->prefill_rate << " tensor rate"
         << (prefill.host_layers_left_out > 0 ? "; the host's " + std::to_string(prefill.host_layers_left_out) +
                                                    " layers left out (their throughput is not known)"
                                              : std::string())
         << "\n";
   } else {
-    out << "  prompt speed: no bound (the " << r.engine->prefill_rate << " rate of a GPU is not in the catalog)\n";
+    out << t("  prompt speed: no bound (the ") << r.engine->prefill_rate << t(" rate of a GPU is not in the catalog)") << "\n";
   }
 }
 
@@ -194,27 +197,28 @@ void print_vllm_report(std::ostream& out, const Report& r) {
   const DisplayUnits u = r.request.units;
   const VllmMemory& m = r.engine->vllm;
   const VllmSettings& v = r.request.vllm;
-  char text[200];
+  const ReportWords t(r.request);
+  char text[240];
   std::snprintf(text, sizeof text, "%.2f", v.gpu_memory_utilization);
-  out << "vramfit: " << r.model_name << " on vLLM, " << (r.request.has_stored_weights ? "stored" : r.request.weight_format)
-      << " weights, --max-model-len " << with_thousands(m.max_model_len) << ", --max-num-seqs " << m.max_num_seqs
+  out << "vramfit: " << r.model_name << t(" on vLLM, ") << (r.request.has_stored_weights ? t("stored") : r.request.weight_format)
+      << t(" weights") << ", --max-model-len " << with_thousands(m.max_model_len) << ", --max-num-seqs " << m.max_num_seqs
       << ", --max-num-batched-tokens " << with_thousands(m.max_num_batched_tokens) << ", -tp " << v.tensor_parallel_size
       << " -pp " << v.pipeline_parallel_size << ", --gpu-memory-utilization " << text << ", --kv-cache-dtype "
       << vllm_kv_cache_dtype_name(v.kv_cache_dtype) << ", vLLM " << vllm_version_text(v) << "\n";
   if (v.speculative_method != VllmSpeculativeMethod::none) {
     out << "  --speculative-config: " << vllm_speculative_method_name(v.speculative_method) << ", " << v.num_speculative_tokens
-        << " tokens";
+        << t(" tokens");
     if (!r.engine->draft_name.empty()) {
       const VllmRank& k = m.ranks.back();
-      out << "; draft " << r.engine->draft_name << " (" << r.request.draft->weight_format << ", "
-          << with_thousands(r.engine->draft_parameters) << " parameters): " << format_bytes(k.draft_weights, u)
-          << " of the weights on each rank, " << format_bytes(k.draft_page_bytes / std::max<int64_t>(1, v.block_size), u)
-          << " per token in the KV pool";
+      out << t("; draft ") << r.engine->draft_name << " (" << r.request.draft->weight_format << ", "
+          << with_thousands(r.engine->draft_parameters) << t(" parameters): ") << format_bytes(k.draft_weights, u)
+          << t(" of the weights on each rank, ") << format_bytes(k.draft_page_bytes / std::max<int64_t>(1, v.block_size), u)
+          << t(" per token in the KV pool");
     }
     out << "\n";
   }
-  out << "\n  " << pad("rank / GPU", 26) << pad_left("budget", 11) << pad_left("weights", 11) << pad_left("activ.", 11)
-      << pad_left("non-torch", 11) << pad_left("KV", 11) << pad_left("outside", 11) << pad_left("GPU total", 11) << "\n";
+  out << "\n  " << pad(t("rank / GPU"), 26) << pad_left(t("budget"), 11) << pad_left(t("weights"), 11) << pad_left(t("activ."), 11)
+      << pad_left("non-torch", 11) << pad_left("KV", 11) << pad_left(t("outside"), 11) << pad_left(t("GPU total"), 11) << "\n";
   for (size_t i = 0; i < m.ranks.size(); ++i) {
     const VllmRank& k = m.ranks[i];
     out << "  " << pad(std::to_string(i) + " " + r.engine->devices[i].name, 26) << pad_left(format_bytes(k.requested, u), 11)
@@ -223,55 +227,58 @@ void print_vllm_report(std::ostream& out, const Report& r) {
         << pad_left(format_bytes(k.outside_budget, u), 11) << pad_left(format_bytes(k.total, u), 11) << "\n";
   }
   const VllmRank& k0 = m.ranks.front();
-  out << "\n  budget = GPU total (as CUDA reports it) x --gpu-memory-utilization; KV = budget - weights - activation peak - non-torch\n";
+  out << "\n" << "  budget = GPU total (as CUDA reports it) x --gpu-memory-utilization; KV = budget - weights - activation peak - non-torch" << "\n";
   out << "  activation peak = max(forward pass over " << with_thousands(m.max_num_batched_tokens) << " tokens: "
       << format_bytes(k0.forward_peak, u) << ", sampler over " << m.sampler_rows << " rows of logits: "
       << format_bytes(m.ranks.back().sampler_peak, u) << ")\n";
   if (v.enable_lora) {
-    out << "  weights include the LoRA slots (--enable-lora): --max-loras " << v.max_loras << " x --max-lora-rank "
-        << v.max_lora_rank << " over every linear layer" << (v.fully_sharded_loras ? ", fully sharded" : "") << ": "
-        << format_bytes(k0.lora, u) << " on rank 0\n";
+    out << t("  weights include the LoRA slots (--enable-lora): --max-loras ") << v.max_loras << " x --max-lora-rank "
+        << v.max_lora_rank << t(" over every linear layer") << (v.fully_sharded_loras ? t(", fully sharded") : "") << ": "
+        << format_bytes(k0.lora, u) << t(" on rank 0") << "\n";
   }
-  out << "  outside the budget: CUDA context" << (v.enforce_eager ? "" : " and CUDA graphs") << " (assumed)\n\n";
-  out << "  what vLLM will print:\n";
+  out << t(v.enforce_eager ? "  outside the budget: CUDA context (assumed)" : "  outside the budget: CUDA context and CUDA graphs (assumed)")
+      << "\n\n";
+  out << t("  what vLLM will print:") << "\n";
   for (const std::string& line : vllm_log_lines(m, v)) out << "    " << line << "\n";
-  out << "\n" << (m.fits ? "STARTS" : "DOES NOT START") << " on " << m.ranks.size() << (m.ranks.size() == 1 ? " GPU" : " GPUs") << "\n";
-  if (!m.fits) out << "  vLLM: " << m.refusal << "\n";
-  if (!m.warning.empty()) out << "  warning: " << m.warning << "\n";
-  out << "  KV cache: " << with_thousands(m.kv_tokens) << " tokens (" << with_thousands(m.num_gpu_blocks) << " blocks of "
+  out << "\n" << t(m.fits ? "STARTS" : "DOES NOT START") << t(" on ") << m.ranks.size() << t(m.ranks.size() == 1 ? " GPU" : " GPUs") << "\n";
+  if (!m.fits) out << "  vLLM: " << m.refusal << "\n";  // vLLM's own words, as it prints them
+  if (!m.warning.empty()) out << t("  warning: ") << t.text(m.warning) << "\n";
+  out << t("  KV cache: ") << with_thousands(m.kv_tokens) << t(" tokens (") << with_thousands(m.num_gpu_blocks) << t(" blocks of ")
       << v.block_size << ")\n";
   std::snprintf(text, sizeof text, "%.2f", m.max_concurrency);
-  out << "  requests of " << with_thousands(m.max_model_len) << " tokens at once: " << text << "\n";
-  out << "  longest --max-model-len this pool holds: " << with_thousands(m.longest_model_len) << "\n";
+  out << t("  requests of ") << with_thousands(m.max_model_len) << t(" tokens at once: ") << text << "\n";
+  out << t("  longest --max-model-len this pool holds: ") << with_thousands(m.longest_model_len) << "\n";
   std::snprintf(text, sizeof text, "%.3f", m.min_utilization);
-  out << "  smallest --gpu-memory-utilization for one such request: " << text << "\n";
+  out << t("  smallest --gpu-memory-utilization for one such request: ") << text << "\n";
   if (r.engine->vllm_decode.tokens_per_second_empty > 0) {
-    std::snprintf(text, sizeof text, "  decode speed, an upper bound: %.1f tokens/s (empty cache) .. %.1f (full max_model_len cache)",
+    std::snprintf(text, sizeof text, t("  decode speed, an upper bound: %.1f tokens/s (empty cache) .. %.1f (full max_model_len cache)").c_str(),
                   r.engine->vllm_decode.tokens_per_second_empty, r.engine->vllm_decode.tokens_per_second_full);
-    out << text << "\n    = 1 / sum over pipeline stages of (slowest rank's bytes read per token / its bandwidth); real runs are slower\n";
+    out << text << "\n    = 1 / sum over pipeline stages of (slowest rank's bytes read per token / its bandwidth); real runs are slower" << "\n";
   }
   if (r.engine->vllm_prefill_tokens_per_second > 0) {
-    std::snprintf(text, sizeof text, "  prompt speed, an upper bound: %.0f tokens/s over one %s-token prompt",
+    std::snprintf(text, sizeof text, t("  prompt speed, an upper bound: %.0f tokens/s over one %s-token prompt").c_str(),
                   r.engine->vllm_prefill_tokens_per_second, with_thousands(m.max_model_len).c_str());
     out << text << "\n    = 1 / sum over stages of FLOPs per token / (tp x the slowest rank's " << r.engine->prefill_rate
-        << " tensor rate)\n";
+        << " tensor rate)" << "\n";
   } else {
-    out << "  prompt speed: no bound (the tensor rate of these weights' matmuls on a GPU is not in the catalog)\n";
+    out << t("  prompt speed: no bound (the tensor rate of these weights' matmuls on a GPU is not in the catalog)") << "\n";
   }
-  for (const std::string& a : r.engine->assumptions) out << "assumed: " << a << "\n";
+  for (const std::string& a : r.engine->assumptions) out << t("assumed: ") << t.text(a) << "\n";
 }
 
 // engine "transformers": accelerate's device map, generate's peak on each GPU, the host.
 void print_transformers_report(std::ostream& out, const Report& r) {
   const DisplayUnits u = r.request.units;
   const TransformersMemory& m = r.engine->transformers;
-  const TransformersSettings& t = r.request.transformers;
-  out << "vramfit: " << r.model_name << " in Transformers " << transformers_version_text(t) << ", " << r.request.weight_format
-      << " weights, device_map=" << transformers_device_map_name(t.device_map) << ", attn_implementation="
-      << transformers_attention_name(t.attn_implementation) << ", generate(batch " << t.batch_size << " x "
-      << with_thousands(t.input_length) << " prompt tokens, max_new_tokens=" << with_thousands(t.max_new_tokens) << ")\n\n";
-  out << "  " << pad("GPU", 26) << pad_left("layers", 9) << pad_left("weights", 11) << pad_left("KV", 11) << pad_left("prefill", 11)
-      << pad_left("decode", 11) << pad_left("peak", 11) << pad_left("+context", 11) << pad_left("GPU total", 11) << "\n";
+  const TransformersSettings& s = r.request.transformers;
+  const ReportWords t(r.request);
+  out << "vramfit: " << r.model_name << t(" in Transformers ") << transformers_version_text(s) << ", " << r.request.weight_format
+      << t(" weights") << ", device_map=" << transformers_device_map_name(s.device_map) << ", attn_implementation="
+      << transformers_attention_name(s.attn_implementation) << t(", generate(batch ") << s.batch_size << " x "
+      << with_thousands(s.input_length) << t(" prompt tokens") << ", max_new_tokens=" << with_thousands(s.max_new_tokens) << ")\n\n";
+  out << "  " << pad("GPU", 26) << pad_left(t("layers"), 9) << pad_left(t("weights"), 11) << pad_left("KV", 11)
+      << pad_left(t("prefill"), 11) << pad_left(t("decode"), 11) << pad_left(t("peak"), 11) << pad_left(t("+context"), 11)
+      << pad_left(t("GPU total"), 11) << "\n";
   for (size_t i = 0; i < m.gpus.size(); ++i) {
     const TransformersDevice& d = m.gpus[i];
     const Gpu& gpu = r.engine->devices[i];
@@ -284,35 +291,36 @@ void print_transformers_report(std::ostream& out, const Report& r) {
         << pad_left(format_bytes(total, u), 11) << "\n";
   }
   if (m.host.weights > 0) {
-    out << "  " << pad("host (device_map \"cpu\")", 26) << pad_left(m.host.layers() > 0 ? std::to_string(m.host.first_layer) + "-" + std::to_string(m.host.last_layer) : "-", 9)
+    out << "  " << pad(t("host (device_map \"cpu\")"), 26)
+        << pad_left(m.host.layers() > 0 ? std::to_string(m.host.first_layer) + "-" + std::to_string(m.host.last_layer) : "-", 9)
         << pad_left(format_bytes(m.host.weights + m.host.buffers, u), 11) << "\n";
   }
-  out << "\n  peak = max(prefill: weights + KV of the prompt + the largest of one layer's temporaries and the logits,\n"
-      << "              decode: weights + KV of " << with_thousands(t.input_length + t.max_new_tokens - 1) << " tokens"
+  out << "\n" << "  peak = max(prefill: weights + KV of the prompt + the largest of one layer's temporaries and the logits," << "\n"
+      << "              decode: weights + KV of " << with_thousands(s.input_length + s.max_new_tokens - 1) << t(" tokens")
       << (m.generation.legacy_cache ? " + the previous step's cache (tuple caches)" : " + one layer's previous cache (DynamicCache)")
-      << " + logits)\n";
-  out << "  KV per token of one sequence: " << format_bytes(m.kv_bytes_per_token, u) << "\n\n";
-  out << "  what you can print to compare:\n";
+      << " + logits)" << "\n";
+  out << t("  KV per token of one sequence: ") << format_bytes(m.kv_bytes_per_token, u) << "\n\n";
+  out << t("  what you can print to compare:") << "\n";
   for (const std::string& line : transformers_log_lines(m)) out << "    " << line << "\n";
-  out << "\n" << (m.fits ? "FITS" : "DOES NOT FIT") << " on " << m.gpus.size() << (m.gpus.size() == 1 ? " GPU" : " GPUs")
-      << (m.host.weights > 0 ? " and the host" : "") << "\n";
-  if (!m.fits) out << "  " << m.refusal << "\n";
-  out << "  largest batch: " << r.engine->transformers_fit.max_batch_size << "; most new tokens at batch " << t.batch_size
+  out << "\n" << t(m.fits ? "FITS" : "DOES NOT FIT") << t(" on ") << m.gpus.size() << t(m.gpus.size() == 1 ? " GPU" : " GPUs")
+      << (m.host.weights > 0 ? t(" and the host") : "") << "\n";
+  if (!m.fits) out << "  " << t.text(m.refusal) << "\n";
+  out << t("  largest batch: ") << r.engine->transformers_fit.max_batch_size << t("; most new tokens at batch ") << s.batch_size
       << ": " << with_thousands(r.engine->transformers_fit.max_new_tokens) << "\n";
   if (r.engine->transformers_decode_tokens_per_second > 0) {
-    char text[160];
-    std::snprintf(text, sizeof text, "  decode speed, an upper bound: %.1f tokens/s", r.engine->transformers_decode_tokens_per_second);
-    out << text << "\n    = 1 / sum of (each device's weights / its bandwidth; offloaded weights at the host's); real runs are slower\n";
+    char text[200];
+    std::snprintf(text, sizeof text, t("  decode speed, an upper bound: %.1f tokens/s").c_str(), r.engine->transformers_decode_tokens_per_second);
+    out << text << "\n    = 1 / sum of (each device's weights / its bandwidth; offloaded weights at the host's); real runs are slower" << "\n";
   }
   if (r.engine->transformers_prefill_tokens_per_second > 0) {
-    char text[200];
-    std::snprintf(text, sizeof text, "  prompt speed, an upper bound: %.0f tokens/s over one %s-token prompt",
-                  r.engine->transformers_prefill_tokens_per_second, with_thousands(t.input_length).c_str());
-    out << text << "\n    = 1 / sum over GPUs of FLOPs per token of its layers / its " << r.engine->prefill_rate << " rate\n";
+    char text[240];
+    std::snprintf(text, sizeof text, t("  prompt speed, an upper bound: %.0f tokens/s over one %s-token prompt").c_str(),
+                  r.engine->transformers_prefill_tokens_per_second, with_thousands(s.input_length).c_str());
+    out << text << "\n    = 1 / sum over GPUs of FLOPs per token of its layers / its " << r.engine->prefill_rate << " rate" << "\n";
   } else {
-    out << "  prompt speed: no bound (a GPU's BF16 rate is not in the catalog)\n";
+    out << t("  prompt speed: no bound (a GPU's BF16 rate is not in the catalog)") << "\n";
   }
-  for (const std::string& a : r.engine->assumptions) out << "assumed: " << a << "\n";
+  for (const std::string& a : r.engine->assumptions) out << t("assumed: ") << t.text(a) << "\n";
 }
 
 void print_report(std::ostream& out, const Report& r) {

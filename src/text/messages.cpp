@@ -83,40 +83,109 @@ std::optional<std::vector<std::string_view>> match_pattern(std::string_view text
   return parts;
 }
 
-bool is_pattern(std::string_view key) {
+// The fixed text of a pattern entry (its only conversions %s), or nothing for another entry.
+std::optional<size_t> pattern_fixed_text(std::string_view key) {
   const std::vector<std::string> found = conversions(key);
   size_t fixed = key.size();
   for (const std::string& c : found) {
-    if (c != "%s") return false;
+    if (c != "%s") return std::nullopt;
     fixed -= 2;
   }
-  return !found.empty() && fixed >= kMinimumPatternText;
+  if (found.empty() || fixed < kMinimumPatternText) return std::nullopt;
+  return fixed;
 }
 
-// One sentence (or the whole text): its entry, or a pattern's with the parts put in, each part
-// itself translated where the catalog has it (one level: "transformers %s: %s; %s ..." with its
-// "generate keeps a DynamicCache ..." part).
-std::optional<std::string> translate_piece(const MessageTable& table, std::string_view text, bool nested = false) {
-  if (const auto found = table.find(text); found != table.end()) return found->second;
+// How deep a part of a part is still translated ("%s (at byte offset %s)" around
+// "model.gguf: tensor %s has %s dimensions (1 to 4 allowed)").
+constexpr int kDeepestPart = 5;
+
+// The best pattern entry for `text`: the one with the most fixed text, among those that start
+// with fixed text (`leading_part` false) or with a part (true).
+struct PatternMatch {
+  const std::string* translation = nullptr;
+  std::vector<std::string_view> parts;
+};
+PatternMatch best_pattern(const MessageTable& table, std::string_view text, bool leading_part) {
+  PatternMatch best;
+  size_t best_fixed = 0;
   for (const auto& [key, value] : table) {
-    if (!is_pattern(key)) continue;
-    const auto parts = match_pattern(text, key);
-    if (!parts) continue;
-    std::string out;
-    size_t next = 0;
-    for (size_t i = 0; i < value.size(); ++i) {
-      if (value.compare(i, 2, "%s") == 0 && next < parts->size()) {
-        const std::string_view part = (*parts)[next++];
-        const auto translated = nested ? std::nullopt : translate_piece(table, part, true);
-        out += translated ? *translated : std::string(part);
-        ++i;
-      } else {
-        out += value[i];
-      }
+    if ((key.compare(0, 2, "%s") == 0) != leading_part) continue;
+    const auto fixed = pattern_fixed_text(key);
+    if (!fixed || *fixed <= best_fixed) continue;
+    if (auto parts = match_pattern(text, key)) {
+      best = {&value, std::move(*parts)};
+      best_fixed = *fixed;
     }
-    return out;
   }
-  return std::nullopt;
+  return best;
+}
+
+std::optional<std::string> translate_piece(const MessageTable& table, std::string_view text, int depth, bool names);
+
+std::string fill_pattern(const MessageTable& table, const PatternMatch& match, int depth) {
+  std::string out;
+  size_t next = 0;
+  const std::string& value = *match.translation;
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (value.compare(i, 2, "%s") == 0 && next < match.parts.size()) {
+      const std::string_view part = match.parts[next++];
+      const auto translated = translate_piece(table, part, depth + 1, true);
+      out += translated ? *translated : std::string(part);
+      ++i;
+    } else {
+      out += value[i];
+    }
+  }
+  return out;
+}
+
+size_t latin_letters(std::string_view text) {
+  size_t n = 0;
+  for (const char c : text) n += (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+  return n;
+}
+
+// One sentence (or the whole text): its entry; else the best of (the one that leaves the fewest
+// Latin letters, the first on a tie): the pattern that starts with fixed text ("no GPU '%s'
+// (vramfit gpus lists them)"); with `names`, "Label: value" with the label's entry, or
+// "name: text" with the text translated (a field, file or flag name stays as it is: "gpu.id:
+// no GPU 'X' ..."); the pattern that starts with a part ("%s (at byte offset %s)"). Among
+// patterns, the one with the most fixed text; each part itself translated where it can be.
+std::optional<std::string> translate_piece(const MessageTable& table, std::string_view text, int depth, bool names) {
+  if (const auto found = table.find(text); found != table.end()) return found->second;
+  if (depth >= kDeepestPart) return std::nullopt;
+  std::optional<std::string> best;
+  size_t best_latin = 0;
+  const auto consider = [&](std::optional<std::string> candidate) {
+    if (!candidate) return;
+    const size_t latin = latin_letters(*candidate);
+    if (!best || latin < best_latin) {
+      best = std::move(candidate);
+      best_latin = latin;
+    }
+  };
+  if (const PatternMatch match = best_pattern(table, text, false); match.translation) consider(fill_pattern(table, match, depth));
+  if (const size_t colon = names ? text.find(": ") : std::string_view::npos; colon != std::string_view::npos) {
+    const std::string_view name = text.substr(0, colon), rest = text.substr(colon + 2);
+    const auto rest_translated = translate_piece(table, rest, depth + 1, true);
+    if (const auto label = table.find(name); label != table.end()) {
+      consider(label->second + ": " + (rest_translated ? *rest_translated : std::string(rest)));
+    } else if (rest_translated) {
+      consider(std::string(name) + ": " + *rest_translated);
+    }
+  }
+  if (const PatternMatch match = best_pattern(table, text, true); match.translation) consider(fill_pattern(table, match, depth));
+  return best;
+}
+
+// Where a sentence ends: at ". ", but not after "e.g" or "i.e".
+size_t sentence_end(std::string_view text, size_t start) {
+  for (size_t at = text.find(". ", start); at != std::string_view::npos; at = text.find(". ", at + 1)) {
+    const std::string_view before = text.substr(start, at - start);
+    if (before.ends_with("e.g") || before.ends_with("i.e")) continue;
+    return at + 1;
+  }
+  return text.size();
 }
 
 }  // namespace
@@ -124,21 +193,14 @@ std::optional<std::string> translate_piece(const MessageTable& table, std::strin
 std::string translate_text(Language language, std::string_view english) {
   const MessageTable* table = message_table(language);
   if (!table) return std::string(english);
-  if (auto whole = translate_piece(*table, english)) return *whole;
+  // The whole text; names and labels only in a text of one sentence.
+  if (auto whole = translate_piece(*table, english, 0, sentence_end(english, 0) == english.size())) return *whole;
   std::string out;
   bool any = false;
   for (size_t start = 0; start < english.size();) {
-    size_t end = english.find(". ", start);
-    end = end == std::string_view::npos ? english.size() : end + 1;
+    const size_t end = sentence_end(english, start);
     const std::string_view sentence = english.substr(start, end - start);
-    auto translated = translate_piece(*table, sentence);
-    // "Label: value." with a label the catalog has ("Weights: 16.06 GB.", "warning: ...").
-    const size_t colon = sentence.find(": ");
-    if (!translated && colon != std::string_view::npos) {
-      if (const auto label = table->find(sentence.substr(0, colon)); label != table->end()) {
-        translated = label->second + std::string(sentence.substr(colon));
-      }
-    }
+    const auto translated = translate_piece(*table, sentence, 0, true);
     any |= translated.has_value();
     out += translated ? *translated : std::string(sentence);
     start = end;

@@ -27,16 +27,17 @@ const MessageTable* message_table(Language language);
 // The text in this language: the catalog's entry, else the English.
 std::string_view translate(Language language, std::string_view english);
 
-// Text composed at run time (the core's notes and warnings, with numbers and names in them),
-// in this language: the catalog's entry for the whole text; else, sentence by sentence, each
-// sentence's entry or a pattern entry whose %s parts match it ("%s B per token of context (all
-// layers)." for "131,072 B per token of context (all layers).", the parts put into the
-// translation, each itself translated where the catalog has it); a sentence without either
-// stays English; a sentence "Label: value." whose label has an entry gets the label's. Patterns
-// are the entries whose only
-// conversions are %s and whose fixed text is at least kMinimumPatternText characters (so that
-// "on %s" matches no sentence that merely starts with "on ").
-inline constexpr size_t kMinimumPatternText = 16;
+// Text composed at run time (the core's notes and warnings, error messages, with numbers and
+// names in them), in this language: the catalog's entry for the whole text; else, sentence by
+// sentence (at ". "), each sentence's entry, or the pattern entry with the most fixed text
+// that matches it (its only conversions %s: "%s B per token of context (all layers)." for
+// "131,072 B per token of context (all layers)."), the parts put into the translation, each
+// itself translated where it can be; else "Label: value" with the label's entry; else
+// "name: text" with the text's (a field, file or flag name stays: "gpu.id: no GPU 'X' ...").
+// A sentence none of these translate stays English. A pattern needs at least
+// kMinimumPatternText characters of fixed text (so that "on %s" matches no sentence that merely
+// starts with "on ").
+inline constexpr size_t kMinimumPatternText = 12;
 std::string translate_text(Language language, std::string_view english);
 
 // Reads a catalog file: {"English": "translation", ...}; keys starting with "_" are notes.
