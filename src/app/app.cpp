@@ -143,8 +143,7 @@ void App::frame(Platform& platform) {
     history_edit_id_ = editing;
     const bool engine = request_.engine != Engine::generic && engine_ui().spoken && report_;
     const std::string spoken = engine ? engine_ui().spoken(request_, *report_) : spoken_summary(request_, report_);
-    const LanguageSupport* language = ui_language_support();
-    platform.announce(language ? language->translate_text(spoken) : spoken);
+    platform.announce(ui_text(spoken));
     from_location_ = false;
   }
   request_glyphs(platform);
@@ -269,7 +268,7 @@ void App::draw_top_bar(Platform& platform) {
   if (button(dark_ ? "Light" : "Dark")) set_dark(!dark_);
   if (button("Copy Markdown")) {
     const bool engine = request_.engine != Engine::generic && engine_ui().markdown && report_;
-    platform.copy_text(engine ? engine_ui().markdown(request_, *report_) : markdown(request_, report_));
+    platform.copy_text(ui_text(engine ? engine_ui().markdown(request_, *report_) : markdown(request_, report_)));
   }
   if (button("Copy JSON") && report_) platform.copy_text(report_to_json(*report_).dump(2));
   const std::string link = platform.link_to(hash_);

@@ -121,6 +121,52 @@ bool transform(const ImFont* font, float size, const char** text_begin, const ch
 
 const char* translate_format(const char* format) { return translate(Language::arabic, format).data(); }
 
+// One line of a report, its "**" marks taken out for the catalog and put around the whole again.
+std::string translated_line(std::string_view line) {
+  std::string plain;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line.compare(i, 2, "**") == 0) { ++i; continue; }
+    plain += line[i];
+  }
+  const std::string arabic = translate_text(Language::arabic, plain);
+  if (arabic == plain) return std::string(line);
+  return plain.size() == line.size() ? arabic : "**" + arabic + "**";
+}
+
+// A report of many lines (Copy Markdown's, the spoken summary): line by line; a table row cell
+// by cell ("| --- |" as it is); a list item after its "- "; a code block (what an engine will
+// print) as it is.
+std::string translate_report(const std::string& english) {
+  std::string out;
+  bool code = false;
+  for (size_t start = 0; start <= english.size();) {
+    size_t end = english.find('\n', start);
+    if (end == std::string::npos) end = english.size();
+    const std::string_view line(english.data() + start, end - start);
+    if (line.substr(0, 3) == "```") code = !code;
+    if (code || line.substr(0, 3) == "```" || line.find_first_not_of(" |-:") == std::string_view::npos) {
+      out += line;
+    } else if (line[0] == '|') {
+      for (size_t cell = 1; cell < line.size();) {
+        const size_t bar = line.find('|', cell);
+        if (bar == std::string_view::npos) break;
+        const std::string_view text = line.substr(cell, bar - cell);
+        const size_t first = text.find_first_not_of(' '), last = text.find_last_not_of(' ');
+        out += first == std::string_view::npos ? "|" + std::string(text) : "| " + translated_line(text.substr(first, last - first + 1)) + " ";
+        cell = bar + 1;
+      }
+      out += "|";
+    } else if (line.substr(0, 2) == "- ") {
+      out += "- " + translated_line(line.substr(2));
+    } else {
+      out += translated_line(line);
+    }
+    if (end < english.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
 // The digits switch, beside the language's.
 constexpr const char* kDigitsLabel = "Digits: 123###digits";  // drawn with the digits in use
 bool draw_digits_setting(Request& request) {
@@ -170,7 +216,7 @@ void enable_arabic_ui() {
   LanguageSupport support;
   support.use = use;
   support.translate = translate_format;  // a catalog entry, or the English
-  support.translate_text = [](const std::string& english) { return vramfit::translate_text(Language::arabic, english); };
+  support.translate_text = translate_report;
   support.draw_settings = draw_digits_setting;
   support.settings_label = kDigitsLabel;
   support.order_table_columns = order_columns;

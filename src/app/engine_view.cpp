@@ -645,13 +645,14 @@ void draw_results(const Request& request, const Report& report) {
 // The same answer as Markdown (Copy Markdown; screen readers hear it without the code block).
 std::string answer_text(const Request& request, const Report& report, bool markdown) {
   const EngineAnswer a = engine_answer(request, report);
-  std::string out = (markdown ? "**" + report.model_name + "**, " : report.model_name + ", ") + a.verdict + "\n";
+  // In Arabic the lines are translated as a whole (ui_text); the pieces composed here first.
+  std::string out = (markdown ? "**" + report.model_name + "**, " : report.model_name + ", ") + ui_text(a.verdict) + "\n";
   for (const std::string& fact : a.facts) out += fact + "\n";
   for (const DeviceRow& d : a.devices) {
-    out += "- " + d.name + ": " + amount(request, d);
+    out += "- " + ui_text(d.name) + ": " + amount(request, d);
     std::string parts;
     for (const Part& p : d.parts) {
-      if (p.bytes > 0) parts += std::string(parts.empty() ? "" : ", ") + p.name + " " + format_bytes(p.bytes, request.units);
+      if (p.bytes > 0) parts += std::string(parts.empty() ? "" : tr(", ")) + tr(p.name) + " " + format_bytes(p.bytes, request.units);
     }
     out += (parts.empty() ? "" : " (" + parts + ")") + "\n";
   }

@@ -27,6 +27,9 @@ void order_table_columns() {
 }
 
 const LanguageSupport* ui_language_support() { return g_language == Language::arabic ? &g_arabic : nullptr; }
+std::string ui_text(const std::string& english) {
+  return g_language != Language::english && g_arabic.translate_text ? g_arabic.translate_text(english) : english;
+}
 std::string ui_language_glyphs() { return g_language == Language::arabic ? g_arabic.glyphs : kArabicNameDrawn; }
 
 // Out of line: called from some hundred places (the page's size).

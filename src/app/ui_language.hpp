@@ -17,7 +17,9 @@ namespace vramfit {
 struct LanguageSupport {
   void (*use)(Language language, bool arabic_indic_digits) = nullptr;
   const char* (*translate)(const char* english) = nullptr;
-  std::string (*translate_text)(const std::string& english) = nullptr;  // run-time text (the spoken summary)
+  // Run-time text of any length (the spoken summary, Copy Markdown's report): line by line, a
+  // table row cell by cell, code blocks left as they are.
+  std::string (*translate_text)(const std::string& english) = nullptr;
   bool (*draw_settings)(Request& request) = nullptr;  // true: changed
   void (*order_table_columns)() = nullptr;             // the current table's columns for the direction
   const char* settings_label = "";
@@ -33,6 +35,9 @@ Language ui_language();
 bool ui_right_to_left();
 std::string ui_language_glyphs();  // English: the language switch's "العربية"
 const LanguageSupport* ui_language_support();  // the language drawn now (nullptr: English)
+// Text composed at run time, whole reports included (what is copied, what screen readers hear),
+// in the interface's language: LanguageSupport::translate_text, or the English as it is.
+std::string ui_text(const std::string& english);
 // The current table's columns in the reading order: right to left in Arabic (its first column
 // rightmost), as set up in English. Call after TableSetupColumn, before the first row.
 void order_table_columns();

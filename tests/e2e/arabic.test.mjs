@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { serveDist, launch, widget, clickWidget, tapWidget, settled, frames, layout, layoutProblems, SIZES,
-         waitForState, shot, decodePng, swipe } from "./support.mjs";
+         waitForState, shot, decodePng, swipe, chooseFile } from "./support.mjs";
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -246,6 +246,47 @@ test("desktop in Arabic with Arabic-Indic digits: typed numbers (the keyboard), 
   const moved = first.y - (await widget(page, "GeForce RTX 4090", { visible: false })).y;
   assert.ok(moved > 30 && moved < 70, `one notch down moved the list up by ${moved} px`);
   await shot(page, "arabic-desktop-digits.png");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("desktop in Arabic: a file that is no model, a mistyped number and Copy Markdown all read in Arabic", async () => {
+  const request = { v: 1, language: "ar", model: { preset: "llama-3.1-8b" }, gpu: { id: "rtx-4090" } };
+  const { context, page, errors } = await openArabic(site.origin + "/engines.html#r=" + Buffer.from(JSON.stringify(request)).toString("base64url"),
+                                                     { viewport: SIZES.desktop.viewport });
+  const shownTexts = async () => (await layout(page)).filter(i => i.visible && typeof i.shown === "string").map(i => i.shown);
+  // Files that are not models: the reader's error, in Arabic, with the file's name as it is.
+  const button = await widget(page, "Open file...");
+  for (const [name, body, words] of [["weights.bin", "hello", "ليس ملف"], ["model.gguf", "GGUX and more than four bytes", "ليس ملف GGUF"]]) {
+    await chooseFile(page, () => page.mouse.click(button.cx, button.cy), { name, mimeType: "application/octet-stream", buffer: Buffer.from(body) });
+    await page.waitForFunction(w => window.vramfitLayout().some(i => typeof i.shown === "string" && i.shown.includes(w)), words, { timeout: 20000 });
+    const notice = (await shownTexts()).find(t => t.includes(words));
+    assert.ok(notice.includes(name), `the notice names ${name}: ${notice}`);
+    assert.ok(!/[A-Za-z]{3,} [A-Za-z]{3,}/.test(notice.replace(/\(?"[^"]*"\)?/g, "")), `no English sentence left: ${notice}`);
+  }
+  // A number the keyboard got wrong: why it was not taken, in Arabic.
+  await clickWidget(page, "##Context");
+  await page.waitForFunction(() => window.vramfitLayout().some(i => i.label === "##Context" && i.active), null, { timeout: 10000 });
+  await page.keyboard.press("Control+A");
+  await page.keyboard.type("abc", { delay: 40 });
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => window.vramfitLayout().some(i => typeof i.shown === "string" && i.shown.includes("ليس عددا")), null,
+                             { timeout: 10000 });
+  const typed = (await shownTexts()).find(t => t.includes("ليس عددا"));
+  assert.match(typed, /^"abc": ليس عددا؛ بقيت القيمة [0-9,]+\.$/);
+  await page.mouse.move(5, SIZES.desktop.viewport.height / 2);  // (the field's tooltip away, for the screenshot)
+  await frames(page, 3);
+  assert.deepEqual(untranslated(await layout(page)), [], "every text on the screen is in Arabic");
+  await shot(page, "arabic-desktop-errors.png");
+  // Copy Markdown: the report's words in Arabic; names, figures and formulas as they are.
+  await page.evaluate(() => { window.copied = []; window.vramfitCopied = text => window.copied.push(text); });
+  await clickWidget(page, "Copy Markdown");
+  const markdown = await page.evaluate(() => window.copied[window.copied.length - 1]);
+  assert.match(markdown, /^\*\*Llama 3\.1 8B على GeForce RTX 4090: يتسع \([0-9.]+ GB من [0-9.]+ GB\)\*\*$/m);
+  assert.match(markdown, /^\| البند \| الذاكرة \| الصيغة \|$/m);
+  assert.match(markdown, /^\| الأوزان \| [0-9.]+ GB \| .*= [0-9,]+ B \|$/m);
+  assert.match(markdown, /^\| \*\*المجموع\*\* \| \*\*[0-9.]+ GB\*\* \| [0-9,]+ B \|$/m);
+  assert.doesNotMatch(markdown, /\| item \||\*\*total\*\*| fits /);
   assert.deepEqual(errors, []);
   await context.close();
 });
