@@ -15,6 +15,15 @@
 #   IMGUI_DISABLE_DEFAULT_FONT); the copy has it backported: AddFontDefault() returns no font.
 #   Nor do ImGui's software-cursor pixels: the page's atlas is built with
 #   ImFontAtlasFlags_NoMouseCursors (the browser draws the cursor).
+# - imgui_widgets.cpp, right to left (GImGuiRightToLeft, set by src/app/arabic_ui.cpp): a
+#   checkbox's box and a radio button's circle right of their label (one alone on its line at
+#   the line's right edge), a tree node's arrow at the right edge (less its indent) pointing
+#   left when closed, its label left of it, a table cell's line of text (and, in
+#   imgui_tables.cpp, a column's header) at the cell's right edge, and a tab bar's tabs from
+#   its right edge (its first tab rightmost) while they all fit.
+# - imgui_widgets.cpp: a character typed or pasted into a text field goes through
+#   GImGuiTypedCharacter where the app sets it (src/app/arabic_ui.cpp: Arabic-Indic digits
+#   typed on an Arabic keyboard are read as 0-9).
 # - imgui_widgets.cpp also draws the text typed into InputText past that transform (the text a
 #   person types is drawn as typed: its cursor and selection measure the buffer); the hint goes
 #   through it.
@@ -77,16 +86,41 @@ function(vramfit_add_imgui)
   # transform (its cursor and selection measure the buffer itself); its hint does not.
   set(typed_draw "draw_window->DrawList->AddText(g.Font, g.FontSize, draw_pos - draw_scroll, col, buf_display, buf_display_end, 0.0f, is_multiline ? NULL : &clip_rect);")
   set(shown_draw "draw_window->DrawList->AddText(g.Font, g.FontSize, draw_pos, col, buf_display, buf_display_end, 0.0f, is_multiline ? NULL : &clip_rect);")
+  # Right to left: the box right of its label (Checkbox, RadioButton); tabs from the right.
+  set(check_start "    const float square_sz = GetFrameHeight();\n    const ImVec2 pos = window->DC.CursorPos;\n")
+  set(check_box "    const ImRect check_bb(pos, pos + ImVec2(square_sz, square_sz));\n")
+  set(check_label "    ImVec2 label_pos = ImVec2(check_bb.Max.x + style.ItemInnerSpacing.x, check_bb.Min.y + style.FramePadding.y);\n")
+  set(tab_layout "    // Layout all active tabs\n    int section_tab_index = 0;\n")
+  set(tab_offset "            tab->Offset = tab_offset;\n")
+  set(tree_text "    ImVec2 text_pos(window->DC.CursorPos.x + text_offset_x, window->DC.CursorPos.y + text_offset_y);\n")
+  set(tree_arrow_framed "RenderArrow(window->DrawList, ImVec2(text_pos.x - text_offset_x + padding.x, text_pos.y), text_col, is_open ? ((flags & ImGuiTreeNodeFlags_UpsideDownArrow) ? ImGuiDir_Up : ImGuiDir_Down) : ImGuiDir_Right, 1.0f);")
+  set(tree_arrow "RenderArrow(window->DrawList, ImVec2(text_pos.x - text_offset_x + padding.x, text_pos.y + g.FontSize * 0.15f), text_col, is_open ? ((flags & ImGuiTreeNodeFlags_UpsideDownArrow) ? ImGuiDir_Up : ImGuiDir_Down) : ImGuiDir_Right, 0.70f);")
+  set(text_start "    const ImVec2 text_pos(window->DC.CursorPos.x, window->DC.CursorPos.y + window->DC.CurrLineTextBaseOffset);\n")
+  set(typed_char "    IM_ASSERT(input_source == ImGuiInputSource_Keyboard || input_source == ImGuiInputSource_Clipboard);\n    unsigned int c = *p_char;\n")
   vramfit_patched_imgui_source(imgui_widgets.cpp widgets_source
-    "${internal}" "${internal}extern bool GImGuiTextTransformBusy;  // vramfit: imgui_draw.cpp's\n#ifdef IMGUI_ENABLE_TEST_ENGINE\nextern void ImGuiTestEngineHook_Text(ImGuiContext* ctx, const ImRect& bb, const char* text, const char* text_end);\n#endif\n"
+    "${check_start}" "    const float square_sz = GetFrameHeight();\n    ImVec2 pos = window->DC.CursorPos;\n    if (GImGuiRightToLeft && !window->DC.IsSameLine && !window->DC.IsSetPos)  // vramfit: alone on its line, at its right edge\n        pos.x = ImMax(pos.x, window->WorkRect.Max.x - square_sz - (label_size.x > 0.0f ? style.ItemInnerSpacing.x + label_size.x : 0.0f));\n"
+    "${check_box}" "    const ImVec2 check_pos(GImGuiRightToLeft && label_size.x > 0.0f ? pos.x + style.ItemInnerSpacing.x + label_size.x : pos.x, pos.y);  // vramfit\n    const ImRect check_bb(check_pos, check_pos + ImVec2(square_sz, square_sz));\n"
+    "${check_label}" "    ImVec2 label_pos = ImVec2(GImGuiRightToLeft ? pos.x : check_bb.Max.x + style.ItemInnerSpacing.x, check_bb.Min.y + style.FramePadding.y);  // vramfit\n"
+    "${tab_layout}" "    const bool tabs_from_right = GImGuiRightToLeft && sections[0].Width + sections[0].Spacing + sections[1].Width + sections[1].Spacing + sections[2].Width <= tab_bar->BarRect.GetWidth();  // vramfit\n${tab_layout}"
+    "${typed_char}" "    IM_ASSERT(input_source == ImGuiInputSource_Keyboard || input_source == ImGuiInputSource_Clipboard);\n    if (GImGuiTypedCharacter)  // vramfit: e.g. Arabic-Indic digits typed as 0-9\n        *p_char = GImGuiTypedCharacter(*p_char);\n    unsigned int c = *p_char;\n"
+    "${tree_text}" "${tree_text}    float arrow_x = text_pos.x - text_offset_x + padding.x;\n    if (GImGuiRightToLeft)  // vramfit: the arrow at the right edge (less the indent), the label left of it\n    {\n        arrow_x = frame_bb.Max.x - (window->DC.CursorPos.x - window->WorkRect.Min.x) - padding.x - g.FontSize;\n        text_pos.x = arrow_x - (text_offset_x - padding.x - g.FontSize) - label_size.x;\n    }\n"
+    "${tree_arrow_framed}" "RenderArrow(window->DrawList, ImVec2(arrow_x, text_pos.y), text_col, is_open ? ((flags & ImGuiTreeNodeFlags_UpsideDownArrow) ? ImGuiDir_Up : ImGuiDir_Down) : GImGuiRightToLeft ? ImGuiDir_Left : ImGuiDir_Right, 1.0f);"
+    "${tree_arrow}" "RenderArrow(window->DrawList, ImVec2(arrow_x, text_pos.y + g.FontSize * 0.15f), text_col, is_open ? ((flags & ImGuiTreeNodeFlags_UpsideDownArrow) ? ImGuiDir_Up : ImGuiDir_Down) : GImGuiRightToLeft ? ImGuiDir_Left : ImGuiDir_Right, 0.70f);"
+    "${text_start}" "    ImVec2 text_pos(window->DC.CursorPos.x, window->DC.CursorPos.y + window->DC.CurrLineTextBaseOffset);\n    if (GImGuiRightToLeft && g.CurrentTable && !window->DC.IsSameLine && !window->DC.IsSetPos && window->DC.TextWrapPos < 0.0f)  // vramfit: a table cell's line at its right edge\n        text_pos.x = ImMax(text_pos.x, window->WorkRect.Max.x - CalcTextSize(text_begin, text_end).x);\n"
+    "${tab_offset}" "            tab->Offset = tabs_from_right ? tab_bar->BarRect.GetWidth() - tab_offset - tab->Width : tab_offset;  // vramfit\n"
+    "${internal}" "${internal}extern bool GImGuiTextTransformBusy;  // vramfit: imgui_draw.cpp's\nbool GImGuiRightToLeft = false;  // vramfit: the app's layout direction (src/app/arabic_ui.cpp)\nunsigned int (*GImGuiTypedCharacter)(unsigned int c) = NULL;  // vramfit: what a typed character is read as (src/app/arabic_ui.cpp)\n#ifdef IMGUI_ENABLE_TEST_ENGINE\nextern void ImGuiTestEngineHook_Text(ImGuiContext* ctx, const ImRect& bb, const char* text, const char* text_end);\n#endif\n"
     "${typed_draw}" "GImGuiTextTransformBusy = !is_displaying_hint;\n            ${typed_draw}\n            GImGuiTextTransformBusy = false;"
     "${shown_draw}" "GImGuiTextTransformBusy = !is_displaying_hint;\n            ${shown_draw}\n            GImGuiTextTransformBusy = false;"
     "${text_added}" "${text_added}#ifdef IMGUI_ENABLE_TEST_ENGINE\n        if (g.TestEngineHookItems) ImGuiTestEngineHook_Text(&g, bb, text_begin, text_end);\n#endif\n"
     "${combo_added}" "${combo_added}    IMGUI_TEST_ENGINE_ITEM_INFO(id, label, g.LastItemData.StatusFlags);\n")
   # imgui_tables.cpp: a column header reports its label as other widgets do (the tests click it to sort).
   set(header_added "    if (!ItemAdd(bb, id))\n        return;\n")
+  # Right to left, a column's header label at the column's right edge.
+  set(header_label "    float max_pos_x = label_pos.x + label_size.x + w_sort_text + w_arrow;\n")
   vramfit_patched_imgui_source(imgui_tables.cpp tables_source
-    "${header_added}" "${header_added}    IMGUI_TEST_ENGINE_ITEM_INFO(id, label, g.LastItemData.StatusFlags);\n")
+    "${header_added}" "${header_added}    IMGUI_TEST_ENGINE_ITEM_INFO(id, label, g.LastItemData.StatusFlags);\n"
+    "${header_label}" "    if (GImGuiRightToLeft)  // vramfit\n        label_pos.x = ImMax(label_pos.x, cell_r.Max.x - table->CellPaddingX - w_arrow - w_sort_text - label_size.x);\n${header_label}"
+    "${internal}" "${internal}extern bool GImGuiRightToLeft;  // vramfit: imgui_widgets.cpp's\n")
   # The text transform (see above), in imgui_draw.cpp and imgui.cpp.
   set(transform_decl "typedef bool (*ImGuiTextTransform)(const ImFont* font, float size, const char** text_begin, const char** text_end, float* wrap_width, float* align_width);\n")
   set(draw_text_0 "${internal}")

@@ -147,3 +147,11 @@ TEST_CASE("Run-time text: sentence by sentence, pattern entries fill in their pa
   CHECK(translate_text(Language::english, "on the GPU") == "on the GPU");
   enable_arabic_messages();  // the compiled-in catalog again for the other tests
 }
+
+TEST_CASE("Digits typed on an Arabic keyboard are read as 0-9", "[text]") {
+  std::u32string typed = utf8_to_u32("\xd9\xa3\xd9\xa2\xd9\xac\xd9\xa7\xd9\xa6\xd9\xa8 \xdb\xb1\xdb\xb2\xd9\xab\xd9\xa5 k");  // ٣٢٬٧٦٨ ۱۲٫٥ k
+  for (char32_t& c : typed) c = typed_as_western(c);
+  CHECK(u32_to_utf8(typed) == "32,768 12.5 k");
+  CHECK(typed_as_western(U'\u0627') == U'\u0627');  // a letter stays a letter
+  CHECK(typed_as_western(U'\u060C') == U'\u060C');  // the Arabic comma too: it is text, not a number's separator
+}

@@ -225,13 +225,11 @@ void App::draw_notice() {
 }
 
 void App::draw_top_bar(Platform& platform) {
-  // The bar wraps: an item that would pass the right edge starts a new line.
-  bool first = true;
-  auto place = [&first](const char* label) {
-    if (first) { first = false; return; }
-    ImGui::SameLine();
-    const float width = ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2.0f;
-    if (ImGui::GetCursorPosX() + width > ImGui::GetWindowContentRegionMax().x) ImGui::NewLine();
+  // The bar wraps: an item that would pass the edge starts a new line; right to left it runs
+  // from the right edge.
+  ItemRow row;
+  auto place = [&row](const char* label) {
+    row.place(ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2.0f, ImGui::GetStyle().ItemSpacing.x);
   };
   auto button = [&](const char* label) {
     place(label);

@@ -19,6 +19,8 @@ typedef bool (*ImGuiTextTransform)(const ImFont* font, float size, const char** 
 extern ImGuiTextTransform GImGuiTextTransform;
 extern bool GImGuiTextTransformBusy;
 extern const char* (*GImGuiFormatTranslate)(const char* fmt);
+extern bool GImGuiRightToLeft;  // a checkbox's box right of its label, tabs from the right
+extern unsigned int (*GImGuiTypedCharacter)(unsigned int c);
 
 namespace vramfit {
 
@@ -207,12 +209,15 @@ void use(Language language, bool arabic_indic_digits) {
   const bool arabic = language == Language::arabic;
   GImGuiTextTransform = arabic ? transform : nullptr;
   GImGuiFormatTranslate = arabic ? translate_format : nullptr;
+  GImGuiRightToLeft = arabic;
 }
 
 }  // namespace
 
 void enable_arabic_ui() {
   enable_arabic_messages();
+  // Digits typed on an Arabic keyboard (٣٢٧٦٨) are read as 0-9, in either language.
+  GImGuiTypedCharacter = [](unsigned int c) { return static_cast<unsigned int>(typed_as_western(c)); };
   LanguageSupport support;
   support.use = use;
   support.translate = translate_format;  // a catalog entry, or the English

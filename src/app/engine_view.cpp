@@ -289,11 +289,13 @@ bool draw_gpu_list(Request& request) {
     }
     ImGui::PopID();
   }
+  ItemRow row;
+  row.place("Add a GPU", RowItem::button);
   if (request.gpu_ids.size() < static_cast<size_t>(kMaxGpuCount) && ImGui::SmallButton("Add a GPU")) {
     request.gpu_ids.push_back(request.gpu_ids.back());
     changed = true;
   }
-  ImGui::SameLine();
+  row.place("Remove the last GPU", RowItem::button);
   if (ImGui::SmallButton("Remove the last GPU")) {
     request.gpu_ids.pop_back();
     changed = true;
@@ -579,6 +581,7 @@ std::string amount(const Request& request, const DeviceRow& d) {
 
 // One device: its name, "need of capacity", and a bar of its parts against its capacity.
 void device_bar(const Request& request, const DeviceRow& d) {
+  align_line_end(d.name.c_str());
   ImGui::TextUnformatted(d.name.c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, d.fits ? kFits : kDoesNotFit);
   text_wrapped_at_spaces(amount(request, d));
@@ -607,20 +610,8 @@ void device_bar(const Request& request, const DeviceRow& d) {
 }
 
 void legend(const std::vector<Part>& parts) {
-  const float h = ImGui::GetTextLineHeight();
-  const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
-  bool first = true;
-  for (const Part& part : parts) {
-    if (!first && ImGui::GetCursorScreenPos().x + h + ImGui::CalcTextSize(part.name).x > right) ImGui::NewLine();
-    first = false;
-    const ImVec2 q = ImGui::GetCursorScreenPos();
-    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(q.x, q.y + h * 0.2f), ImVec2(q.x + h * 0.6f, q.y + h * 0.8f), part.colour);
-    ImGui::Dummy(ImVec2(h * 0.75f, h));
-    ImGui::SameLine();
-    ImGui::TextUnformatted(part.name);
-    ImGui::SameLine(0, em(0.9f));
-  }
-  ImGui::NewLine();
+  ItemRow row;
+  for (const Part& part : parts) legend_entry(row, part.colour, part.name);
 }
 
 void draw_results(const Request& request, const Report& report) {

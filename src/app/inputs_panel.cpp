@@ -71,14 +71,16 @@ InputsPanel::Outcome InputsPanel::draw(Request& request, bool focus_first) {
 bool InputsPanel::draw_mode(Request& request, bool focus_first, Outcome& outcome) {
   const AppMode before = app_mode(request);
   int mode = static_cast<int>(before);
+  ItemRow row;
+  row.place("Inference", RowItem::radio);
   ImGui::RadioButton("Inference", &mode, static_cast<int>(AppMode::inference));
   if (focus_first) {  // keyboard users see where they are from the start
     ImGui::SetFocusID(ImGui::GetItemID(), ImGui::GetCurrentWindow());
     GImGui->NavDisableHighlight = false;
   }
-  ImGui::SameLine();
+  row.place("Training", RowItem::radio);
   ImGui::RadioButton("Training", &mode, static_cast<int>(AppMode::training));
-  ImGui::SameLine();
+  row.place("Layer list", RowItem::radio);
   ImGui::RadioButton("Layer list", &mode, static_cast<int>(AppMode::layer_list));
   const AppMode chosen = static_cast<AppMode>(mode);
   if (chosen == before) return false;
@@ -189,11 +191,13 @@ bool InputsPanel::draw_inference(Request& request, Outcome& outcome) {
   help_marker("Sequences served at once; each has its own KV cache.");
   section("Overhead");
   int overhead = static_cast<int>(s.overhead);
+  ItemRow row;
+  row.place("Runtime + buffers", RowItem::radio);
   if (ImGui::RadioButton("Runtime + buffers", &overhead, static_cast<int>(OverheadModel::engine))) {
     s.overhead = OverheadModel::engine;
     changed = true;
   }
-  ImGui::SameLine();
+  row.place("Articles (margin only)", RowItem::radio);
   if (ImGui::RadioButton("Articles (margin only)", &overhead, static_cast<int>(OverheadModel::articles))) {
     s.overhead = OverheadModel::articles;
     changed = true;
@@ -213,9 +217,10 @@ bool InputsPanel::draw_training(Request& request) {
   if (t.method != FineTuning::full) {
     changed |= number_field("LoRA rank", t.lora_rank, 1, 1024, Steps::doubling);
     static const char* const names[] = {"q", "k", "v", "o", "gate", "up", "down"};
+    ItemRow row;
     for (int i = 0; i < 7; ++i) {
       bool on = (t.lora_targets & (1u << i)) != 0;
-      if (i) ImGui::SameLine();
+      row.place(names[i], RowItem::radio);
       if (ImGui::Checkbox(names[i], &on)) {
         const uint32_t next = on ? (t.lora_targets | (1u << i)) : (t.lora_targets & ~(1u << i));
         if (next != 0) {  // at least one target stays
@@ -240,8 +245,10 @@ bool InputsPanel::draw_training(Request& request) {
   changed |= number_field("Micro-batch", t.micro_batch, 1, kMaxMicroBatch, Steps::doubling);
   help_marker("Sequences per GPU per forward pass. Gradient accumulation adds no memory: it sums into the same gradients.");
   changed |= number_field("Sequence", t.sequence_length, 1, kMaxTrainingSequence, Steps::doubling);
+  ItemRow row;
+  row.place("Flash attention", RowItem::radio);
   changed |= ImGui::Checkbox("Flash attention", &t.flash_attention);
-  ImGui::SameLine();
+  row.place("Dropout", RowItem::radio);
   changed |= ImGui::Checkbox("Dropout", &t.dropout);
   changed |= enum_combo("Recompute", t.recompute, {{Recompute::none, "None"}, {Recompute::selective, "Selective (attention)"}, {Recompute::full, "Full (checkpointing)"}});
   changed |= margin_input(t.margin_fraction);
@@ -253,6 +260,8 @@ bool InputsPanel::draw_network(Request& request) {
   bool changed = false;
   section("Network (JSON)");
   ImGui::InputTextMultiline("##network", &network_text_, ImVec2(-1, ImGui::GetTextLineHeight() * 14));
+  ItemRow row;
+  row.place("Apply", RowItem::button);
   if (ImGui::Button("Apply")) {
     auto parsed = parse_json(network_text_);
     auto net = parsed.is_discarded() ? Result<Network>(make_error("network.bad_json", "network", "not valid JSON"))
@@ -263,7 +272,7 @@ bool InputsPanel::draw_network(Request& request) {
       changed = true;
     }
   }
-  ImGui::SameLine();
+  row.place("Article 003 example", RowItem::button);
   if (ImGui::Button("Article 003 example")) {
     network_text_ = kExampleNetwork;
     request.network = example_network();
@@ -275,11 +284,13 @@ bool InputsPanel::draw_network(Request& request) {
   section("Training");
   changed |= number_field("Batch", ns.batch, 1, kMaxNetworkBatch, Steps::doubling);
   int rule = static_cast<int>(ns.rule);
+  ItemRow rule_row;
+  rule_row.place("Autograd", RowItem::radio);
   if (ImGui::RadioButton("Autograd", &rule, static_cast<int>(ActivationRule::autograd))) {
     ns.rule = ActivationRule::autograd;
     changed = true;
   }
-  ImGui::SameLine();
+  rule_row.place("Layer outputs", RowItem::radio);
   if (ImGui::RadioButton("Layer outputs", &rule, static_cast<int>(ActivationRule::layer_outputs))) {
     ns.rule = ActivationRule::layer_outputs;
     changed = true;

@@ -1,5 +1,7 @@
 #include "ui_language.hpp"
 
+extern bool GImGuiRightToLeft;  // Dear ImGui's layout direction (cmake/imgui.cmake)
+
 namespace vramfit {
 
 namespace {
@@ -21,7 +23,10 @@ bool use_ui_language(Language language, bool arabic_indic_digits) {
 }
 
 Language ui_language() { return g_language; }
-[[gnu::noinline]] bool ui_right_to_left() { return right_to_left(g_language); }
+// Set by the language's module with its drawing (Dear ImGui's flag, cmake/imgui.cmake): where no
+// right-to-left module is linked (the page's first) nothing sets it, and the compiler leaves
+// every mirrored layout out.
+[[gnu::noinline]] bool ui_right_to_left() { return GImGuiRightToLeft; }
 void order_table_columns() {
   if (g_arabic.order_table_columns) g_arabic.order_table_columns();  // where Arabic is linked, in either language
 }

@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -59,21 +60,9 @@ void draw_stacked_bar(const Request& request, const Report& r, const ActiveFit& 
   ImGui::Dummy(ImVec2(width, height));
   if (!hovered.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hovered.c_str());
   // Legend, wrapping onto more lines when the panel is narrow.
-  const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
-  const float h = ImGui::GetTextLineHeight();
-  bool first = true;
-  for (const BreakdownItem& item : r.breakdown.items) {
-    if (!first && ImGui::GetCursorScreenPos().x + h + ImGui::CalcTextSize(item.label.c_str()).x > right) ImGui::NewLine();
-    first = false;
-    const ImVec2 q = ImGui::GetCursorScreenPos();
-    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(q.x, q.y + h * 0.2f), ImVec2(q.x + h * 0.6f, q.y + h * 0.8f),
-                                              item_colour(item.id));
-    ImGui::Dummy(ImVec2(h * 0.75f, h));
-    ImGui::SameLine();
-    ImGui::TextUnformatted(item.label.c_str());
-    ImGui::SameLine(0, em(0.9f));
-  }
-  if (ImGui::GetCursorScreenPos().x + ImGui::CalcTextSize("| = GPU capacity").x > right) ImGui::NewLine();
+  ItemRow row;
+  for (const BreakdownItem& item : r.breakdown.items) legend_entry(row, item_colour(item.id), item.label.c_str());
+  row.place(ImGui::CalcTextSize("| = GPU capacity").x, em(0.9f));
   ImGui::TextDisabled("| = GPU capacity");
 }
 
@@ -138,18 +127,36 @@ void draw_limits(const Request& request, const Report& r, const ActiveFit& fit) 
 void draw_verdict(const Request& request, const Report& r) {
   const DisplayUnits u = request.units;
   const ActiveFit fit = active_fit(request, r);
+  if (ui_right_to_left()) {  // the model's name, then the GPUs, from the right edge
+    char on[160];
+    if (fit.gpu_count > 1) std::snprintf(on, sizeof on, tr("on %lld x %s"), static_cast<long long>(fit.gpu_count), r.gpu.name.c_str());
+    else std::snprintf(on, sizeof on, tr("on %s"), r.gpu.name.c_str());
+    ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(on).x -
+                                                            ImGui::GetStyle().ItemSpacing.x - ImGui::CalcTextSize(r.model_name.c_str()).x));
+    ImGui::TextDisabled("%s", on);
+    ImGui::SameLine();
+  }
   ImGui::TextUnformatted(r.model_name.c_str());
-  ImGui::SameLine();
-  if (fit.gpu_count > 1) ImGui::TextDisabled("on %lld x %s", static_cast<long long>(fit.gpu_count), r.gpu.name.c_str());
-  else ImGui::TextDisabled("on %s", r.gpu.name.c_str());
+  if (!ui_right_to_left()) {
+    ImGui::SameLine();
+    if (fit.gpu_count > 1) ImGui::TextDisabled("on %lld x %s", static_cast<long long>(fit.gpu_count), r.gpu.name.c_str());
+    else ImGui::TextDisabled("on %s", r.gpu.name.c_str());
+  }
   ImGui::PushStyleColor(ImGuiCol_Text, fit.fits ? IM_COL32(70, 200, 120, 255) : IM_COL32(235, 90, 80, 255));
   ImGui::SetWindowFontScale(1.35f);
   ImGui::TextWrapped("%s  %s%s of %s", tr(fit.fits ? "FITS" : "DOES NOT FIT"), fit.gpu_count > 1 ? tr("per GPU ") : "",
                      format_bytes(r.breakdown.total_bytes, u).c_str(), format_bytes(fit.capacity_bytes, u).c_str());
   ImGui::SetWindowFontScale(1.0f);
   ImGui::PopStyleColor();
-  ImGui::TextDisabled(fit.fits ? "headroom %s%s" : "short by %s%s", format_bytes(std::llabs(fit.headroom_bytes), u).c_str(),
-                      fit.gpu_count > 1 ? tr(" per GPU") : "");
+  const char* headroom = fit.fits ? "headroom %s%s" : "short by %s%s";
+  const std::string amount = format_bytes(std::llabs(fit.headroom_bytes), u);
+  const char* per_gpu = fit.gpu_count > 1 ? tr(" per GPU") : "";
+  if (ui_right_to_left()) {  // at the right edge
+    char line[160];
+    std::snprintf(line, sizeof line, tr(headroom), amount.c_str(), per_gpu);
+    align_line_end(line);
+  }
+  ImGui::TextDisabled(headroom, amount.c_str(), per_gpu);
   // Warnings stand beside the verdict they qualify, never below the fold.
   for (const std::string& warning : r.breakdown.warnings) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 170, 60, 255));

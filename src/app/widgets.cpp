@@ -217,12 +217,19 @@ void text_wrapped_at_spaces_disabled(const std::string& text) {
 
 void section(const char* title) {
   ImGui::Spacing();
+  align_line_end(title);
   ImGui::TextDisabled("%s", title);
   ImGui::Separator();
 }
 
 void help_marker(const char* text) {
   ImGui::SameLine();
+  // Right to left, an item put at the line's right edge (a checkbox alone on its line) has its
+  // "(?)" on its left.
+  if (ui_right_to_left() && ImGui::GetItemRectMin().x > ImGui::GetCursorScreenPos().x) {
+    ImGui::SetCursorScreenPos(ImVec2(ImGui::GetItemRectMin().x - ImGui::GetStyle().ItemSpacing.x - ImGui::CalcTextSize("(?)").x,
+                                     ImGui::GetCursorScreenPos().y));
+  }
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
@@ -231,6 +238,59 @@ void help_marker(const char* text) {
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();
   }
+}
+
+void ItemRow::start() {
+  start_ = ImGui::GetCursorScreenPos().x;
+  end_ = start_ + ImGui::GetContentRegionAvail().x;
+  used_ = 0.0f;
+}
+
+// Out of line: called from some ten places (the page's size).
+[[gnu::noinline]] void ItemRow::place(const char* label, RowItem kind) {
+  if (used_ >= 0.0f) ImGui::SameLine();
+  else used_ = 0.0f;
+  if (ui_right_to_left()) place_from_right(label, kind);
+}
+
+void ItemRow::place_from_right(const char* label, RowItem kind) {
+  if (used_ == 0.0f) start();  // the line's first item: the cursor is at the line's start
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float width = ImGui::CalcTextSize(label, nullptr, true).x +
+                      (kind == RowItem::radio ? ImGui::GetFrameHeight() + style.ItemInnerSpacing.x : style.FramePadding.x * 2.0f);
+  ImGui::SetCursorScreenPos(ImVec2(end_ - used_ - width, ImGui::GetCursorScreenPos().y));
+  used_ += width + style.ItemSpacing.x;
+}
+
+void ItemRow::place(float width, float spacing) {
+  if (used_ < 0.0f) {
+    start();
+  } else {
+    ImGui::SameLine(0.0f, spacing);
+    if (start_ + used_ + width > end_) {
+      ImGui::NewLine();
+      used_ = 0.0f;
+    }
+  }
+  if (ui_right_to_left()) ImGui::SetCursorScreenPos(ImVec2(end_ - used_ - width, ImGui::GetCursorScreenPos().y));
+  used_ += width + spacing;
+}
+
+void align_line_end(const char* text) {
+  if (ui_right_to_left()) {
+    ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(text).x));
+  }
+}
+
+void legend_entry(ItemRow& row, ImU32 colour, const char* name) {
+  const float h = ImGui::GetTextLineHeight(), swatch = h * 0.75f, gap = ImGui::GetStyle().ItemSpacing.x;
+  const float name_width = ImGui::CalcTextSize(name).x;
+  row.place(swatch + gap + name_width, em(0.9f));
+  const ImVec2 q = ImGui::GetCursorScreenPos();
+  const float x = ui_right_to_left() ? q.x + name_width + gap : q.x;
+  ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(x, q.y + h * 0.2f), ImVec2(x + h * 0.6f, q.y + h * 0.8f), colour);
+  ImGui::SetCursorScreenPos(ImVec2(ui_right_to_left() ? q.x : q.x + swatch + gap, q.y));
+  ImGui::TextUnformatted(name);
 }
 
 }  // namespace vramfit

@@ -74,6 +74,30 @@ bool margin_input(double& fraction);
 void text_wrapped_at_spaces(const std::string& text);
 void text_wrapped_at_spaces_disabled(const std::string& text);  // in the dimmed text colour
 
+// Items one after another on a line; right to left (an Arabic interface) the line runs from
+// the right edge of the space left. Place each item before it is drawn:
+//   ItemRow row;
+//   row.place("Inference", RowItem::radio); ImGui::RadioButton("Inference", ...);
+//   row.place("Training", RowItem::radio);  ImGui::RadioButton("Training", ...);
+// or, for a line that wraps at the edge, with its width: row.place(width, spacing).
+enum class RowItem { radio, button };  // a radio button or a checkbox; a button or a small button
+class ItemRow {
+ public:
+  void place(const char* label, RowItem kind);  // on this line, after the item before
+  void place(float width, float spacing);       // on this line `spacing` after it, or on the next when it would pass the edge
+
+ private:
+  void place_from_right(const char* label, RowItem kind);
+  void start();        // the line's extent, at its first item
+  float start_, end_;  // set by start()
+  float used_ = -1.0f;  // how much of the line the items so far take (-1: none yet)
+};
+// Right to left, the next item (a line of `text`) starts so that it ends at the right edge.
+void align_line_end(const char* text);
+// A legend's entry: a swatch of `colour` and its name, placed by `row` (the swatch on the
+// reading side: left, or right of the name right to left).
+void legend_entry(ItemRow& row, ImU32 colour, const char* name);  // em(0.9) apart
+
 // A titled divider between groups of inputs.
 void section(const char* title);
 // "(?)" after the last item, with `text` as its tooltip.

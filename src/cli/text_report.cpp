@@ -65,7 +65,8 @@ void print_training_report(std::ostream& out, const Report& r) {
         << optimizer_label(ns.optimizer) << t(", activations: ")
         << t(ns.rule == ActivationRule::autograd ? "autograd (what PyTorch saves)" : "layer outputs (the articles' rule)")
         << "\n\n";
-    out << "  " << pad(t("layer"), 18) << pad(t("type"), 15) << pad(t("output shape"), 22) << pad_left(t("parameters"), 14)
+    // ("layer " with its space: "layer" alone is llama.cpp's -sm value, drawn as it is in the app)
+    out << "  " << pad(t("layer "), 18) << pad(t("type"), 15) << pad(t("output shape"), 22) << pad_left(t("parameters"), 14)
         << pad_left(t("activations"), 14) << "\n";
     for (const LayerRow& row : r.network.layers) {
       out << "  " << pad(row.name, 18) << pad(row.type, 15) << pad(shape_text(row.output_shape), 22) << pad_left(with_thousands(row.parameters), 14)

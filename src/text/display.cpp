@@ -77,4 +77,12 @@ std::string display_text(const std::string& logical_utf8, const DisplayOptions& 
   return out;
 }
 
+char32_t typed_as_western(char32_t c) {
+  if (c >= 0x0660 && c <= 0x0669) return U'0' + (c - 0x0660);
+  if (c >= 0x06F0 && c <= 0x06F9) return U'0' + (c - 0x06F0);
+  if (c == 0x066B) return U'.';
+  if (c == 0x066C) return U',';
+  return c;
+}
+
 }  // namespace vramfit

@@ -31,6 +31,12 @@ class DisplayParagraph {
   BidiParagraph bidi_;
 };
 
+// A character typed into a number as vramfit reads it: the Arabic-Indic digits (U+0660..U+0669,
+// and the extended ones of Persian and Urdu keyboards, U+06F0..U+06F9) as 0-9, the Arabic
+// decimal separator (U+066B) as '.', the Arabic thousands separator (U+066C) as ','; any other
+// character as it is.
+char32_t typed_as_western(char32_t c);
+
 // A one-line text (a label, a table cell) as drawn. Text with several lines ('\n') is drawn
 // paragraph by paragraph.
 std::string display_text(const std::string& logical_utf8, const DisplayOptions& options);

@@ -86,6 +86,15 @@ test("desktop: the switch brings Arabic with the inputs on the right; the digits
   const arabic = await widget(page, "Inference");
   assert.ok(arabic.cx > SIZES.desktop.viewport.width / 2, "Arabic: the inputs on the right");
   assert.equal(arabic.shown, "الاستدلال");
+  // Rows read from the right: the modes, the tabs and the top bar's buttons, in their order.
+  const rightToLeft = async labels => {
+    const xs = [];
+    for (const label of labels) xs.push((await widget(page, label)).cx);
+    return xs.every((x, i) => i === 0 || x < xs[i - 1]);
+  };
+  assert.ok(await rightToLeft(["Inference", "Training", "Layer list"]), "Arabic: the modes from the right");
+  assert.ok(await rightToLeft(["Breakdown", "Which GPUs fit", "Fit map"]), "Arabic: the tabs from the right");
+  assert.ok(await rightToLeft(["Open file...", "Copy Markdown", "Copy JSON"]), "Arabic: the top bar from the right");
   // The breakdown reads from the right: its first column (Item) is its rightmost.
   const [item, memory] = [await widget(page, "Item"), await widget(page, "Memory")];
   assert.ok(item.cx > memory.cx, "Arabic: the Item column right of the Memory column");
@@ -111,6 +120,8 @@ test("desktop: the switch brings Arabic with the inputs on the right; the digits
   await waitForState(page, s => s.language === undefined, "English again (the link without a language)");
   await frames(page, 3);
   assert.ok((await widget(page, "Inference")).cx < SIZES.desktop.viewport.width / 2, "English: the inputs back on the left");
+  assert.ok(await rightToLeft(["Layer list", "Training", "Inference"]), "English: the modes from the left");
+  assert.ok(await rightToLeft(["Fit map", "Which GPUs fit", "Breakdown"]), "English: the tabs from the left");
   await context.close();
 });
 
@@ -250,7 +261,7 @@ test("desktop in Arabic with Arabic-Indic digits: typed numbers (the keyboard), 
   await context.close();
 });
 
-test("desktop in Arabic: a file that is no model, a mistyped number and Copy Markdown all read in Arabic", async () => {
+test("desktop in Arabic: a file that is no model, numbers typed with Arabic digits and mistyped, and Copy Markdown, all read in Arabic", async () => {
   const request = { v: 1, language: "ar", model: { preset: "llama-3.1-8b" }, gpu: { id: "rtx-4090" } };
   const { context, page, errors } = await openArabic(site.origin + "/engines.html#r=" + Buffer.from(JSON.stringify(request)).toString("base64url"),
                                                      { viewport: SIZES.desktop.viewport });
@@ -264,6 +275,13 @@ test("desktop in Arabic: a file that is no model, a mistyped number and Copy Mar
     assert.ok(notice.includes(name), `the notice names ${name}: ${notice}`);
     assert.ok(!/[A-Za-z]{3,} [A-Za-z]{3,}/.test(notice.replace(/\(?"[^"]*"\)?/g, "")), `no English sentence left: ${notice}`);
   }
+  // A number typed with an Arabic keyboard's digits (٣٢k) is read as 32k.
+  await clickWidget(page, "##Context");
+  await page.waitForFunction(() => window.vramfitLayout().some(i => i.label === "##Context" && i.active), null, { timeout: 10000 });
+  await page.keyboard.press("Control+A");
+  await page.keyboard.type("\u0663\u0662k", { delay: 40 });
+  await page.keyboard.press("Enter");
+  await waitForState(page, s => s.context_tokens === 32768, "٣٢k typed: 32,768 tokens");
   // A number the keyboard got wrong: why it was not taken, in Arabic.
   await clickWidget(page, "##Context");
   await page.waitForFunction(() => window.vramfitLayout().some(i => i.label === "##Context" && i.active), null, { timeout: 10000 });
