@@ -72,6 +72,9 @@ TEST_CASE("Right-to-left lines keep numbers, units and names in their own order"
   CHECK(drawn("= 2 x 32 layers", indic) == U"= 2 x 32 layers");
   CHECK(drawn("= 10% x 17,730,368,512 B", indic) == U"= 10% x 17,730,368,512 B");
   CHECK(drawn("على RTX 4090", indic).find(U"RTX 4090") != std::u32string::npos);
+  // A number after a Latin word and punctuation is a value: "GPU: 1" in Arabic text.
+  CHECK(drawn("وحدات GPU: 1", indic).find(U'\u0661') != std::u32string::npos);
+  CHECK(drawn("أكبر \u200E-ngl يتسع: 33", indic).find(U"\u0663\u0663") != std::u32string::npos);
 }
 
 TEST_CASE("An interface in Arabic orders a translated string right to left whatever it starts with", "[text]") {

@@ -14,7 +14,8 @@ bool is_arabic_letter(char32_t c) { return (c >= 0x0620 && c <= 0x064A) || (c >=
 // Arabic-Indic digits for the numbers of a text that reads as Arabic or as a figure ("16.06 GB",
 // "62.4%"), not for digits that belong to a name or a formula: a text with a Latin word of four
 // letters or more and no Arabic ("Llama 3.1 8B"), a formula ("= 10% x 17,730,368,512 B"), digits touching a Latin
-// letter ("BF16", "8B"), or digits after a Latin word with nothing Arabic between ("RTX 4090").
+// letter ("BF16", "8B"), or digits after a Latin word and a space ("RTX 4090"). A number after a
+// Latin word and punctuation is a value ("وحدات GPU: 1", "-ngl: 33").
 void arabic_indic_digits(std::u32string& text) {
   bool arabic = false, latin_word = false;
   for (size_t i = 0, run = 0; i < text.size(); ++i) {
@@ -27,11 +28,9 @@ void arabic_indic_digits(std::u32string& text) {
     if (!is_digit(text[i])) { ++i; continue; }
     size_t end = i;  // the number: digits and the separators between them
     while (end < text.size() && (is_digit(text[end]) || ((text[end] == '.' || text[end] == ',') && end + 1 < text.size() && is_digit(text[end + 1])))) ++end;
-    bool after_latin = false;
-    for (size_t k = i; k-- > 0;) {
-      if (is_arabic_letter(text[k])) break;
-      if (is_latin_letter(text[k])) { after_latin = true; break; }
-    }
+    size_t before = i;  // the character before the number and its spaces
+    while (before > 0 && text[before - 1] == U' ') --before;
+    const bool after_latin = before > 0 && before < i && is_latin_letter(text[before - 1]);
     const bool touches_latin = (i > 0 && is_latin_letter(text[i - 1])) || (end < text.size() && is_latin_letter(text[end]));
     if (!after_latin && !touches_latin) {
       for (size_t k = i; k < end; ++k) {
