@@ -5,6 +5,9 @@
 //                   and flags) loaded alternately in the same run: the machine's speed of the
 //                   day cancels out
 //   idle CPU        main-thread task time over 5 s with no input, as a share of 5 s
+//   Arabic frames   main-thread task time per frame drawn while the mouse sweeps the page,
+//                   the app in Arabic as a ratio to the same app in English (engines.html,
+//                   the same state), loaded alternately in the same run
 //   node bench/web_perf.mjs   (after scripts/build_dist.sh and the web build of bench/)
 import fs from "node:fs";
 import path from "node:path";
@@ -72,5 +75,32 @@ await page.waitForTimeout(5000);
 const after = await metric("TaskDuration");
 console.log(`idle CPU (main thread, 5 s without input): ${((after - before) / 5 * 100).toFixed(2)}%`);
 await context.close();
+
+// Arabic's cost per frame (the text transform: a catalog lookup, shaping and ordering, cached
+// per text) against English's: the mouse sweeps the results 120 times, each move a frame.
+async function frameCost(language) {
+  const state = Buffer.from(JSON.stringify({ v: 1, ...(language === "ar" ? { language } : {}) })).toString("base64url");
+  const { context, page } = await open(browser, site.origin + "/engines.html#r=" + state);
+  await page.waitForFunction(() => typeof Module !== "undefined" && Module._vramfit_current_hash, null, { timeout: 60000 });
+  await page.waitForTimeout(500);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Performance.enable");
+  const task = async () => (await cdp.send("Performance.getMetrics")).metrics.find(m => m.name === "TaskDuration").value;
+  const [t0, f0] = [await task(), await page.evaluate(() => window.__frames)];
+  for (let i = 0; i < 120; i++) await page.mouse.move(100 + (i % 2) * 600, 150 + (i % 30) * 15);
+  await page.waitForTimeout(300);
+  const [t1, f1] = [await task(), await page.evaluate(() => window.__frames)];
+  await context.close();
+  return (t1 - t0) * 1000 / Math.max(1, f1 - f0);
+}
+const english = [], arabic = [], frameRatios = [];
+for (let i = 0; i < 5; i++) {
+  const en = await frameCost("en"), ar = await frameCost("ar");
+  english.push(en);
+  arabic.push(ar);
+  frameRatios.push(ar / en);
+}
+console.log(`main-thread time per frame, 5 interleaved pairs: Arabic median ${median(arabic).toFixed(2)} ms, English median ${median(english).toFixed(2)} ms`);
+console.log(`frame cost ratio Arabic / English: median ${median(frameRatios).toFixed(2)} (pairs ${range(frameRatios)})`);
 await browser.close();
 site.server.close();
