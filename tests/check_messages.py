@@ -63,24 +63,9 @@ NAMES = {"vramfit", "AdamW", "Adam", "Adafactor", "Lion", "SGD", "GB", "GiB", "v
          "torch.autocast fp16", "llama.cpp (Ollama, LM Studio)", "English", "KV", "V", "MLP", "mmproj", "fp32", "ZeRO-3: %lld",
          "device_map", "transformers.__version__", "BitsAndBytesConfig"}
 
-def statement_end(text, start):
-    """The ';' that ends the statement starting at start (not one inside a string)."""
-    i, quoted = start, False
-    while i < len(text):
-        c = text[i]
-        if quoted and c == "\\":
-            i += 2
-            continue
-        if c == '"':
-            quoted = not quoted
-        elif c == ";" and not quoted:
-            return i
-        i += 1
-    return len(text)
-
-
-def argument_end(text, start):
-    """The ')' that closes the call whose arguments start at start (not one inside a string)."""
+def code_end(text, start, closing):
+    """Where the code from start ends, outside strings and nested parentheses: the ';' that ends
+    its statement (closing ';') or the ')' that closes its call's arguments (closing ')')."""
     i, quoted, depth = start, False, 0
     while i < len(text):
         c = text[i]
@@ -89,14 +74,20 @@ def argument_end(text, start):
             continue
         if c == '"':
             quoted = not quoted
-        elif not quoted and c == "(":
-            depth += 1
-        elif not quoted and c == ")":
-            if depth == 0:
+        elif not quoted:
+            if c == closing and depth <= 0:
                 return i
-            depth -= 1
+            depth += (c == "(") - (c == ")")
         i += 1
     return len(text)
+
+
+def statement_end(text, start):
+    return code_end(text, start, ";")
+
+
+def argument_end(text, start):
+    return code_end(text, start, ")")
 
 
 missing = []
