@@ -1,6 +1,6 @@
 # The Dear ImGui target, from the source folder scripts/setup.sh fetches (IMGUI_DIR).
 #
-# Three of its files are compiled from patched copies (checked string replacements; the build
+# Its files are compiled from patched copies (checked string replacements; the build
 # stops if the text to replace is not found):
 # - imgui_tables.cpp: a column header reports its label to the test-engine hooks, as other
 #   widgets do.
@@ -8,7 +8,7 @@
 #   test-engine hooks, as ImGui already does for labelled widgets, so the app's layout hook
 #   (src/app/layout_hook.cpp) sees every text and the browser tests can check that no two
 #   texts overlap and none is cut; BeginCombo() reports its label as other widgets do.
-# - imgui_draw.cpp, the page's copy only: the browser rasterises the fonts
+# - imgui_draw.cpp, behind a macro only the page defines: the browser rasterises the fonts
 #   (src/platform/web/browser_font.cpp, through the FreeType builder slot,
 #   IMGUI_ENABLE_FREETYPE), so neither stb_truetype nor the embedded ProggyClean font goes
 #   into the page. ImGui 1.90 has no switch for the embedded font (1.91 added
@@ -33,7 +33,7 @@
 #   in logical order), and RenderText aligns each line of such wrapped text to the right edge
 #   of the wrap width; ImFormatStringToTempBufferV (ImGui::Text's and SetTooltip's formatting)
 #   formats the translated format string, so "%d GPUs" is translated before its number goes in.
-# - imgui.cpp, the page's copy only: the page keeps no imgui.ini (its state is the URL hash),
+# - imgui.cpp, behind macros only the page defines: the page keeps no imgui.ini (its state is the URL hash),
 #   so the .ini readers and writers of windows and tables are not registered
 #   (IMGUI_DISABLE_INI_HANDLERS, ours): 2.1 KB (gzip) less. Windows and tables keep their
 #   settings in memory as before. Nor does it log text (ImGui::LogToClipboard and the like: the
@@ -139,12 +139,25 @@ function(vramfit_add_imgui)
   set(imgui_text_1 "${internal}\n// System includes\n// vramfit (cmake/imgui.cmake): the app's translation of format strings.\nconst char* (*GImGuiFormatTranslate)(const char* fmt) = NULL;\n")
   set(imgui_text_2 "void ImFormatStringToTempBufferV(const char** out_buf, const char** out_buf_end, const char* fmt, va_list args)\n{\n")
   set(imgui_text_3 "void ImFormatStringToTempBufferV(const char** out_buf, const char** out_buf_end, const char* fmt, va_list args)\n{\n    if (GImGuiFormatTranslate)\n        fmt = GImGuiFormatTranslate(fmt);\n")
-  if(NOT EMSCRIPTEN)  # the page's copies get these patches with their own below
-    # (one argument per string, not a list: C code has semicolons)
-    vramfit_patched_imgui_source(imgui_draw.cpp draw_source
-      "${draw_text_0}" "${draw_text_1}" "${draw_text_2}" "${draw_text_3}" "${draw_text_4}" "${draw_text_5}" "${draw_text_6}" "${draw_text_7}" "${draw_text_8}" "${draw_text_9}" "${draw_text_10}" "${draw_text_11}")
-    vramfit_patched_imgui_source(imgui.cpp imgui_source "${imgui_text_0}" "${imgui_text_1}" "${imgui_text_2}" "${imgui_text_3}")
-  endif()
+  # The page's own patches of imgui.cpp and imgui_draw.cpp sit behind the macros only the page
+  # defines (IMGUI_DISABLE_INI_HANDLERS, IMGUI_DISABLE_LOGGING, IMGUI_DISABLE_DEFAULT_FONT), so
+  # both builds compile the same patched copies. (One argument per string, not a list: C code
+  # has semicolons.)
+  set(handlers_start "    // Add .ini handle for ImGuiWindow and ImGuiTable types\n")
+  set(handlers_end "    TableSettingsAddSettingsHandler();\n")
+  set(log_rendered "void ImGui::LogRenderedText(const ImVec2* ref_pos, const char* text, const char* text_end)\n{\n")
+  vramfit_patched_imgui_source(imgui.cpp imgui_source "${imgui_text_0}" "${imgui_text_1}" "${imgui_text_2}" "${imgui_text_3}"
+    "${handlers_start}" "#ifndef IMGUI_DISABLE_INI_HANDLERS\n${handlers_start}"
+    "${handlers_end}" "${handlers_end}#endif\n"
+    "${log_rendered}" "${log_rendered}#ifdef IMGUI_DISABLE_LOGGING\n    IM_UNUSED(ref_pos); IM_UNUSED(text); IM_UNUSED(text_end);\n    return;\n#endif\n")
+  set(header "ImFont* ImFontAtlas::AddFontDefault(const ImFontConfig* font_cfg_template)\n{\n")
+  set(cursor_pixels "    if (!(atlas->Flags & ImFontAtlasFlags_NoMouseCursors))\n    {\n        // Render/copy pixels")
+  vramfit_patched_imgui_source(imgui_draw.cpp draw_source
+    "${draw_text_0}" "${draw_text_1}" "${draw_text_2}" "${draw_text_3}" "${draw_text_4}" "${draw_text_5}" "${draw_text_6}" "${draw_text_7}" "${draw_text_8}" "${draw_text_9}" "${draw_text_10}" "${draw_text_11}"
+    "${header}"
+    "${header}#ifdef IMGUI_DISABLE_DEFAULT_FONT\n    IM_UNUSED(font_cfg_template);\n    IM_ASSERT(0 && \"IMGUI_DISABLE_DEFAULT_FONT: no embedded font\");\n    return NULL;\n#endif\n"
+    "${cursor_pixels}"
+    "#ifdef IMGUI_DISABLE_DEFAULT_FONT  // the page: its atlas has ImFontAtlasFlags_NoMouseCursors (browser_font.cpp)\n    if (false)\n#else\n    if (!(atlas->Flags & ImFontAtlasFlags_NoMouseCursors))\n#endif\n    {\n        // Render/copy pixels")
   set(glfw_backend_source ${IMGUI_DIR}/backends/imgui_impl_glfw.cpp)
   set(opengl3_backend_source ${IMGUI_DIR}/backends/imgui_impl_opengl3.cpp)
   if(EMSCRIPTEN)
@@ -175,20 +188,6 @@ function(vramfit_add_imgui)
       "static void ImGui_ImplGlfw_SetClipboardText(" "[[maybe_unused]] static void ImGui_ImplGlfw_SetClipboardText("
       "${cursors_start}" "#if 0  // the page sets the cursor as CSS (src/platform/web/main.cpp)\n${cursors_start}"
       "${cursors_end}" "${cursors_end}#endif\n")
-    set(handlers_start "    // Add .ini handle for ImGuiWindow and ImGuiTable types\n")
-    set(handlers_end "    TableSettingsAddSettingsHandler();\n")
-    set(log_rendered "void ImGui::LogRenderedText(const ImVec2* ref_pos, const char* text, const char* text_end)\n{\n")
-    vramfit_patched_imgui_source(imgui.cpp imgui_source "${imgui_text_0}" "${imgui_text_1}" "${imgui_text_2}" "${imgui_text_3}"
-      "${handlers_start}" "#ifndef IMGUI_DISABLE_INI_HANDLERS\n${handlers_start}"
-      "${handlers_end}" "${handlers_end}#endif\n"
-      "${log_rendered}" "${log_rendered}#ifdef IMGUI_DISABLE_LOGGING\n    IM_UNUSED(ref_pos); IM_UNUSED(text); IM_UNUSED(text_end);\n    return;\n#endif\n")
-    set(header "ImFont* ImFontAtlas::AddFontDefault(const ImFontConfig* font_cfg_template)\n{\n")
-    vramfit_patched_imgui_source(imgui_draw.cpp draw_source
-      "${draw_text_0}" "${draw_text_1}" "${draw_text_2}" "${draw_text_3}" "${draw_text_4}" "${draw_text_5}" "${draw_text_6}" "${draw_text_7}" "${draw_text_8}" "${draw_text_9}" "${draw_text_10}" "${draw_text_11}"
-      "${header}"
-      "${header}#ifdef IMGUI_DISABLE_DEFAULT_FONT\n    IM_UNUSED(font_cfg_template);\n    IM_ASSERT(0 && \"IMGUI_DISABLE_DEFAULT_FONT: no embedded font\");\n    return NULL;\n#endif\n"
-      "    if (!(atlas->Flags & ImFontAtlasFlags_NoMouseCursors))\n    {\n        // Render/copy pixels"
-      "    if (false)  // the page's atlas has ImFontAtlasFlags_NoMouseCursors (browser_font.cpp)\n    {\n        // Render/copy pixels")
   endif()
   add_library(imgui STATIC
     ${imgui_source} ${draw_source} ${tables_source} ${widgets_source}
