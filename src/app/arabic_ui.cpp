@@ -60,13 +60,10 @@ float drawn_width(const ImFont* font, float size, const std::string& text) {
 // A paragraph broken into lines of at most `wrap_width` in logical order (at spaces; a word
 // longer than a line stands alone), each line then put in visual order.
 std::string wrapped(const ImFont* font, float size, const std::string& logical, float wrap_width) {
-  std::string out;
-  size_t start = 0;
-  while (true) {
-    const size_t newline = logical.find('\n', start);
-    const DisplayParagraph paragraph(logical.substr(start, newline == std::string::npos ? std::string::npos : newline - start),
-                                     g_options);
+  return each_paragraph(logical, [&](const std::string& text_of_paragraph) {
+    const DisplayParagraph paragraph(text_of_paragraph, g_options);
     const std::u32string& text = paragraph.logical();
+    std::string out;
     size_t line = 0;
     while (line < text.size()) {
       size_t fits = 0;  // the end of the longest line that fits, 0 for none yet
@@ -82,11 +79,8 @@ std::string wrapped(const ImFont* font, float size, const std::string& logical, 
       while (line < text.size() && text[line] == U' ') ++line;
       if (line < text.size()) out += '\n';
     }
-    if (newline == std::string::npos) break;
-    out += '\n';
-    start = newline + 1;
-  }
-  return out;
+    return out;
+  });
 }
 
 bool transform(const ImFont* font, float size, const char** text_begin, const char** text_end, float* wrap_width,

@@ -63,17 +63,7 @@ std::string DisplayParagraph::visual(size_t begin, size_t end) const {
 }
 
 std::string display_text(const std::string& logical_utf8, const DisplayOptions& options) {
-  std::string out;
-  size_t start = 0;
-  while (true) {
-    const size_t newline = logical_utf8.find('\n', start);
-    const DisplayParagraph paragraph(logical_utf8.substr(start, newline == std::string::npos ? std::string::npos : newline - start), options);
-    out += paragraph.visual();
-    if (newline == std::string::npos) break;
-    out += '\n';
-    start = newline + 1;
-  }
-  return out;
+  return each_paragraph(logical_utf8, [&](const std::string& paragraph) { return DisplayParagraph(paragraph, options).visual(); });
 }
 
 char32_t typed_as_western(char32_t c) {

@@ -37,6 +37,20 @@ class DisplayParagraph {
 // character as it is.
 char32_t typed_as_western(char32_t c);
 
+// Each paragraph of a text (the lines between '\n') through `each` (std::string(const
+// std::string&)), joined again with '\n'.
+template <class Each>
+std::string each_paragraph(const std::string& text, Each each) {
+  std::string out;
+  for (size_t start = 0;;) {
+    const size_t newline = text.find('\n', start);
+    out += each(text.substr(start, newline == std::string::npos ? std::string::npos : newline - start));
+    if (newline == std::string::npos) return out;
+    out += '\n';
+    start = newline + 1;
+  }
+}
+
 // A one-line text (a label, a table cell) as drawn. Text with several lines ('\n') is drawn
 // paragraph by paragraph.
 std::string display_text(const std::string& logical_utf8, const DisplayOptions& options);
