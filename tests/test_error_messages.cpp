@@ -45,6 +45,12 @@ std::vector<std::string> english_words_left(const std::string& text) {
   return left;
 }
 
+// The bytes of a literal with NULs in it, all of them (not up to its first NUL).
+template <size_t N>
+std::string bytes(const char (&literal)[N]) {
+  return std::string(literal, N - 1);
+}
+
 bool has_arabic(const std::string& text) { return text.find('\xD8') != std::string::npos || text.find('\xD9') != std::string::npos; }
 
 void check_in_arabic(const std::string& english) {
@@ -78,9 +84,9 @@ TEST_CASE("Errors from the files a person opens, in Arabic", "[text]") {
   enable_arabic_messages();
   check_in_arabic(read_error("weights.bin", "hello"));                        // not a model file
   check_in_arabic(read_error("model.gguf", "GGUX and more bytes than four")); // not GGUF
-  check_in_arabic(read_error("model.gguf", std::string("GGUF\x03\0\0\0", 8)));   // cut short in the header
-  check_in_arabic(read_error("model.safetensors", std::string("\x10\0\0\0\0\0\0\0{\"a\":1}      ", 24)));
-  check_in_arabic(read_error("model.safetensors", std::string("\x02\0\0\0\0\0\0\0[]", 10)));
+  check_in_arabic(read_error("model.gguf", bytes("GGUF\x03\0\0\0")));  // cut short in the header
+  check_in_arabic(read_error("model.safetensors", bytes("\x0D\0\0\0\0\0\0\0{\"a\":1}      ")));  // an entry without dtype
+  check_in_arabic(read_error("model.safetensors", bytes("\x02\0\0\0\0\0\0\0[]")));  // a header that is no object
   const json config = read_config_fragment_json(R"({"model_type": "mystery", "hidden_size": 64, "frob_nicate": 3})", "config.json");
   REQUIRE(config.contains("error"));
   check_in_arabic(config["error"]["message"].get<std::string>());  // an architecture vramfit does not know
