@@ -131,8 +131,7 @@ void draw_verdict(const Request& request, const Report& r) {
     char on[160];
     if (fit.gpu_count > 1) std::snprintf(on, sizeof on, tr("on %lld x %s"), static_cast<long long>(fit.gpu_count), r.gpu.name.c_str());
     else std::snprintf(on, sizeof on, tr("on %s"), r.gpu.name.c_str());
-    ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(on).x -
-                                                            ImGui::GetStyle().ItemSpacing.x - ImGui::CalcTextSize(r.model_name.c_str()).x));
+    align_line_end(ImGui::CalcTextSize(on).x + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(r.model_name.c_str()).x);
     ImGui::TextDisabled("%s", on);
     ImGui::SameLine();
   }

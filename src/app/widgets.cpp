@@ -277,9 +277,11 @@ void ItemRow::place(float width, float spacing) {
 }
 
 void align_line_end(const char* text) {
-  if (ui_right_to_left()) {
-    ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(text).x));
-  }
+  if (ui_right_to_left()) align_line_end(ImGui::CalcTextSize(text).x);
+}
+
+void align_line_end(float width) {
+  if (ui_right_to_left()) ImGui::SetCursorPosX(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - width));
 }
 
 void legend_entry(ItemRow& row, ImU32 colour, const char* name) {

@@ -92,8 +92,10 @@ class ItemRow {
   float start_, end_;  // set by start()
   float used_ = -1.0f;  // how much of the line the items so far take (-1: none yet)
 };
-// Right to left, the next item (a line of `text`) starts so that it ends at the right edge.
+// Right to left, the next item (a line of `text`, or of `width`) starts so that it ends at the
+// right edge.
 void align_line_end(const char* text);
+void align_line_end(float width);
 // A legend's entry: a swatch of `colour` and its name, placed by `row` (the swatch on the
 // reading side: left, or right of the name right to left).
 void legend_entry(ItemRow& row, ImU32 colour, const char* name);  // em(0.9) apart
