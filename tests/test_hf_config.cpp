@@ -315,12 +315,12 @@ TEST_CASE("multimodal configs count their vision tower and projector", "[config]
   CHECK(read_fixture("llava-1.5-7b-hf.json")->spec.vision.patches_per_image() == 577);  // 24 x 24 + the class token
   CHECK(read_fixture("gemma-3-4b-it.json")->spec.vision.patches_per_image() == 4096);   // 64 x 64 at 896 px
   // A family whose tower vramfit does not read: said, not silently dropped.
-  json mllama = {{"model_type", "mllama"}, {"text_config", write_hf_config(preset("llama-3.2-1b").spec)},
-                 {"vision_config", {{"hidden_size", 1280}, {"num_hidden_layers", 32}}}};
-  auto partial = read_hf_config(mllama, "config.json");
+  json paligemma = {{"model_type", "paligemma"}, {"text_config", write_hf_config(preset("gemma-2-2b").spec)},
+                    {"vision_config", {{"hidden_size", 1152}, {"num_hidden_layers", 27}}}};
+  auto partial = read_hf_config(paligemma, "config.json");
   REQUIRE(partial);
   REQUIRE(partial->assumptions.size() == 1);
-  CHECK(partial->assumptions[0].find("vision_config of model_type 'mllama' is not counted") != std::string::npos);
+  CHECK(partial->assumptions[0].find("vision_config of model_type 'paligemma' is not counted") != std::string::npos);
   // Bad tower numbers name the field.
   json bad = json::parse(R"({"model_type": "llava", "text_config": {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1,
       "num_attention_heads": 1, "intermediate_size": 64, "vocab_size": 10}, "vision_config": {"hidden_size": 64,
@@ -328,6 +328,95 @@ TEST_CASE("multimodal configs count their vision tower and projector", "[config]
   auto refused = read_hf_config(bad, "config.json");
   REQUIRE_FALSE(refused);
   CHECK(refused.error().field == "vision_config.patch_size");
+}
+
+namespace {
+int64_t tower_parameters(const ModelSpec& spec) {
+  int64_t tower = 0;
+  for (const TensorShape& t : enumerate_tensors(spec)) tower += t.role == TensorRole::vision ? t.elements() : 0;
+  return tower;
+}
+}  // namespace
+
+TEST_CASE("Llama 3.2 Vision, LLaVA-NeXT, Pixtral and Idefics3: towers, projectors and text counted from real configs",
+          "[config][parameters][vision]") {
+  // Llama 3.2 11B Vision (MllamaForConditionalGeneration): the Hub's safetensors count,
+  // 10,670,220,835, as a public table of model sizes lists it ("meta-llama/llama-3.2-11b-vision-
+  // instruct": 10670220835, computed with HfApi.get_safetensors_metadata). The text model has 40
+  // layers, 8 of them cross-attention layers (q/k norms, two gates), and 8 extra embedding rows;
+  // the vision model a 32-layer local and an 8-layer gated global encoder over 4 tiles.
+  const HfConfigRead mllama = read_published("llama-3.2-11b-vision-instruct.json", 10670220835);
+  CHECK(mllama.spec.cross_attention_layer_count() == 8);
+  CHECK(mllama.spec.is_cross_attention_layer(3));
+  CHECK_FALSE(mllama.spec.is_cross_attention_layer(4));
+  CHECK(mllama.spec.cached_layers() == 32);
+  CHECK(mllama.spec.vision.patches_per_image() == 4 * 1601);  // 4 tiles of (560 / 14)^2 + a class token
+  CHECK(tower_parameters(mllama.spec) == 863567379 + 31461376);  // MllamaVisionModel + multi_modal_projector
+  CHECK(preset("llama-3.2-11b-vision").spec.vision.kind == VisionKind::mllama);
+  CHECK(count_parameters(preset("llama-3.2-11b-vision").spec) == 10670220835);
+
+  // No exact published total was found for the other three; each is the sum of published
+  // counts and the tensors the modeling code adds, and equal to it exactly.
+  // LLaVA-NeXT (llava-hf/llava-v1.6-mistral-7b-hf): Mistral 7B (published at a 32,768 vocabulary,
+  // the v0.3 preset) at 32,064 rows of embedding and LM head, LLaVA 1.5's CLIP tower and projector
+  // (published above through llava-1.5-7b-hf's total), and image_newline (4,096).
+  auto next = read_fixture("llava-v1.6-mistral-7b-hf.json");
+  REQUIRE(next);
+  const int64_t mistral_7b = count_parameters(preset("mistral-7b-v0.3").spec);
+  REQUIRE(mistral_7b == 7248023552);
+  const int64_t llava_tower = 303507456 + 20979712;
+  CHECK(count_parameters(next->spec) == mistral_7b - (32768 - 32064) * 4096 * 2 + llava_tower + 4096);
+  CHECK(count_parameters(next->spec) == 7566747648);
+  CHECK(next->spec.vision.patches_per_image() == 5 * 577);  // the base image and the 2 x 2 grid of 672 x 672
+  // Its text_config names only what differs from MistralConfig: the rest is read as transformers
+  // fills it, and said.
+  REQUIRE(next->assumptions.size() == 1);
+  CHECK(next->assumptions[0] == "text_config leaves out MistralConfig's defaults, read as transformers reads them: "
+                                "hidden_size 4096, num_hidden_layers 32, num_attention_heads 32.");
+
+  // Pixtral 12B (mistral-community/pixtral-12b, a llava config with a pixtral vision_config):
+  // Mistral NeMo's published 12,247,782,400, the "400M parameter vision encoder" Mistral announced
+  // (PixtralVisionModel at PixtralVisionConfig's defaults: 403,489,792), and LLaVA's projector.
+  auto pixtral = read_fixture("pixtral-12b.json");
+  REQUIRE(pixtral);
+  CHECK(pixtral->spec.vision.kind == VisionKind::pixtral);
+  CHECK(tower_parameters(pixtral->spec) == 403489792 + (1024 * 5120 + 5120) + (5120 * 5120 + 5120));
+  CHECK(count_parameters(pixtral->spec) == count_parameters(preset("mistral-nemo-12b").spec) + tower_parameters(pixtral->spec));
+  CHECK(count_parameters(pixtral->spec) == 12682739712);
+  CHECK(pixtral->spec.vision.patches_per_image() == 64 * 64);  // 1024 px in 16 px patches, no class token
+
+  // Idefics3 8B (HuggingFaceM4/Idefics3-8B-Llama3): Llama 3.1 8B's published 8,030,261,248 with 3
+  // more tokens (vocab 128,259), the SigLIP tower at 364 px and the connector (pixel shuffle 2 x 2:
+  // 4 x 1,152 -> 4,096, no bias).
+  auto idefics = read_fixture("idefics3-8b-llama3.json");
+  REQUIRE(idefics);
+  CHECK(tower_parameters(idefics->spec) == 412926192 + 4 * 1152 * 4096);
+  CHECK(count_parameters(idefics->spec) == 8030261248 + 3 * 4096 * 2 + tower_parameters(idefics->spec));
+  CHECK(count_parameters(idefics->spec) == 8462086384);
+  CHECK(idefics->spec.vision.patches_per_image() == 17 * 26 * 26);
+  CHECK(idefics->assumptions.size() == 2);  // LlamaConfig's defaults, and the processor's 17 tiles
+
+  for (const auto& spec : {next->spec, pixtral->spec, idefics->spec}) {  // vramfit's own keys keep every tensor
+    auto again = read_hf_config(write_hf_config(spec), "round trip");
+    REQUIRE(again);
+    CHECK(count_parameters(again->spec) == count_parameters(spec));
+    CHECK(again->spec.vision.patches_per_image() == spec.vision.patches_per_image());
+  }
+
+  // Bad values name their field.
+  json bad = json::parse(R"({"model_type": "mllama", "text_config": {"model_type": "mllama_text_model", "hidden_size": 64,
+      "num_hidden_layers": 2, "num_attention_heads": 1, "intermediate_size": 64, "vocab_size": 10,
+      "cross_attention_layers": [5]}})");
+  auto refused = read_hf_config(bad, "config.json");
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().field == "cross_attention_layers[0]");
+  json grid = json::parse(R"({"model_type": "llava_next", "image_grid_pinpoints": [[336, -1]], "text_config": {"model_type": "llama",
+      "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 1, "intermediate_size": 64, "vocab_size": 10},
+      "vision_config": {"hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 1, "intermediate_size": 64,
+      "patch_size": 14, "image_size": 336}})");
+  auto no_grid = read_hf_config(grid, "config.json");
+  REQUIRE_FALSE(no_grid);
+  CHECK(no_grid.error().field == "image_grid_pinpoints");
 }
 
 TEST_CASE("DeepSeek-V3's multi-token-prediction layer: counted apart, named, not in the weights", "[config][parameters]") {

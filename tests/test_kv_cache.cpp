@@ -122,3 +122,33 @@ TEST_CASE("Mamba and RWKV hold a fixed state per sequence; T5 and BART cache onl
   CHECK(e.field == "model");
   CHECK(e.message.find("encoder-decoder") != std::string::npos);
 }
+
+TEST_CASE("Llama 3.2 Vision: 32 self-attention layers grow with the context, 8 cross-attention layers hold the image",
+          "[kv][vision]") {
+  // MllamaTextCrossAttention caches k_proj and v_proj of the vision states: 4 tiles x 1,601
+  // patches per image, whatever the context; the other 32 layers cache the text.
+  const Report one = estimate_ok(config_request("llama-3.2-11b-vision-instruct.json", 8192, 2));
+  const int64_t row = 2 * 8 * 128 * 2;  // K and V rows of 8 KV heads x 128 in FP16
+  const int64_t image = 8 * int64_t(4 * 1601) * row;
+  CHECK(one.memory.kv_cache == 2 * (32 * int64_t(8192) * row + image));
+  CHECK(estimate_ok(config_request("llama-3.2-11b-vision-instruct.json", 16384, 2)).memory.kv_cache ==
+        one.memory.kv_cache + 2 * 32 * int64_t(8192) * row);
+  const BreakdownItem* cross = find_item(one.breakdown, "kv_cache.cross");
+  REQUIRE(cross);
+  CHECK(cross->formula == "2 x 8 layers x 8 KV heads x 128 head_dim x 2 B (FP16) x 6,404 tokens x 2 sequences = 419,692,544 B");
+  CHECK(cross->bytes == 2 * image);
+  // The vision encoder's pass covers all four tiles.
+  CHECK(one.memory.vision_encoder == int64_t(4 * 1601) * 2 * (5 * 1280 + 2 * 5120));
+
+  // Not yet for the engines or for training: an error naming the cross-attention, not a guess.
+  for (const char* engine : {"llama.cpp", "vllm", "transformers"}) {
+    INFO(engine);
+    json request = config_request("llama-3.2-11b-vision-instruct.json", 1024, 1, engine);
+    if (std::string(engine) == "llama.cpp") request["weights"]["format"] = "gguf-q8_0";
+    const Error e = estimate_error(request);
+    CHECK(e.field == "model");
+    CHECK(e.message.find("cross-attention to the image's tiles") != std::string::npos);
+  }
+  const json training = {{"mode", "training"}, {"model", {{"preset", "llama-3.2-11b-vision"}}}, {"gpu", {{"id", "h200"}}}};
+  CHECK(estimate_error(training).message.find("cross-attention layers") != std::string::npos);
+}

@@ -50,6 +50,8 @@ PreparedInference prepare_inference(const ModelSpec& model, const WeightsSummary
   p.full_attention_layers = model.cached_layers() - p.sliding_layers;
   p.attention_heads = model.attention_heads;
   p.state_bytes_per_sequence = sat_mul(model.layers, model.recurrent_state_elements(), 4);
+  p.cross_attention_layers = model.cross_attention_layer_count();
+  p.cross_attention_tokens = p.cross_attention_layers > 0 ? model.vision.patches_per_image() : 0;
   if (model.mixer == Mixer::mamba) {
     p.ffn_dim = model.ssm_inner;  // in_proj's x and z halves and the conv's output: 3 x d_inner live
     return p;
@@ -95,6 +97,9 @@ InferenceMemory inference_memory(const PreparedInference& p, const InferenceSett
   const int64_t sliding_tokens = std::min(ctx, p.model.sliding_window);
   m.kv_cache = sat_mul(seqs, m.kv_bytes_per_token_per_layer,
                        sat_add(sat_mul(p.full_attention_layers, ctx), sat_mul(p.sliding_layers, sliding_tokens)));
+  // Mllama's cross-attention layers hold one image's keys and values, whatever the context
+  // (MllamaTextCrossAttention: k_proj and v_proj of the vision states, cached per sequence).
+  m.kv_cache = sat_add(m.kv_cache, sat_mul(seqs, m.kv_bytes_per_token_per_layer, p.cross_attention_layers, p.cross_attention_tokens));
   // A recurrent model's state does not grow with the context; its channels split like heads.
   if (p.state_bytes_per_sequence > 0) m.kv_cache = sat_mul(seqs, ceil_div(p.state_bytes_per_sequence, gpus));
 

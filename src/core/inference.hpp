@@ -37,6 +37,8 @@ struct PreparedInference {
   int64_t full_attention_layers = 0;   // layers whose keys and values are cached (decoder layers)
   int64_t sliding_layers = 0;
   int64_t state_bytes_per_sequence = 0; // recurrent models (Mamba, RWKV): all layers' state, fp32
+  // Mllama: layers that cache one image's keys and values (every tile's patches) per sequence.
+  int64_t cross_attention_layers = 0, cross_attention_tokens = 0;
   int64_t attention_heads = 0;
   int64_t q_dim = 0, kv_dim = 0, ffn_dim = 0;  // widths live during one layer's forward
 };

@@ -133,6 +133,17 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
     kv.note = (model.mixer == Mixer::mamba ? std::string("Mamba") : std::string("RWKV")) +
               " keeps no keys or values: each sequence carries a fixed state (llama.cpp's r and s buffers, "
               "transformers' cache), the same at any context length.";
+  } else if (p.cross_attention_layers > 0) {
+    const int64_t cross = sat_mul(s.concurrent_sequences, m.kv_bytes_per_token_per_layer, p.cross_attention_layers,
+                                  p.cross_attention_tokens);
+    const int64_t self = m.kv_cache - cross;
+    kv.formula = n(self) + " B (self-attention layers) + " + n(cross) + " B (cross-attention layers) = " + n(m.kv_cache) + " B";
+    kv.children.push_back({"kv_cache.self", "Self-attention layers", self,
+                           kv_line(p.full_attention_layers, s.context_tokens) + " = " + n(self) + " B", "", {}});
+    kv.children.push_back({"kv_cache.cross", "Cross-attention (image)", cross,
+                           kv_line(p.cross_attention_layers, p.cross_attention_tokens) + " = " + n(cross) + " B",
+                           "These layers attend to one image: its " + n(model.vision.tiles) + " tiles x " +
+                               n(model.vision.patches_per_tile()) + " patches, whatever the context.", {}});
   } else if (p.sliding_layers == 0) {
     kv.formula = kv_line(p.full_attention_layers, s.context_tokens) + " = " + n(m.kv_cache) + " B";
   } else {

@@ -1,15 +1,19 @@
 #include "model_spec.hpp"
 
+#include "units.hpp"
+
 #include <algorithm>
 #include <string>
 
 namespace vramfit {
 
-int64_t VisionTower::patches_per_image() const {
+int64_t VisionTower::patches_per_tile() const {
   if (kind == VisionKind::none || kind == VisionKind::qwen2_vl || patch <= 0) return 0;
   const int64_t side = image_size / patch;
-  return side * side + (kind == VisionKind::clip ? 1 : 0);
+  return side * side + (kind == VisionKind::clip || kind == VisionKind::mllama ? 1 : 0);
 }
+
+int64_t VisionTower::patches_per_image() const { return tiles * patches_per_tile(); }
 
 int64_t ModelSpec::recurrent_state_elements() const {
   switch (mixer) {
@@ -18,6 +22,14 @@ int64_t ModelSpec::recurrent_state_elements() const {
     case Mixer::attention: return 0;
   }
   return 0;
+}
+
+int64_t ModelSpec::cross_attention_layer_count() const {
+  int64_t n = 0;
+  for (int64_t i = 0; i < layers && i < static_cast<int64_t>(cross_attention_layers.size()); ++i) {
+    n += cross_attention_layers[static_cast<size_t>(i)] != 0;
+  }
+  return n;
 }
 
 int64_t ModelSpec::sliding_layer_count() const {
@@ -220,12 +232,15 @@ namespace {
 }
 
 // The vision tower and projector (transformers' CLIPVisionTransformer, SiglipVisionTransformer,
-// Qwen2VisionTransformerPretrainedModel / Qwen2_5_VisionTransformerPretrainedModel,
-// LlavaMultiModalProjector, Gemma3MultiModalProjector), all as TensorRole::vision at layer -1.
+// Idefics3VisionTransformer, Qwen2VisionTransformerPretrainedModel /
+// Qwen2_5_VisionTransformerPretrainedModel, PixtralVisionModel, MllamaVisionModel;
+// LlavaMultiModalProjector, Gemma3MultiModalProjector, Idefics3Connector, Mllama's
+// multi_modal_projector; LlavaNextModel's image_newline), all as TensorRole::vision at layer -1.
 void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
   if (v.kind == VisionKind::none) return;
   auto add = [&t](int64_t row_length, int64_t rows) { push_tensor(t, TensorRole::vision, -1, row_length, rows, 1); };
   const int64_t h = v.hidden;
+  const bool qwen = v.kind == VisionKind::qwen2_vl, pixtral = v.kind == VisionKind::pixtral, mllama = v.kind == VisionKind::mllama;
   auto norm = [&](int64_t n) { add(n, v.rms_norm ? 1 : 2); };  // weight (+ bias)
   auto linear = [&](int64_t in, int64_t out, bool bias) {
     add(in, out);
@@ -234,31 +249,45 @@ void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
   // Patch embedding: a conv of channels x (temporal x) patch x patch per output channel.
   add(v.channels * v.temporal_patch * v.patch * v.patch, h);
   if (v.kind == VisionKind::siglip) add(h, 1);  // SigLIP's conv has a bias
-  if (v.kind != VisionKind::qwen2_vl) add(h, v.patches_per_image());  // learned position table
-  if (v.kind == VisionKind::clip) {
-    add(h, 1);  // class_embedding
-    norm(h);    // pre_layrnorm
+  if (!qwen && !pixtral) add(h, v.patches_per_tile());  // learned position table (Pixtral: 2-D RoPE)
+  if (v.kind == VisionKind::clip || mllama) add(h, 1);  // class_embedding
+  if (mllama) {
+    // MllamaPrecomputedPositionEmbedding: its gate and a table of every tile's positions per
+    // aspect ratio; MllamaPrecomputedAspectRatioEmbedding before and after the local encoder.
+    const int64_t ratios = v.aspect_ratios + 1;
+    add(1, 1);
+    add(sat_mul(v.tiles, v.patches_per_tile(), h), ratios);
+    for (int i = 0; i < 2; ++i) {
+      add(v.tiles * h, ratios);
+      add(1, 1);
+    }
   }
-  for (int64_t layer = 0; layer < v.layers; ++layer) {
+  if (v.kind == VisionKind::clip || pixtral || mllama) norm(h);  // pre_layrnorm / ln_pre / layernorm_pre
+  const bool attention_bias = !pixtral && !mllama;
+  for (int64_t layer = 0; layer < v.layers + v.global_layers; ++layer) {
     norm(h);
     norm(h);
-    if (v.kind == VisionKind::qwen2_vl) {
+    if (qwen) {
       linear(h, 3 * h, true);  // qkv
     } else {
-      for (int i = 0; i < 3; ++i) linear(h, h, true);  // q, k, v
+      for (int i = 0; i < 3; ++i) linear(h, h, attention_bias);  // q, k, v
     }
-    linear(h, h, true);  // out / proj
-    if (v.gated_mlp) linear(h, v.intermediate, true);  // gate
-    linear(h, v.intermediate, true);                    // up / fc1
-    linear(v.intermediate, h, true);                    // down / fc2
+    linear(h, h, attention_bias);  // out / proj / o_proj
+    if (v.gated_mlp) linear(h, v.intermediate, !pixtral);  // gate
+    linear(h, v.intermediate, !pixtral);                    // up / fc1
+    linear(v.intermediate, h, !pixtral);                    // down / fc2
+    if (layer >= v.layers) {                                // Mllama's global layers: gate_attn, gate_ffn
+      add(1, 1);
+      add(1, 1);
+    }
   }
-  if (v.kind == VisionKind::qwen2_vl) {  // PatchMerger: ln_q, then 4h -> 4h -> out_hidden
+  if (qwen) {  // PatchMerger: ln_q, then 4h -> 4h -> out_hidden
     const int64_t merged = h * v.merge * v.merge;
     norm(h);
     linear(merged, merged, true);
     linear(merged, v.out_hidden, true);
-  } else {
-    norm(h);  // post_layernorm
+  } else if (!pixtral) {
+    norm(h);  // post_layernorm / layernorm_post
   }
   if (v.projector == ProjectorKind::llava_mlp) {
     linear(h, v.out_hidden, v.projector_bias);
@@ -266,7 +295,12 @@ void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
   } else if (v.projector == ProjectorKind::gemma3) {
     add(h, v.out_hidden);  // mm_input_projection_weight
     add(h, 1);             // mm_soft_emb_norm
+  } else if (v.projector == ProjectorKind::pixel_shuffle) {
+    add(h * v.scale_factor * v.scale_factor, v.out_hidden);  // modality_projection.proj, no bias
+  } else if (v.projector == ProjectorKind::mllama) {
+    linear(v.projector_input, v.out_hidden, true);
   }
+  if (v.image_newline) add(v.out_hidden, 1);
 }
 
 }  // namespace
@@ -284,7 +318,7 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
     if (layer_norm_bias) vec(layer, n);
   };
 
-  add(TensorRole::token_embd, -1, h, s.vocab_size);
+  add(TensorRole::token_embd, -1, h, s.vocab_size + s.extra_embedding_rows);
   // GPT-2's wpe, BERT's position and token type tables, BERT's embeddings LayerNorm; an
   // encoder-decoder has one position table, embeddings norm and relative bias table per stack.
   const int stacks = s.is_encoder_decoder() ? 2 : 1;
@@ -363,8 +397,10 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
         norm(i, h);
         attention(i);
       }
+      const bool cross = s.is_cross_attention_layer(i);
       if (s.qk_norm && s.qk_norm_full) { vec(i, q_dim); vec(i, kv_dim); }  // Olmo2Attention's q_norm, k_norm
-      else if (s.qk_norm) { vec(i, s.head_dim); vec(i, s.head_dim); }
+      else if (s.qk_norm || cross) { vec(i, s.head_dim); vec(i, s.head_dim); }
+      if (cross) { vec(i, 1); vec(i, 1); }  // Mllama's cross_attn_attn_gate, cross_attn_mlp_gate
       if (s.attention_sinks) vec(i, s.attention_heads);
     }
 

@@ -18,24 +18,38 @@ enum class NormKind { rms, layer };   // layer norm carries a bias as well as a 
 enum class Mixer { attention, mamba, rwkv };
 
 // A multimodal model's image encoder and projector (config.json vision_config), counted with
-// the model: CLIP (LLaVA: a class token, pre- and post-LayerNorm), SigLIP (Gemma 3: conv bias,
-// no class token), Qwen2-VL / Qwen2.5-VL (a 3-D patch conv over 2 frames, fused qkv, and the
-// merger from 2 x 2 patches to the text width). Projectors: LLaVA's 2-layer MLP, Gemma 3's one
-// matrix and RMSNorm; Qwen's merger belongs to the tower.
-enum class VisionKind : uint8_t { none, clip, siglip, qwen2_vl };
-enum class ProjectorKind : uint8_t { none, llava_mlp, gemma3 };
+// the model: CLIP (LLaVA, LLaVA-NeXT: a class token, pre- and post-LayerNorm), SigLIP (Gemma 3,
+// Idefics3: conv bias, no class token), Qwen2-VL / Qwen2.5-VL (a 3-D patch conv over 2 frames,
+// fused qkv, and the merger from 2 x 2 patches to the text width), Pixtral (RMSNorms, a gated
+// MLP, no biases, 2-D RoPE instead of a position table) and Mllama (Llama 3.2 Vision: a local
+// and a gated global encoder over up to max_num_tiles tiles, tile and aspect-ratio tables).
+// Projectors: LLaVA's 2-layer MLP, Gemma 3's one matrix and RMSNorm, Idefics3's pixel shuffle
+// into one matrix, Mllama's one matrix from the stacked layer outputs; Qwen's merger belongs
+// to the tower.
+enum class VisionKind : uint8_t { none, clip, siglip, qwen2_vl, pixtral, mllama };
+enum class ProjectorKind : uint8_t { none, llava_mlp, gemma3, pixel_shuffle, mllama };
 struct VisionTower {
   VisionKind kind = VisionKind::none;
   int64_t layers = 0, hidden = 0, heads = 0, intermediate = 0;
   int64_t patch = 0, image_size = 0, channels = 3, temporal_patch = 1;
-  bool rms_norm = false;    // Qwen2.5-VL: RMSNorm (a weight) instead of LayerNorm (weight + bias)
-  bool gated_mlp = false;   // Qwen2.5-VL: gate, up, down with biases instead of fc1, fc2
+  bool rms_norm = false;    // Qwen2.5-VL, Pixtral: RMSNorm (a weight) instead of LayerNorm (weight + bias)
+  bool gated_mlp = false;   // Qwen2.5-VL, Pixtral: gate, up, down instead of fc1, fc2
   int64_t merge = 0;        // Qwen: spatial_merge_size (2: 4 patches per merged token)
   int64_t out_hidden = 0;   // the text model's hidden_size the projector or merger maps to
   ProjectorKind projector = ProjectorKind::none;
   bool projector_bias = true;
-  // Patches of one image at image_size (CLIP adds its class token); Qwen's are as many as the
-  // image has (dynamic resolution), 0 here.
+  // Crops of one image the encoder runs over at once: LLaVA-NeXT's base image and its largest
+  // grid (image_grid_pinpoints), Mllama's max_num_tiles, Idefics3's processor (4 x 4 + 1).
+  int64_t tiles = 1;
+  bool image_newline = false;     // LLaVA-NeXT: one learned hidden_size row between image rows
+  int64_t scale_factor = 0;       // Idefics3: pixel shuffle of scale x scale patches into one
+  int64_t global_layers = 0;      // Mllama: num_global_layers of the gated global encoder
+  int64_t aspect_ratios = 0;      // Mllama: len(supported_aspect_ratios)
+  int64_t projector_input = 0;    // Mllama: vision_output_dim (the stacked intermediate layers)
+  // Patches of one tile at image_size (CLIP and Mllama add a class token); Qwen's are as many
+  // as the image has (dynamic resolution), 0 here.
+  int64_t patches_per_tile() const;
+  // Patches the encoder sees for one image: every tile's.
   int64_t patches_per_image() const;
 };
 
@@ -101,6 +115,12 @@ struct ModelSpec {
   bool ssm_proj_bias = false;
 
   VisionTower vision;               // kind none: a text-only model
+  // Mllama (Llama 3.2 Vision): cross_attention_layers[i] != 0 when text layer i attends to the
+  // image's tiles instead of the text (MllamaCrossAttentionDecoderLayer: q/k norms and two
+  // tanh gates); its keys and values are the image's, fixed per sequence. Its embed_tokens has
+  // 8 rows more than vocab_size (extra_embedding_rows).
+  std::vector<uint8_t> cross_attention_layers;
+  int64_t extra_embedding_rows = 0;
   // num_nextn_predict_layers (DeepSeek-V3): multi-token-prediction modules the checkpoint holds
   // beside the model, which engines load only to speculate; not in enumerate_tensors.
   int64_t mtp_layers = 0;
@@ -137,11 +157,19 @@ struct ModelSpec {
            sliding_layers[static_cast<size_t>(layer)] != 0;
   }
   int64_t sliding_layer_count() const;
+  bool is_cross_attention_layer(int64_t layer) const {
+    return layer >= 0 && layer < static_cast<int64_t>(cross_attention_layers.size()) &&
+           cross_attention_layers[static_cast<size_t>(layer)] != 0;
+  }
+  int64_t cross_attention_layer_count() const;
   bool is_recurrent() const { return mixer != Mixer::attention; }
   bool is_encoder_decoder() const { return encoder_layers > 0; }
   // Layers whose keys and values are cached: the decoder's (T5: self- and cross-attention alike,
   // so a context of input + output tokens); none for an encoder or a recurrent model.
-  int64_t cached_layers() const { return encoder_only || is_recurrent() ? 0 : layers - encoder_layers; }
+  // Mllama's cross-attention layers cache the image's keys and values instead (not counted here).
+  int64_t cached_layers() const {
+    return encoder_only || is_recurrent() ? 0 : layers - encoder_layers - cross_attention_layer_count();
+  }
   // Recurrent state per sequence and layer in elements (kept in fp32 by llama.cpp and
   // transformers): Mamba (llama_hparams::n_embd_r + n_embd_s) (d_conv - 1) x d_inner for the
   // conv and d_state x d_inner for the SSM; RWKV-4 (RwkvModel.forward's state) 5 x hidden.

@@ -151,10 +151,12 @@ LayerActivations layer_activations(const ModelSpec& m, const TrainingSettings& t
 }  // namespace
 
 Result<TrainingMemory> training_memory(const FormatTables& tables, const ModelSpec& model, const TrainingSettings& t) {
-  if (model.is_recurrent() || model.is_encoder_decoder()) {
+  if (model.is_recurrent() || model.is_encoder_decoder() || model.cross_attention_layer_count() > 0) {
     return make_error("training.model", "model",
                       "model: training activations are modelled for decoder and encoder transformers; " + model.architecture +
-                          (model.is_recurrent() ? "'s recurrent layers" : "'s encoder-decoder stacks") +
+                          (model.is_recurrent()         ? "'s recurrent layers"
+                           : model.is_encoder_decoder() ? "'s encoder-decoder stacks"
+                                                        : "'s cross-attention layers") +
                           " are not yet (describe the network layer by layer instead)");
   }
   if (model.layers < 1 || model.hidden_size < 1 || model.attention_heads < 1 || model.kv_heads < 1 || model.vocab_size < 1) {

@@ -73,7 +73,8 @@ const char* const kKnownArchitectures[] = {
     "gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss",
     "gpt_neox", "falcon", "starcoder2", "gpt2", "gpt_bigcode", "gptj", "phi", "bert", "roberta",
     "xlm-roberta", "opt", "bloom", "stablelm", "granite", "olmo2", "internlm2", "glm", "deberta-v2", "olmoe", "cohere",
-    "gpt_neo", "t5", "bart", "mamba", "rwkv", "qwen2_vl", "qwen2_5_vl", "qwen2_vl_text", "qwen2_5_vl_text"};
+    "gpt_neo", "t5", "bart", "mamba", "rwkv", "qwen2_vl", "qwen2_5_vl", "qwen2_vl_text", "qwen2_5_vl_text",
+    "llava_next", "idefics3", "mllama", "mllama_text_model"};
 
 // Families whose configs have no num_key_value_heads: their KV heads are the attention heads
 // or set by their own keys (Falcon and GPT-BigCode's multi_query, DeepSeek's MLA).
@@ -277,28 +278,96 @@ void read_recurrent(Reader& r, ModelSpec& s) {
   s.attention_heads = s.kv_heads = s.head_dim = 0;
 }
 
-// vision_config: the image encoder and projector of LLaVA (CLIPVisionConfig), Gemma 3
-// (SiglipVisionConfig) and Qwen2-VL / Qwen2.5-VL (their VisionConfig: depth, embed_dim or
-// hidden_size, mlp_ratio or intermediate_size, out_hidden_size). Other families' towers are not
-// counted, and the assumptions say so.
+// The largest grid of LLaVA-NeXT's image_grid_pinpoints in tiles of image_size, plus the base
+// image (LlavaNextModel.get_image_features runs every crop of an image through the tower).
+int64_t llava_next_crops(const json& root, int64_t image_size, Reader& top) {
+  if (!root.contains("image_grid_pinpoints") || image_size <= 0) return 1;
+  const json& points = root.at("image_grid_pinpoints");
+  int64_t most = 1;
+  bool valid = points.is_array();
+  for (const json& p : valid ? points : json::array()) {
+    if (!p.is_array() || p.size() != 2 || !p[0].is_number_integer() || !p[1].is_number_integer() ||
+        p[0].get<int64_t>() <= 0 || p[1].get<int64_t>() <= 0 || p[0].get<int64_t>() > (1 << 16) || p[1].get<int64_t>() > (1 << 16)) {
+      valid = false;
+      break;
+    }
+    most = std::max(most, ceil_div(p[0].get<int64_t>(), image_size) * ceil_div(p[1].get<int64_t>(), image_size));
+  }
+  if (!valid) top.fail("image_grid_pinpoints", "must be a list of [height, width] pairs of positive integers up to 65,536");
+  return most + 1;
+}
+
+// A multimodal config's text_config lists only what differs from its class's defaults (LLaVA's
+// Vicuna and Mistral, Pixtral's Mistral NeMo, Idefics3's Llama 3.1): transformers fills the
+// rest from LlamaConfig / MistralConfig's __init__ defaults, and so does vramfit, saying which.
+// Null when nothing is missing.
+json with_class_defaults(const json& text, HfConfigRead& out) {
+  const auto type = text.find("model_type");
+  if (type == text.end() || !type->is_string()) return json();
+  const bool mistral = *type == "mistral";
+  if (!mistral && *type != "llama") return json();
+  const struct { const char* key; int64_t llama, mistral; } defaults[] = {
+      {"vocab_size", 32000, 32000}, {"hidden_size", 4096, 4096}, {"intermediate_size", 11008, 14336},
+      {"num_hidden_layers", 32, 32}, {"num_attention_heads", 32, 32}, {"num_key_value_heads", 0, 8}};
+  json filled = text;
+  std::string used;
+  for (const auto& d : defaults) {
+    const int64_t value = mistral ? d.mistral : d.llama;
+    if (value == 0 || (text.contains(d.key) && !text.at(d.key).is_null())) continue;
+    filled[d.key] = value;
+    used += (used.empty() ? "" : ", ") + std::string(d.key) + " " + std::to_string(value);
+  }
+  if (used.empty()) return json();
+  out.assumptions.push_back(std::string("text_config leaves out ") + (mistral ? "MistralConfig" : "LlamaConfig") +
+                            "'s defaults, read as transformers reads them: " + used + ".");
+  return filled;
+}
+
+// vision_config: the image encoder and projector of LLaVA and LLaVA-NeXT (CLIPVisionConfig, or
+// PixtralVisionConfig under a llava config), Gemma 3 and Idefics3 (SiglipVisionConfig,
+// Idefics3VisionConfig), Qwen2-VL / Qwen2.5-VL (their VisionConfig: depth, embed_dim or
+// hidden_size, mlp_ratio or intermediate_size, out_hidden_size) and Mllama (MllamaVisionConfig).
+// Other families' towers are not counted, and the assumptions say so.
 void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s, Reader& r, HfConfigRead& out) {
   if (!root.contains("vision_config") || !root.at("vision_config").is_object()) return;
   Reader top{root, origin, std::nullopt};
   const std::string family = top.text("model_type", "");
   Reader v{root.at("vision_config"), origin + ": vision_config", std::nullopt};
   VisionTower& t = s.vision;
-  if (family == "llava" || family == "gemma3") {
-    t.kind = family == "llava" ? VisionKind::clip : VisionKind::siglip;
-    t.layers = v.integer("num_hidden_layers", 0);
-    t.hidden = v.integer("hidden_size", 0);
-    t.heads = v.integer("num_attention_heads", 0);
-    t.intermediate = v.integer("intermediate_size", 0);
-    t.patch = v.integer("patch_size", 0);
-    t.image_size = v.integer("image_size", 0);
+  const bool llava = family == "llava" || family == "llava_next";
+  if (llava || family == "gemma3" || family == "idefics3" || family == "mllama") {
+    const bool pixtral = llava && v.text("model_type", "") == "pixtral";
+    t.kind = pixtral ? VisionKind::pixtral : llava ? VisionKind::clip : family == "mllama" ? VisionKind::mllama : VisionKind::siglip;
+    // PixtralVisionConfig's defaults (its config.json names only what differs).
+    t.layers = v.integer("num_hidden_layers", pixtral ? 24 : 0);
+    t.hidden = v.integer("hidden_size", pixtral ? 1024 : 0);
+    t.heads = v.integer("num_attention_heads", v.integer("attention_heads", pixtral ? 16 : 0));  // Mllama: attention_heads
+    t.intermediate = v.integer("intermediate_size", pixtral ? 4096 : 0);
+    t.patch = v.integer("patch_size", pixtral ? 16 : 0);
+    t.image_size = v.integer("image_size", pixtral ? 1024 : 0);
     t.channels = v.integer("num_channels", 3);
     t.out_hidden = s.hidden_size;
-    t.projector = family == "llava" ? ProjectorKind::llava_mlp : ProjectorKind::gemma3;
+    t.projector = llava ? ProjectorKind::llava_mlp : family == "gemma3" ? ProjectorKind::gemma3
+                  : family == "idefics3" ? ProjectorKind::pixel_shuffle : ProjectorKind::mllama;
     t.projector_bias = top.boolean("multimodal_projector_bias", true);
+    t.rms_norm = t.gated_mlp = pixtral;
+    if (family == "llava_next") {
+      t.image_newline = true;
+      t.tiles = llava_next_crops(root, t.image_size, top);
+    } else if (family == "idefics3") {
+      t.scale_factor = top.integer("scale_factor", 2);
+      t.tiles = 17;  // Idefics3ImageProcessor: longest_edge 4 x 364 -> 4 x 4 crops, and the whole image
+      out.assumptions.push_back("Idefics3: an image is read as the image processor's default 4 x 4 crops of " +
+                                std::to_string(t.image_size) + " px and the whole image (17 tiles through the tower).");
+    } else if (family == "mllama") {
+      t.global_layers = v.integer("num_global_layers", 8);
+      t.tiles = v.integer("max_num_tiles", 4);
+      t.projector_input = v.integer("vision_output_dim", 7680);
+      const json& vision = root.at("vision_config");
+      t.aspect_ratios = vision.contains("supported_aspect_ratios") && vision.at("supported_aspect_ratios").is_array()
+                            ? static_cast<int64_t>(vision.at("supported_aspect_ratios").size())
+                            : 8;  // MllamaVisionConfig's default list
+    }
     if (v.boolean("vision_use_head", false)) v.fail("vision_use_head", "true (SigLIP's attention-pooling head) is not counted yet");
   } else if (family == "qwen2_vl" || family == "qwen2_5_vl") {
     t.kind = VisionKind::qwen2_vl;
@@ -319,18 +388,27 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
       t.rms_norm = t.gated_mlp = true;
     }
   } else {
-    out.assumptions.push_back("vision_config of model_type '" + family + "' is not counted (towers are read for llava, gemma3, "
-                              "qwen2_vl, qwen2_5_vl).");
+    out.assumptions.push_back("vision_config of model_type '" + family + "' is not counted (towers are read for llava, "
+                              "llava_next, pixtral under llava, gemma3, idefics3, mllama, qwen2_vl, qwen2_5_vl).");
     return;
   }
   if (v.error && !r.error) r.error = v.error;
+  if (top.error && !r.error) r.error = top.error;
   if (r.error) return;
-  const struct { int64_t value, limit; const char* field; } bounds[] = {
-      {t.layers, 1 << 10, "num_hidden_layers"}, {t.hidden, 1 << 16, "hidden_size"}, {t.intermediate, 1 << 18, "intermediate_size"},
-      {t.patch, 1 << 10, "patch_size"}, {t.channels, 64, "num_channels"}, {t.temporal_patch, 64, "temporal_patch_size"}};
+  const bool mllama = t.kind == VisionKind::mllama;
+  const struct { int64_t value, limit; const char* field; bool top_level; } bounds[] = {
+      {t.layers, 1 << 10, "num_hidden_layers", false}, {t.hidden, 1 << 16, "hidden_size", false},
+      {t.intermediate, 1 << 18, "intermediate_size", false}, {t.patch, 1 << 10, "patch_size", false},
+      {t.channels, 64, "num_channels", false}, {t.temporal_patch, 64, "temporal_patch_size", false},
+      {t.tiles, 64, mllama ? "max_num_tiles" : "image_grid_pinpoints", !mllama},
+      {mllama ? t.global_layers : 1, 1 << 10, "num_global_layers", false},
+      {mllama ? t.aspect_ratios : 1, 1 << 10, "supported_aspect_ratios", false},
+      {mllama ? t.projector_input : 1, 1 << 20, "vision_output_dim", false},
+      {t.projector == ProjectorKind::pixel_shuffle ? t.scale_factor : 1, 64, "scale_factor", true}};
   for (const auto& b : bounds) {
     if (b.value <= 0 || b.value > b.limit) {
-      r.fail(v.origin.substr(origin.size() + 2) + "." + b.field, "must be an integer from 1 to " + std::to_string(b.limit));
+      r.fail(b.top_level ? std::string(b.field) : v.origin.substr(origin.size() + 2) + "." + b.field,
+             "must be an integer from 1 to " + std::to_string(b.limit));
       return;
     }
   }
@@ -350,9 +428,10 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   }
   // Multimodal configs keep the language model under text_config (Gemma 3, LLaVA, ...).
   const bool nested = root.contains("text_config") && root.at("text_config").is_object();
-  const json& config = nested ? root.at("text_config") : root;
-  Reader r{config, origin, std::nullopt};
   HfConfigRead out;
+  const json filled = nested ? with_class_defaults(root.at("text_config"), out) : json();
+  const json& config = !filled.is_null() ? filled : nested ? root.at("text_config") : root;
+  Reader r{config, origin, std::nullopt};
   ModelSpec& s = out.spec;
 
   std::string type = r.text("model_type", "");
@@ -614,6 +693,23 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
     if (s.sliding_layer_count() == 0) { s.sliding_window = 0; s.sliding_layers.clear(); }
   }
 
+  // Mllama's text model: the layers that attend to the image, and embed_tokens' 8 extra rows
+  // (MllamaTextModel: nn.Embedding(vocab_size + 8, hidden_size)).
+  if (config.contains("cross_attention_layers") && s.layers > 0 && s.layers <= (1 << 16)) {
+    const json& list = config.at("cross_attention_layers");
+    s.cross_attention_layers.assign(static_cast<size_t>(s.layers), 0);
+    for (size_t i = 0; list.is_array() && i < list.size(); ++i) {
+      if (!list[i].is_number_integer() || list[i].get<int64_t>() < 0 || list[i].get<int64_t>() >= s.layers) {
+        r.fail("cross_attention_layers[" + std::to_string(i) + "]", "must be a layer index from 0 to " + std::to_string(s.layers - 1));
+        break;
+      }
+      s.cross_attention_layers[static_cast<size_t>(list[i].get<int64_t>())] = 1;
+    }
+    if (!list.is_array()) r.fail("cross_attention_layers", "must be a list of layer indices");
+    if (s.cross_attention_layer_count() == 0) s.cross_attention_layers.clear();
+    if (type == "mllama_text_model" || type == "mllama") s.extra_embedding_rows = r.integer("extra_embedding_rows", 8);
+  }
+
   read_vision_tower(root, origin, s, r, out);
   if (nested) {
     Reader root_reader{root, origin, std::nullopt};
@@ -708,12 +804,22 @@ json write_hf_config(const ModelSpec& s) {
     for (uint8_t sliding : s.sliding_layers) types.push_back(sliding ? "sliding_attention" : "full_attention");
     c["layer_types"] = types;
   }
+  if (s.cross_attention_layer_count() > 0) {
+    json layers = json::array();
+    for (int64_t i = 0; i < s.layers; ++i) if (s.is_cross_attention_layer(i)) layers.push_back(i);
+    c["cross_attention_layers"] = layers;
+    c["extra_embedding_rows"] = s.extra_embedding_rows;
+  }
   if (s.vision.kind == VisionKind::none) return c;
   // A multimodal model as its family's config.json: the text under text_config, the tower's keys.
   const VisionTower& v = s.vision;
   const bool qwen = v.kind == VisionKind::qwen2_vl;
-  json root = {{"model_type", qwen ? (v.rms_norm ? "qwen2_5_vl" : "qwen2_vl") : v.kind == VisionKind::clip ? "llava" : "gemma3"},
-               {"text_config", c}};
+  const char* family = qwen ? (v.rms_norm ? "qwen2_5_vl" : "qwen2_vl")
+                       : v.kind == VisionKind::mllama ? "mllama"
+                       : v.projector == ProjectorKind::pixel_shuffle ? "idefics3"
+                       : v.projector == ProjectorKind::gemma3 ? "gemma3"
+                       : v.image_newline ? "llava_next" : "llava";
+  json root = {{"model_type", family}, {"text_config", c}};
   json& vision = root["vision_config"];
   if (qwen) {
     write_keys(vision,
@@ -727,9 +833,18 @@ json write_hf_config(const ModelSpec& s) {
     write_keys(vision,
                {{"num_hidden_layers", v.layers, true}, {"hidden_size", v.hidden, true}, {"num_attention_heads", v.heads, true},
                 {"intermediate_size", v.intermediate, true}, {"patch_size", v.patch, true}, {"image_size", v.image_size, true},
-                {"num_channels", v.channels, true}},
+                {"num_channels", v.channels, true}, {"num_global_layers", v.global_layers, false},
+                {"vision_output_dim", v.projector_input, false}},
                {});
   }
+  if (v.kind == VisionKind::pixtral) vision["model_type"] = "pixtral";
+  if (v.kind == VisionKind::mllama) {
+    vision["max_num_tiles"] = v.tiles;
+    vision["supported_aspect_ratios"] = json::array();
+    for (int64_t i = 0; i < v.aspect_ratios; ++i) vision["supported_aspect_ratios"].push_back(json::array({1, 1}));
+  }
+  if (v.image_newline) root["image_grid_pinpoints"] = json::array({json::array({v.image_size * (v.tiles - 1), v.image_size})});
+  if (v.scale_factor > 0) root["scale_factor"] = v.scale_factor;
   if (!v.projector_bias) root["multimodal_projector_bias"] = false;
   return root;
 }

@@ -228,10 +228,12 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
                             " is computed by vramfit's CLI, JavaScript API and desktop app; this page does not include it yet");
     }
     const ModelSpec& model = report.prepared.model;
-    if (model.is_recurrent() || model.is_encoder_decoder()) {
+    if (model.is_recurrent() || model.is_encoder_decoder() || model.cross_attention_layer_count() > 0) {
       return make_error("request.bad_value", "model",
                         std::string("model: ") + engine_name(request.engine) + "'s buffers for " + model.architecture +
-                            (model.is_recurrent() ? " (a recurrent state per sequence)" : " (an encoder-decoder)") +
+                            (model.is_recurrent()         ? " (a recurrent state per sequence)"
+                             : model.is_encoder_decoder() ? " (an encoder-decoder)"
+                                                          : " (cross-attention to the image's tiles)") +
                             " are not modelled yet; engine \"generic\" counts it");
     }
     if (auto e = engine->estimate(request, catalog, format, report)) return *e;
