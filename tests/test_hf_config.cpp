@@ -338,8 +338,7 @@ int64_t tower_parameters(const ModelSpec& spec) {
 }
 }  // namespace
 
-TEST_CASE("Llama 3.2 Vision, LLaVA-NeXT, Pixtral and Idefics3: towers, projectors and text counted from real configs",
-          "[config][parameters][vision]") {
+TEST_CASE("Llama 3.2 Vision, LLaVA-NeXT, Pixtral, Idefics3: towers and text from real configs", "[config][parameters][vision]") {
   // Llama 3.2 11B Vision (MllamaForConditionalGeneration): the Hub's safetensors count,
   // 10,670,220,835, as a public table of model sizes lists it ("meta-llama/llama-3.2-11b-vision-
   // instruct": 10670220835, computed with HfApi.get_safetensors_metadata). The text model has 40

@@ -123,8 +123,7 @@ TEST_CASE("Mamba and RWKV hold a fixed state per sequence; T5 and BART cache onl
   CHECK(e.message.find("encoder-decoder") != std::string::npos);
 }
 
-TEST_CASE("Llama 3.2 Vision: 32 self-attention layers grow with the context, 8 cross-attention layers hold the image",
-          "[kv][vision]") {
+TEST_CASE("Llama 3.2 Vision: 32 layers grow with the context, 8 cross-attention layers hold the image", "[kv][vision]") {
   // MllamaTextCrossAttention caches k_proj and v_proj of the vision states: 4 tiles x 1,601
   // patches per image, whatever the context; the other 32 layers cache the text.
   const Report one = estimate_ok(config_request("llama-3.2-11b-vision-instruct.json", 8192, 2));
