@@ -395,11 +395,12 @@ TEST_CASE("Llama 3.2 Vision, LLaVA-NeXT, Pixtral, Idefics3: towers and text from
   CHECK(idefics->spec.vision.patches_per_image() == 17 * 26 * 26);
   CHECK(idefics->assumptions.size() == 2);  // LlamaConfig's defaults, and the processor's 17 tiles
 
-  for (const auto& spec : {next->spec, pixtral->spec, idefics->spec}) {  // vramfit's own keys keep every tensor
+  for (const auto& spec : {mllama.spec, next->spec, pixtral->spec, idefics->spec}) {  // vramfit's own keys keep every tensor
     auto again = read_hf_config(write_hf_config(spec), "round trip");
     REQUIRE(again);
     CHECK(count_parameters(again->spec) == count_parameters(spec));
     CHECK(again->spec.vision.patches_per_image() == spec.vision.patches_per_image());
+    CHECK(again->spec.cached_layers() == spec.cached_layers());
   }
 
   // Bad values name their field.

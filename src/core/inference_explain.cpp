@@ -133,33 +133,30 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
     kv.note = (model.mixer == Mixer::mamba ? std::string("Mamba") : std::string("RWKV")) +
               " keeps no keys or values: each sequence carries a fixed state (llama.cpp's r and s buffers, "
               "transformers' cache), the same at any context length.";
-  } else if (p.cross_attention_layers > 0) {
-    const int64_t cross = sat_mul(s.concurrent_sequences, m.kv_bytes_per_token_per_layer, p.cross_attention_layers,
-                                  p.cross_attention_tokens);
-    const int64_t self = m.kv_cache - cross;
-    kv.formula = n(self) + " B (self-attention layers) + " + n(cross) + " B (cross-attention layers) = " + n(m.kv_cache) + " B";
-    kv.children.push_back({"kv_cache.self", "Self-attention layers", self,
-                           kv_line(p.full_attention_layers, s.context_tokens) + " = " + n(self) + " B", "", {}});
-    kv.children.push_back({"kv_cache.cross", "Cross-attention (image)", cross,
-                           kv_line(p.cross_attention_layers, p.cross_attention_tokens) + " = " + n(cross) + " B",
-                           "These layers attend to one image: its " + n(model.vision.tiles) + " tiles x " +
-                               n(model.vision.patches_per_tile()) + " patches, whatever the context.", {}});
-  } else if (p.sliding_layers == 0) {
+  } else if (p.sliding_layers == 0 && p.cross_attention_layers == 0) {
     kv.formula = kv_line(p.full_attention_layers, s.context_tokens) + " = " + n(m.kv_cache) + " B";
   } else {
-    const int64_t window_tokens = std::min(s.context_tokens, model.sliding_window);
+    // Layers of two kinds: sliding-window layers hold at most the window; Mllama's
+    // cross-attention layers one image's tiles, whatever the context.
+    const bool cross = p.cross_attention_layers > 0;
+    const int64_t other_layers = cross ? p.cross_attention_layers : p.sliding_layers;
+    const int64_t other_tokens = cross ? p.cross_attention_tokens : std::min(s.context_tokens, model.sliding_window);
     const int64_t full = sat_mul(s.concurrent_sequences, m.kv_bytes_per_token_per_layer, p.full_attention_layers, s.context_tokens);
-    const int64_t sliding = m.kv_cache - full;
-    kv.formula = n(full) + " B (full-attention layers) + " + n(sliding) + " B (sliding-window layers) = " +
-                 n(m.kv_cache) + " B";
+    const int64_t other = m.kv_cache - full;
+    const std::string other_label = cross ? "Cross-attention layers" : "Sliding-window layers";
+    kv.formula = n(full) + " B (full-attention layers) + " + n(other) +
+                 (cross ? " B (cross-attention layers) = " : " B (sliding-window layers) = ") + n(m.kv_cache) + " B";
     if (p.full_attention_layers > 0) {
       kv.children.push_back({"kv_cache.full", "Full-attention layers", full,
                              kv_line(p.full_attention_layers, s.context_tokens) + " = " + n(full) + " B", "", {}});
     }
-    kv.children.push_back({"kv_cache.sliding", "Sliding-window layers", sliding,
-                           kv_line(p.sliding_layers, window_tokens) + " = " + n(sliding) + " B",
-                           "These layers attend to the last " + n(model.sliding_window) +
-                               " tokens only, so they hold min(context, window) tokens.", {}});
+    kv.children.push_back({cross ? "kv_cache.cross" : "kv_cache.sliding", other_label, other,
+                           kv_line(other_layers, other_tokens) + " = " + n(other) + " B",
+                           cross ? "These layers attend to one image: its " + n(model.vision.tiles) + " tiles x " +
+                                       n(model.vision.patches_per_tile()) + " patches, whatever the context."
+                                 : "These layers attend to the last " + n(model.sliding_window) +
+                                       " tokens only, so they hold min(context, window) tokens.",
+                           {}});
   }
   if (!model.is_recurrent()) kv.note = n(bytes_per_token) + " B per token of context (all layers" + (gpus > 1 ? ", one GPU" : std::string()) + ").";
   if (model.is_encoder_decoder()) {

@@ -351,23 +351,26 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
                   : family == "idefics3" ? ProjectorKind::pixel_shuffle : ProjectorKind::mllama;
     t.projector_bias = top.boolean("multimodal_projector_bias", true);
     t.rms_norm = t.gated_mlp = pixtral;
+    // Tiles per image: LLaVA-NeXT's crops, Idefics3's processor default, Mllama's max_num_tiles
+    // (also vramfit's own key for the others, as write_hf_config writes them).
+    int64_t tiles = 1;
     if (family == "llava_next") {
       t.image_newline = true;
-      t.tiles = llava_next_crops(root, t.image_size, top);
+      tiles = llava_next_crops(root, t.image_size, top);
     } else if (family == "idefics3") {
       t.scale_factor = top.integer("scale_factor", 2);
-      t.tiles = 17;  // Idefics3ImageProcessor: longest_edge 4 x 364 -> 4 x 4 crops, and the whole image
+      tiles = 17;  // Idefics3ImageProcessor: longest_edge 4 x 364 -> 4 x 4 crops, and the whole image
       out.assumptions.push_back("Idefics3: an image is read as the image processor's default 4 x 4 crops of " +
                                 std::to_string(t.image_size) + " px and the whole image (17 tiles through the tower).");
     } else if (family == "mllama") {
+      tiles = 4;
       t.global_layers = v.integer("num_global_layers", 8);
-      t.tiles = v.integer("max_num_tiles", 4);
       t.projector_input = v.integer("vision_output_dim", 7680);
-      const json& vision = root.at("vision_config");
-      t.aspect_ratios = vision.contains("supported_aspect_ratios") && vision.at("supported_aspect_ratios").is_array()
-                            ? static_cast<int64_t>(vision.at("supported_aspect_ratios").size())
-                            : 8;  // MllamaVisionConfig's default list
+      const json& ratios = root.at("vision_config").value("supported_aspect_ratios", json::array());
+      // MllamaVisionConfig's default list has 8 entries.
+      t.aspect_ratios = v.integer("aspect_ratio_count", ratios.is_array() && !ratios.empty() ? static_cast<int64_t>(ratios.size()) : 8);
     }
+    t.tiles = v.integer("max_num_tiles", tiles);
     if (v.boolean("vision_use_head", false)) v.fail("vision_use_head", "true (SigLIP's attention-pooling head) is not counted yet");
   } else if (family == "qwen2_vl" || family == "qwen2_5_vl") {
     t.kind = VisionKind::qwen2_vl;
@@ -834,16 +837,11 @@ json write_hf_config(const ModelSpec& s) {
                {{"num_hidden_layers", v.layers, true}, {"hidden_size", v.hidden, true}, {"num_attention_heads", v.heads, true},
                 {"intermediate_size", v.intermediate, true}, {"patch_size", v.patch, true}, {"image_size", v.image_size, true},
                 {"num_channels", v.channels, true}, {"num_global_layers", v.global_layers, false},
-                {"vision_output_dim", v.projector_input, false}},
+                {"vision_output_dim", v.projector_input, false}, {"aspect_ratio_count", v.aspect_ratios, false},
+                {"max_num_tiles", v.tiles > 1 ? v.tiles : 0, false}},  // vramfit's keys: tiles and aspect ratios
                {});
   }
   if (v.kind == VisionKind::pixtral) vision["model_type"] = "pixtral";
-  if (v.kind == VisionKind::mllama) {
-    vision["max_num_tiles"] = v.tiles;
-    vision["supported_aspect_ratios"] = json::array();
-    for (int64_t i = 0; i < v.aspect_ratios; ++i) vision["supported_aspect_ratios"].push_back(json::array({1, 1}));
-  }
-  if (v.image_newline) root["image_grid_pinpoints"] = json::array({json::array({v.image_size * (v.tiles - 1), v.image_size})});
   if (v.scale_factor > 0) root["scale_factor"] = v.scale_factor;
   if (!v.projector_bias) root["multimodal_projector_bias"] = false;
   return root;
