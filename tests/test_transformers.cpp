@@ -56,6 +56,12 @@ TEST_CASE("Transformers releases: what changed, by version", "[transformers]") {
   CHECK(parse_transformers_version("4.46", s));
   CHECK(transformers_version_text(s) == "4.46.0");
   CHECK_FALSE(parse_transformers_version("four", s));
+  CHECK(parse_transformers_version("4.45.0.dev0", s));  // what follows the patch is not read
+  CHECK(transformers_version_text(s) == "4.45.0");
+  CHECK_FALSE(parse_transformers_version("4", s));
+  CHECK_FALSE(parse_transformers_version("4.x", s));
+  CHECK_FALSE(parse_transformers_version("4.45.dev0", s));
+  CHECK_FALSE(parse_transformers_version("-4.45", s));
 }
 
 TEST_CASE("generate's peak: tuple caches overlap, a DynamicCache grows one layer at a time", "[transformers]") {

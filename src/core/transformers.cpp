@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstdio>
+#include <cstdlib>
 
 #include "fit.hpp"
 #include "units.hpp"
@@ -110,12 +110,24 @@ const char* bnb_compute_dtype_name(BnbComputeDtype d) { return kBnbCompute[stati
 bool parse_bnb_compute_dtype(const std::string& name, BnbComputeDtype& out) { return parse_name(kBnbCompute, name, out); }
 
 bool parse_transformers_version(const std::string& text, TransformersSettings& out) {
-  int major = 0, minor = 0, patch = 0, used = 0;
-  if (std::sscanf(text.c_str(), "%d.%d%n", &major, &minor, &used) != 2 || major < 0 || minor < 0) return false;
-  if (text[static_cast<size_t>(used)] == '.' && std::sscanf(text.c_str() + used, ".%d", &patch) != 1) return false;
-  out.version_major = major;
-  out.version_minor = minor;
-  out.version_patch = patch;
+  // "major.minor" or "major.minor.patch", anything after it ignored ("4.45.0.dev0"). strtol, not
+  // sscanf: the C library's scanf brings its long-double float reading into the page's module.
+  const char* p = text.c_str();
+  char* end = nullptr;
+  long parts[3] = {0, 0, 0};
+  for (int i = 0; i < 3; ++i) {
+    if (i > 0 && *p != '.') {
+      if (i == 2) break;  // no patch: 0
+      return false;
+    }
+    if (i > 0) ++p;
+    parts[i] = std::strtol(p, &end, 10);
+    if (end == p || parts[i] < 0 || parts[i] > 1000000) return false;
+    p = end;
+  }
+  out.version_major = static_cast<int>(parts[0]);
+  out.version_minor = static_cast<int>(parts[1]);
+  out.version_patch = static_cast<int>(parts[2]);
   return true;
 }
 

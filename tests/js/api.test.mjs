@@ -168,7 +168,7 @@ test("readCommand(): a pasted llama-server or vllm serve line as request fields,
   assert.match(unknown.error.message, /--no-such-flag/);
 });
 
-test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART and GPT-Neo give their published counts; an unknown model_type is an error naming it", async () => {
+test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART, GPT-Neo and the vision models give their counts; an unknown model_type is an error naming it", async () => {
   const counts = { "gpt2.json": 124439808, "starcoder.json": 15517456384, "gpt-j-6b.json": 6050882784, "phi-2.json": 2779683840,
                    "bert-large-uncased.json": 335141888, "mamba-130m-hf.json": 129135360, "rwkv-4-169m-pile.json": 169342464,
                    "t5-small.json": 60506624, "bart-large.json": 406291456, "gpt-neo-1.3B.json": 1315575808 };
@@ -198,9 +198,23 @@ test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART and
   const find = (items, id) => items.flatMap((i) => [i, ...(i.children ? find(i.children, id) : [])]).filter((i) => i.id === id);
   const vision = find(gemma.breakdown.items, "overhead.compute.vision")[0];
   assert.equal(vision.bytes, 4096 * 2 * (5 * 1152 + 2 * 4304) + 4096 * 4096 * 16 * 4);
-  for (const [preset, parameters] of [["qwen2.5-vl-7b", 8292166656], ["llava-1.5-7b", 7063427072]]) {
+  for (const [preset, parameters] of [["qwen2.5-vl-7b", 8292166656], ["llava-1.5-7b", 7063427072], ["llama-3.2-11b-vision", 10670220835]]) {
     assert.equal(vramfit.estimate({ model: { preset } }).model.parameters, parameters, preset);
   }
+  // Llama 3.2 Vision, LLaVA-NeXT, Pixtral and Idefics3 from their real configs, dropped as the page
+  // drops them; Llama 3.2 Vision's 8 cross-attention layers hold one image's 4 x 1,601 tokens.
+  const towers = { "llama-3.2-11b-vision-instruct.json": 10670220835, "llava-v1.6-mistral-7b-hf.json": 7566747648,
+                   "pixtral-12b.json": 12682739712, "idefics3-8b-llama3.json": 8462086384 };
+  for (const [file, parameters] of Object.entries(towers)) {
+    const read = await vramfit.readModelFile(new File([fs.readFileSync(path.join(root, "tests/fixtures/configs", file))], "config.json"));
+    const report = vramfit.estimate({ model: read.model, context_tokens: 8192 });
+    assert.equal(report.model.parameters, parameters, file);
+  }
+  const mllama = vramfit.estimate({ model: { preset: "llama-3.2-11b-vision" }, context_tokens: 8192 });
+  assert.equal(find(mllama.breakdown.items, "kv_cache.cross")[0].bytes, 8 * 4 * 1601 * 2 * 8 * 128 * 2);
+  assert.equal(find(mllama.breakdown.items, "kv_cache.full")[0].bytes, 32 * 8192 * 2 * 8 * 128 * 2);
+  const refused = vramfit.estimate({ model: { preset: "llama-3.2-11b-vision" }, engine: "vllm" });
+  assert.match(refused.error.message, /cross-attention to the image's tiles/);
   const mpt = vramfit.estimate({ model: { config: { model_type: "mpt", d_model: 4096, n_layers: 32, n_heads: 32, vocab_size: 50432 } } });
   assert.equal(mpt.error.id, "config.unknown_architecture");
   assert.equal(mpt.error.field, "model.config.model_type");
