@@ -148,6 +148,14 @@ TEST_CASE("Llama 3.2 Vision: 32 layers grow with the context, 8 cross-attention 
     CHECK(e.field == "model");
     CHECK(e.message.find("cross-attention to the image's tiles") != std::string::npos);
   }
+  // BERT and its kin serve embeddings: no KV cache and no sampler, which the engines' models
+  // assume; refused by name rather than sized as a decoder.
+  for (const char* engine : {"vllm", "transformers"}) {
+    INFO(engine);
+    const Error e = estimate_error(config_request("bert-large-uncased.json", 512, 1, engine));
+    CHECK(e.field == "model");
+    CHECK(e.message.find("an encoder, served for embeddings") != std::string::npos);
+  }
   const json training = {{"mode", "training"}, {"model", {{"preset", "llama-3.2-11b-vision"}}}, {"gpu", {{"id", "h200"}}}};
   CHECK(estimate_error(training).message.find("cross-attention layers") != std::string::npos);
 }

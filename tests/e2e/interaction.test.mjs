@@ -356,7 +356,7 @@ test("Open file... opens the picker inside the click or tap itself (browsers all
   }
 });
 
-test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's warning, an unknown model_type's notice, Mamba's fixed state", async () => {
+test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's warning, an unknown model_type's notice, Mamba's fixed state, Llama 3.2 Vision's cross-attention", async () => {
   const fixture = name => JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs", name), "utf8"));
   // SantaCoder's config (GPT-2 key names, multi_query): read by the page's own module.
   const santa = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: fixture("santacoder.json"), name: "santacoder" } }), SIZES.desktop);
@@ -383,6 +383,14 @@ test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's war
   assert.match(shown, /Longest context: any \(a fixed state\)/);
   assert.deepEqual(mamba.errors, []);
   await mamba.context.close();
+  // Llama 3.2 Vision from its config (its floats read by the page's strtod, the browser's Number()):
+  // the towers in the count, 8 cross-attention layers holding one image's tiles.
+  const mllama = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: fixture("llama-3.2-11b-vision-instruct.json") }, context_tokens: 8192 }), SIZES.desktop);
+  const drawn = (await texts(mllama.page)).join(" ");
+  assert.match(drawn, /10,670,220,835 parameters/);
+  assert.match(drawn, /209,846,272 B \(cross-attention layers\)/);  // 2 x 8 layers x 8 x 128 x 2 B x 6,404 tokens
+  assert.deepEqual(mllama.errors, []);
+  await mllama.context.close();
   // A vision preset picked on the phone by touch: its tower is in the count the page shows.
   const phone = await open(browser, site.origin + "/", SIZES.phone);
   await tapWidget(phone.page, "Model");
