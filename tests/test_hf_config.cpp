@@ -419,6 +419,40 @@ TEST_CASE("Llama 3.2 Vision, LLaVA-NeXT, Pixtral, Idefics3: towers and text from
   CHECK(no_grid.error().field == "image_grid_pinpoints");
 }
 
+TEST_CASE("Jamba: attention every 8th layer, Mamba in the others, experts every 2nd, from its real config", "[config][parameters]") {
+  // ai21labs/Jamba-v0.1: 51,570,323,328 parameters, the checkpoint's count as a public project's
+  // notes reproduce it exactly ("Jamba-v0.1, reproducing 51,570,323,328 exactly", tensorcad's
+  // roadmap; its JambaMambaMixer's dt, B and C norms, [256], [16] and [16], included).
+  const HfConfigRead jamba = read_published("jamba-v0.1.json", 51570323328);
+  const ModelSpec& s = jamba.spec;
+  CHECK(s.is_hybrid());
+  CHECK_FALSE(s.is_recurrent());
+  CHECK(s.recurrent_layer_count() == 28);
+  CHECK(s.cached_layers() == 4);  // layers 4, 12, 20, 28
+  CHECK_FALSE(s.is_recurrent_layer(4));
+  CHECK(s.is_recurrent_layer(5));
+  CHECK(s.moe_layer_count() == 16);  // the odd layers
+  CHECK(s.is_moe_layer(1));
+  CHECK_FALSE(s.is_moe_layer(2));
+  // One Mamba layer's mixer: in_proj, conv (+ bias), x_proj, dt_proj (+ bias), A_log, D, out_proj
+  // and the three norms.
+  int64_t layer5_mixer = 0;
+  for (const TensorShape& t : enumerate_tensors(s)) {
+    if (t.layer == 5 && t.role != TensorRole::ffn_gate && t.role != TensorRole::ffn_up && t.role != TensorRole::ffn_down &&
+        t.role != TensorRole::ffn_gate_exps && t.role != TensorRole::ffn_up_exps && t.role != TensorRole::ffn_down_exps &&
+        t.role != TensorRole::router) {
+      layer5_mixer += t.elements();
+    }
+  }
+  CHECK(layer5_mixer == 4096 * 16384 + 4 * 8192 + 8192 + 8192 * 288 + 256 * 8192 + 8192 + 8192 * 16 + 8192 + 8192 * 4096 +
+                            256 + 16 + 16 + 2 * 4096);  // and the layer's two RMSNorms
+  auto bad = read_hf_config(json{{"model_type", "jamba"}, {"hidden_size", 64}, {"num_hidden_layers", 2}, {"num_attention_heads", 1},
+                                 {"intermediate_size", 64}, {"vocab_size", 10}, {"attn_layer_period", 2}, {"attn_layer_offset", 2}},
+                            "config.json");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().field == "attn_layer_offset");
+}
+
 TEST_CASE("DeepSeek-V3's multi-token-prediction layer: counted apart, named, not in the weights", "[config][parameters]") {
   // The Hub's safetensors total for deepseek-ai/DeepSeek-V3 is 684,531,386,000: BF16 3,918,786,560
   // + F8_E4M3 680,571,043,840 + F32 41,555,600. The F32 entries are the FP8 block scales

@@ -159,3 +159,20 @@ TEST_CASE("Llama 3.2 Vision: 32 layers grow with the context, 8 cross-attention 
   const json training = {{"mode", "training"}, {"model", {{"preset", "llama-3.2-11b-vision"}}}, {"gpu", {{"id", "h200"}}}};
   CHECK(estimate_error(training).message.find("cross-attention layers") != std::string::npos);
 }
+
+TEST_CASE("Jamba: 4 attention layers grow with the context, 28 Mamba layers hold a fixed state", "[kv][recurrent]") {
+  const int64_t row = 2 * 8 * 128 * 2;                 // K and V rows of 8 KV heads x 128 in FP16
+  const int64_t state = 28 * (3 + 16) * 8192 * 4;      // (d_conv - 1 + d_state) x d_inner in fp32
+  const Report jamba = estimate_ok(config_request("jamba-v0.1.json", 65536, 2));
+  CHECK(jamba.memory.kv_cache == 2 * (4 * int64_t(65536) * row + state));
+  CHECK(estimate_ok(config_request("jamba-v0.1.json", 131072, 2)).memory.kv_cache == jamba.memory.kv_cache + 2 * 4 * int64_t(65536) * row);
+  const BreakdownItem* fixed = find_item(jamba.breakdown, "kv_cache.state");
+  REQUIRE(fixed);
+  CHECK(fixed->formula == "28 layers x ((4 - 1) conv + 16 SSM) x 8,192 d_inner x 4 B (fp32) x 2 sequences = 34,865,152 B");
+  for (const char* engine : {"vllm", "transformers"}) {
+    INFO(engine);
+    CHECK(estimate_error(config_request("jamba-v0.1.json", 1024, 1, engine)).message.find("recurrent state") != std::string::npos);
+  }
+  const json training = {{"mode", "training"}, {"model", {{"config", fixture_config("jamba-v0.1.json")}}}, {"gpu", {{"id", "h200"}}}};
+  CHECK(estimate_error(training).message.find("recurrent layers") != std::string::npos);
+}

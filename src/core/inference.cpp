@@ -49,14 +49,14 @@ PreparedInference prepare_inference(const ModelSpec& model, const WeightsSummary
   p.sliding_layers = model.cached_layers() > 0 ? model.sliding_layer_count() : 0;
   p.full_attention_layers = model.cached_layers() - p.sliding_layers;
   p.attention_heads = model.attention_heads;
-  p.state_bytes_per_sequence = sat_mul(model.layers, model.recurrent_state_elements(), 4);
+  p.state_bytes_per_sequence = sat_mul(model.recurrent_layer_count(), model.recurrent_state_elements(), 4);
   p.cross_attention_layers = model.cross_attention_layer_count();
   p.cross_attention_tokens = p.cross_attention_layers > 0 ? model.vision.patches_per_image() : 0;
-  if (model.mixer == Mixer::mamba) {
+  if (model.mixer == Mixer::mamba && model.is_recurrent()) {
     p.ffn_dim = model.ssm_inner;  // in_proj's x and z halves and the conv's output: 3 x d_inner live
     return p;
   }
-  if (model.mixer == Mixer::rwkv) {
+  if (model.mixer == Mixer::rwkv && model.is_recurrent()) {
     p.q_dim = p.kv_dim = model.ssm_inner;  // receptance, key, value
     p.ffn_dim = model.intermediate_size;
     return p;
@@ -100,8 +100,9 @@ InferenceMemory inference_memory(const PreparedInference& p, const InferenceSett
   // Mllama's cross-attention layers hold one image's keys and values, whatever the context
   // (MllamaTextCrossAttention: k_proj and v_proj of the vision states, cached per sequence).
   m.kv_cache = sat_add(m.kv_cache, sat_mul(seqs, m.kv_bytes_per_token_per_layer, p.cross_attention_layers, p.cross_attention_tokens));
-  // A recurrent model's state does not grow with the context; its channels split like heads.
-  if (p.state_bytes_per_sequence > 0) m.kv_cache = sat_mul(seqs, ceil_div(p.state_bytes_per_sequence, gpus));
+  // A recurrent layer's state does not grow with the context; its channels split like heads
+  // (a recurrent model: all of the cache; Jamba: beside its attention layers' KV).
+  if (p.state_bytes_per_sequence > 0) m.kv_cache = sat_add(m.kv_cache, sat_mul(seqs, ceil_div(p.state_bytes_per_sequence, gpus)));
 
   if (s.overhead == OverheadModel::engine) {
     m.runtime = s.runtime_bytes;

@@ -119,43 +119,50 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
            plural(s.concurrent_sequences, "sequence", "sequences");
   };
   const int64_t bytes_per_token = sat_mul(m.kv_bytes_per_token_per_layer, p.full_attention_layers + p.sliding_layers);
+  // A recurrent layer's fixed state per sequence: every layer of Mamba and RWKV, Jamba's Mamba layers.
+  const int64_t state_layers = model.recurrent_layer_count();
+  const std::string state_line =
+      plural(state_layers, "layer", "layers") + " x " +
+      (model.mixer == Mixer::mamba
+           ? "((" + n(model.ssm_conv_kernel) + " - 1) conv + " + n(model.ssm_state) + " SSM) x " + n(model.ssm_inner) + " d_inner"
+           : "5 x " + n(model.hidden_size) + " hidden") +
+      " x 4 B (fp32)" + (gpus > 1 ? " / " + n(gpus) + " GPUs" : std::string()) + " x " +
+      plural(s.concurrent_sequences, "sequence", "sequences");
   if (model.encoder_only) {
     kv.formula = "0 B: an encoder (BERT and its kin) reads the whole input in one pass and caches no keys or values";
   } else if (model.is_recurrent()) {
     kv.label = "Recurrent state";
-    const std::string per_layer = model.mixer == Mixer::mamba
-                                      ? "((" + n(model.ssm_conv_kernel) + " - 1) conv + " + n(model.ssm_state) + " SSM) x " +
-                                            n(model.ssm_inner) + " d_inner"
-                                      : "5 x " + n(model.hidden_size) + " hidden";
-    kv.formula = plural(model.layers, "layer", "layers") + " x " + per_layer + " x 4 B (fp32)" +
-                 (gpus > 1 ? " / " + n(gpus) + " GPUs" : std::string()) + " x " +
-                 plural(s.concurrent_sequences, "sequence", "sequences") + " = " + n(m.kv_cache) + " B";
+    kv.formula = state_line + " = " + n(m.kv_cache) + " B";
     kv.note = (model.mixer == Mixer::mamba ? std::string("Mamba") : std::string("RWKV")) +
               " keeps no keys or values: each sequence carries a fixed state (llama.cpp's r and s buffers, "
               "transformers' cache), the same at any context length.";
-  } else if (p.sliding_layers == 0 && p.cross_attention_layers == 0) {
+  } else if (p.sliding_layers == 0 && p.cross_attention_layers == 0 && state_layers == 0) {
     kv.formula = kv_line(p.full_attention_layers, s.context_tokens) + " = " + n(m.kv_cache) + " B";
   } else {
     // Layers of two kinds: sliding-window layers hold at most the window; Mllama's
-    // cross-attention layers one image's tiles, whatever the context.
-    const bool cross = p.cross_attention_layers > 0;
+    // cross-attention layers one image's tiles, whatever the context; Jamba's Mamba layers a
+    // fixed state.
+    const bool cross = p.cross_attention_layers > 0, state = state_layers > 0;
     const int64_t other_layers = cross ? p.cross_attention_layers : p.sliding_layers;
     const int64_t other_tokens = cross ? p.cross_attention_tokens : std::min(s.context_tokens, model.sliding_window);
     const int64_t full = sat_mul(s.concurrent_sequences, m.kv_bytes_per_token_per_layer, p.full_attention_layers, s.context_tokens);
     const int64_t other = m.kv_cache - full;
-    const std::string other_label = cross ? "Cross-attention layers" : "Sliding-window layers";
+    const std::string other_label = state ? "Mamba layers (fixed state)" : cross ? "Cross-attention layers" : "Sliding-window layers";
     kv.formula = n(full) + " B (full-attention layers) + " + n(other) +
-                 (cross ? " B (cross-attention layers) = " : " B (sliding-window layers) = ") + n(m.kv_cache) + " B";
+                 (state ? " B (Mamba layers' state) = " : cross ? " B (cross-attention layers) = " : " B (sliding-window layers) = ") +
+                 n(m.kv_cache) + " B";
     if (p.full_attention_layers > 0) {
       kv.children.push_back({"kv_cache.full", "Full-attention layers", full,
                              kv_line(p.full_attention_layers, s.context_tokens) + " = " + n(full) + " B", "", {}});
     }
-    kv.children.push_back({cross ? "kv_cache.cross" : "kv_cache.sliding", other_label, other,
-                           kv_line(other_layers, other_tokens) + " = " + n(other) + " B",
-                           cross ? "These layers attend to one image: its " + n(model.vision.tiles) + " tiles x " +
-                                       n(model.vision.patches_per_tile()) + " patches, whatever the context."
-                                 : "These layers attend to the last " + n(model.sliding_window) +
-                                       " tokens only, so they hold min(context, window) tokens.",
+    kv.children.push_back({state ? "kv_cache.state" : cross ? "kv_cache.cross" : "kv_cache.sliding", other_label, other,
+                           (state ? state_line : kv_line(other_layers, other_tokens)) + " = " + n(other) + " B",
+                           state ? "These layers keep no keys or values: each sequence carries a fixed state, the same at any "
+                                   "context length."
+                           : cross ? "These layers attend to one image: its " + n(model.vision.tiles) + " tiles x " +
+                                         n(model.vision.patches_per_tile()) + " patches, whatever the context."
+                                   : "These layers attend to the last " + n(model.sliding_window) +
+                                         " tokens only, so they hold min(context, window) tokens.",
                            {}});
   }
   if (!model.is_recurrent()) kv.note = n(bytes_per_token) + " B per token of context (all layers" + (gpus > 1 ? ", one GPU" : std::string()) + ").";

@@ -24,6 +24,19 @@ int64_t ModelSpec::recurrent_state_elements() const {
   return 0;
 }
 
+int64_t ModelSpec::recurrent_layer_count() const {
+  if (!is_hybrid()) return is_recurrent() ? layers : 0;
+  int64_t n = 0;
+  for (int64_t i = 0; i < layers; ++i) n += is_recurrent_layer(i);
+  return n;
+}
+
+int64_t ModelSpec::moe_layer_count() const {
+  int64_t n = 0;
+  for (int64_t i = 0; i < layers; ++i) n += is_moe_layer(i);
+  return n;
+}
+
 int64_t ModelSpec::cross_attention_layer_count() const {
   int64_t n = 0;
   for (int64_t i = 0; i < layers && i < static_cast<int64_t>(cross_attention_layers.size()); ++i) {
@@ -346,7 +359,7 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
   for (int32_t i = 0; i < static_cast<int32_t>(s.layers); ++i) {
     for (int n = 0; n < s.norms_per_layer; ++n) norm(i, h);
 
-    if (s.mixer == Mixer::mamba) {  // MambaMixer
+    if (s.mixer == Mixer::mamba && s.is_recurrent_layer(i)) {  // MambaMixer, JambaMambaMixer
       const int64_t inner = s.ssm_inner, state = s.ssm_state;
       add(TensorRole::ssm_in, i, h, 2 * inner);
       if (s.ssm_proj_bias) vec(i, 2 * inner);
@@ -359,7 +372,8 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
       vec(i, inner);                              // D
       add(TensorRole::ssm_out, i, inner, h);
       if (s.ssm_proj_bias) vec(i, h);
-      continue;
+      if (s.ssm_inner_norms) { vec(i, s.ssm_dt_rank); vec(i, state); vec(i, state); }  // dt, B and C layernorms
+      if (s.is_recurrent()) continue;  // Mamba: the mixer is the whole layer; Jamba: its MLP or MoE follows
     }
     if (s.mixer == Mixer::rwkv) {  // RwkvSelfAttention and RwkvFeedForward
       const int64_t a = s.ssm_inner;
@@ -377,7 +391,9 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
     }
 
     // Attention (HF LlamaAttention & co.: q, k, v, o; MLA per DeepseekV3Attention).
-    if (s.uses_mla()) {
+    if (s.is_recurrent_layer(i)) {
+      // Jamba's Mamba layer: its mixer above
+    } else if (s.uses_mla()) {
       const int64_t qk_head = s.qk_nope_head_dim + s.qk_rope_head_dim;
       if (s.q_lora_rank > 0) {
         add(TensorRole::attn_q_a, i, h, s.q_lora_rank);

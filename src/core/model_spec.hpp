@@ -107,6 +107,11 @@ struct ModelSpec {
   // ssm_dt_rank + 2 x ssm_state, dt_proj, A_log and D, out_proj; no MLP. RWKV-4 (RwkvBlock):
   // time mixing with attention_hidden_size = ssm_inner and channel mixing of intermediate_size.
   Mixer mixer = Mixer::attention;
+  // Hybrid (Jamba): with attention_layer_period > 0 only layer i with i % period == offset
+  // attends; the others mix with `mixer` (Mamba, with RMSNorms over dt, B and C:
+  // ssm_inner_norms) and every layer keeps its MLP or MoE.
+  int64_t attention_layer_period = 0, attention_layer_offset = 0;
+  bool ssm_inner_norms = false;
   int64_t ssm_inner = 0;
   int64_t ssm_state = 0;
   int64_t ssm_conv_kernel = 0;
@@ -133,6 +138,7 @@ struct ModelSpec {
   int64_t shared_expert_intermediate_size = 0;  // per shared expert
   bool shared_expert_gate = false;  // Qwen2-MoE: sigmoid gate on the shared expert
   int64_t first_dense_layers = 0;   // DeepSeek first_k_dense_replace
+  int64_t moe_layer_period = 1, moe_layer_offset = 0;  // Jamba: experts in layers i % period == offset
   bool router_bias = false;         // gpt-oss
   bool expert_bias = false;         // gpt-oss: biases on expert projections
   bool router_score_correction = false;  // DeepSeek-V3 e_score_correction_bias
@@ -151,7 +157,10 @@ struct ModelSpec {
 
   bool uses_mla() const { return kv_lora_rank > 0; }
   bool is_moe() const { return experts > 0; }
-  bool is_moe_layer(int64_t layer) const { return is_moe() && layer >= first_dense_layers; }
+  bool is_moe_layer(int64_t layer) const {
+    return is_moe() && layer >= first_dense_layers && (moe_layer_period <= 1 || layer % moe_layer_period == moe_layer_offset);
+  }
+  int64_t moe_layer_count() const;
   bool is_sliding_layer(int64_t layer) const {
     return sliding_window > 0 && layer < static_cast<int64_t>(sliding_layers.size()) &&
            sliding_layers[static_cast<size_t>(layer)] != 0;
@@ -162,13 +171,20 @@ struct ModelSpec {
            cross_attention_layers[static_cast<size_t>(layer)] != 0;
   }
   int64_t cross_attention_layer_count() const;
-  bool is_recurrent() const { return mixer != Mixer::attention; }
+  // Every layer recurrent (Mamba, RWKV): no KV cache at all.
+  bool is_recurrent() const { return mixer != Mixer::attention && attention_layer_period == 0; }
+  bool is_hybrid() const { return mixer != Mixer::attention && attention_layer_period > 0; }
+  bool is_recurrent_layer(int64_t layer) const {
+    return is_recurrent() || (is_hybrid() && layer % attention_layer_period != attention_layer_offset);
+  }
+  int64_t recurrent_layer_count() const;
   bool is_encoder_decoder() const { return encoder_layers > 0; }
   // Layers whose keys and values are cached: the decoder's (T5: self- and cross-attention alike,
   // so a context of input + output tokens); none for an encoder or a recurrent model.
   // Mllama's cross-attention layers cache the image's keys and values instead (not counted here).
   int64_t cached_layers() const {
-    return encoder_only || is_recurrent() ? 0 : layers - encoder_layers - cross_attention_layer_count();
+    return encoder_only || is_recurrent() ? 0
+                                          : layers - encoder_layers - cross_attention_layer_count() - recurrent_layer_count();
   }
   // Recurrent state per sequence and layer in elements (kept in fp32 by llama.cpp and
   // transformers): Mamba (llama_hparams::n_embd_r + n_embd_s) (d_conv - 1) x d_inner for the

@@ -151,10 +151,10 @@ LayerActivations layer_activations(const ModelSpec& m, const TrainingSettings& t
 }  // namespace
 
 Result<TrainingMemory> training_memory(const FormatTables& tables, const ModelSpec& model, const TrainingSettings& t) {
-  if (model.is_recurrent() || model.is_encoder_decoder() || model.cross_attention_layer_count() > 0) {
+  if (model.is_recurrent() || model.is_hybrid() || model.is_encoder_decoder() || model.cross_attention_layer_count() > 0) {
     return make_error("training.model", "model",
                       "model: training activations are modelled for decoder and encoder transformers; " + model.architecture +
-                          (model.is_recurrent()         ? "'s recurrent layers"
+                          (model.is_recurrent() || model.is_hybrid() ? "'s recurrent layers"
                            : model.is_encoder_decoder() ? "'s encoder-decoder stacks"
                                                         : "'s cross-attention layers") +
                           " are not yet (describe the network layer by layer instead)");
@@ -214,7 +214,7 @@ Result<TrainingMemory> training_memory(const FormatTables& tables, const ModelSp
   }
   // Dense layers of a MoE model carry their own targets: count them per layer kind.
   if (t.method != FineTuning::full) {
-    const int64_t moe_layers = model.is_moe() ? model.layers - model.first_dense_layers : 0;
+    const int64_t moe_layers = model.moe_layer_count();
     const int64_t dense_layers = model.layers - moe_layers;
     lora_modules_dense = dense_layers > 0 ? lora_modules_dense / dense_layers : 0;
     lora_modules_moe = moe_layers > 0 ? lora_modules_moe / moe_layers : 0;
@@ -280,7 +280,7 @@ struct WorkloadParts {
 WorkloadParts workload_parts(const ModelSpec& model, const TrainingSettings& t, const TrainingMemory& base) noexcept {
   WorkloadParts w;
   const int64_t e = recipe_bytes(t.recipe).activation;
-  const int64_t moe_layers = model.is_moe() ? model.layers - model.first_dense_layers : 0;
+  const int64_t moe_layers = model.moe_layer_count();
   const int64_t dense_layers = model.layers - moe_layers;
   const LayerActivations dense = layer_activations(model, t, e, false, base.lora_modules_dense);
   const LayerActivations moe = moe_layers > 0 ? layer_activations(model, t, e, true, base.lora_modules_moe) : dense;

@@ -66,7 +66,7 @@ Breakdown explain_training(const ModelSpec& model, const TrainingSettings& t, co
   }
   const LayerActivations& L = m.layer;
   BreakdownItem a{"activations", "Activations", m.activations, "", "", {}};
-  const int64_t moe_layers = model.is_moe() ? model.layers - model.first_dense_layers : 0;
+  const int64_t moe_layers = model.moe_layer_count();
   a.formula = (moe_layers > 0 ? "dense and MoE layers" : n(model.layers) + " layers x " + n(L.total()) + " B") +
               " = " + n(m.activations) + " B";
   a.note = "Per layer after Korthikanti et al. 2022: s*b*h*(34 + 5*a*s/h) for a GPT layer with 2-byte activations and "

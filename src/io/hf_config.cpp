@@ -74,7 +74,7 @@ const char* const kKnownArchitectures[] = {
     "gpt_neox", "falcon", "starcoder2", "gpt2", "gpt_bigcode", "gptj", "phi", "bert", "roberta",
     "xlm-roberta", "opt", "bloom", "stablelm", "granite", "olmo2", "internlm2", "glm", "deberta-v2", "olmoe", "cohere",
     "gpt_neo", "t5", "bart", "mamba", "rwkv", "qwen2_vl", "qwen2_5_vl", "qwen2_vl_text", "qwen2_5_vl_text",
-    "llava_next", "idefics3", "mllama", "mllama_text_model"};
+    "llava_next", "idefics3", "mllama", "mllama_text_model", "jamba"};
 
 // Families whose configs have no num_key_value_heads: their KV heads are the attention heads
 // or set by their own keys (Falcon and GPT-BigCode's multi_query, DeepSeek's MLA).
@@ -247,6 +247,27 @@ void read_sequence_to_sequence(Reader& r, ModelSpec& s) {
   s.embedding_norm = true;
   s.final_norm = r.boolean("final_norm", r.boolean("add_final_layer_norm", false));
   s.tied_embeddings = r.boolean("tie_word_embeddings", true);
+}
+
+// Jamba (JambaConfig, JambaForCausalLM): attention in every attn_layer_period-th layer from
+// attn_layer_offset, JambaMambaMixer (Mamba with RMSNorms over dt, B and C) in the others, each
+// followed by its MLP, or by an MoE of num_experts in every expert_layer_period-th layer from
+// expert_layer_offset (read with the other families' experts). vramfit's own keys write the same.
+void read_jamba(Reader& r, ModelSpec& s) {
+  s.mixer = Mixer::mamba;
+  s.attention_layer_period = r.integer("attn_layer_period", 8);
+  s.attention_layer_offset = r.integer("attn_layer_offset", 4);
+  s.ssm_inner = sat_mul(r.integer("mamba_expand", 2), s.hidden_size);
+  s.ssm_state = r.integer("mamba_d_state", 16);
+  s.ssm_conv_kernel = r.integer("mamba_d_conv", 4);
+  s.ssm_dt_rank = r.integer("mamba_dt_rank", ceil_div(s.hidden_size, 16));
+  s.ssm_conv_bias = r.boolean("mamba_conv_bias", true);
+  s.ssm_proj_bias = r.boolean("mamba_proj_bias", false);
+  s.ssm_inner_norms = true;
+  s.tied_embeddings = r.boolean("tie_word_embeddings", false);
+  if (s.attention_layer_period < 1 || s.attention_layer_period > (1 << 16) || s.attention_layer_offset >= s.attention_layer_period) {
+    r.fail("attn_layer_offset", "must be below attn_layer_period, a positive integer");
+  }
 }
 
 // Mamba (MambaConfig, MambaMixer) and RWKV-4 (RwkvConfig, RwkvBlock): no attention heads.
@@ -591,6 +612,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   if (type == "gpt_neo") read_gpt_neo(r, s);
   read_sequence_to_sequence(r, s);
   read_recurrent(r, s);
+  if (type == "jamba") read_jamba(r, s);
   if (falcon) {
     // Parallel attention shares one input LayerNorm; the new architecture has ln_attn and ln_mlp.
     const bool new_arch = r.boolean("new_decoder_architecture", false);
@@ -644,6 +666,11 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
       s.shared_expert_intermediate_size = s.moe_intermediate_size;
     }
     s.first_dense_layers = r.integer("first_k_dense_replace", 0);
+    s.moe_layer_period = r.integer("expert_layer_period", 1);  // Jamba
+    s.moe_layer_offset = r.integer("expert_layer_offset", 0);
+    if (s.moe_layer_period < 1 || s.moe_layer_period > (1 << 16) || s.moe_layer_offset >= s.moe_layer_period) {
+      r.fail("expert_layer_offset", "must be below expert_layer_period, a positive integer");
+    }
     s.router_bias = s.expert_bias = type == "gpt_oss";
     s.router_score_correction = type == "deepseek_v3";
     if (r.integer("decoder_sparse_step", 1) != 1 ||
@@ -775,7 +802,13 @@ json write_hf_config(const ModelSpec& s) {
               {"output_bias", s.output_bias, false}, {"embedding_norm", s.embedding_norm, false},
               {"pooler", s.pooler, false}, {"encoder_only", s.encoder_only, false}});
   if (!s.final_norm) c["final_norm"] = false;
-  if (s.is_recurrent()) {
+  if (s.is_hybrid()) {  // Jamba's own keys
+    write_keys(c,
+               {{"attn_layer_period", s.attention_layer_period, true}, {"attn_layer_offset", s.attention_layer_offset, true},
+                {"mamba_expand", s.ssm_inner / s.hidden_size, true}, {"mamba_d_state", s.ssm_state, true},
+                {"mamba_d_conv", s.ssm_conv_kernel, true}, {"mamba_dt_rank", s.ssm_dt_rank, true}},
+               {{"mamba_conv_bias", s.ssm_conv_bias, true}, {"mamba_proj_bias", s.ssm_proj_bias, true}});
+  } else if (s.is_recurrent()) {
     c["mixer"] = s.mixer == Mixer::mamba ? "mamba" : "rwkv";
     write_keys(c,
                {{"ssm_inner", s.ssm_inner, true}, {"ssm_state", s.ssm_state, true},
@@ -791,7 +824,9 @@ json write_hf_config(const ModelSpec& s) {
                 {"moe_intermediate_size", s.moe_intermediate_size, true},
                 {"shared_expert_intermediate_size", qwen_shared && s.shared_experts > 0 ? s.shared_expert_intermediate_size : 0, false},
                 {"n_shared_experts", qwen_shared ? 0 : s.shared_experts, false},
-                {"first_k_dense_replace", s.first_dense_layers, false}},
+                {"first_k_dense_replace", s.first_dense_layers, false},
+                {"expert_layer_period", s.moe_layer_period > 1 ? s.moe_layer_period : 0, false},
+                {"expert_layer_offset", s.moe_layer_offset, false}},
                {});
   }
   if (s.kv_lora_rank > 0) {

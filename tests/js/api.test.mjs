@@ -171,7 +171,8 @@ test("readCommand(): a pasted llama-server or vllm serve line as request fields,
 test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART, GPT-Neo and the vision models give their counts; an unknown model_type is an error naming it", async () => {
   const counts = { "gpt2.json": 124439808, "starcoder.json": 15517456384, "gpt-j-6b.json": 6050882784, "phi-2.json": 2779683840,
                    "bert-large-uncased.json": 335141888, "mamba-130m-hf.json": 129135360, "rwkv-4-169m-pile.json": 169342464,
-                   "t5-small.json": 60506624, "bart-large.json": 406291456, "gpt-neo-1.3B.json": 1315575808 };
+                   "t5-small.json": 60506624, "bart-large.json": 406291456, "gpt-neo-1.3B.json": 1315575808,
+                   "jamba-v0.1.json": 51570323328 };
   for (const [file, parameters] of Object.entries(counts)) {
     const config = JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs", file), "utf8"));
     const report = vramfit.estimate({ model: { config } });
