@@ -453,6 +453,25 @@ TEST_CASE("Jamba: attention every 8th layer, Mamba in the others, experts every 
   CHECK(bad.error().field == "attn_layer_offset");
 }
 
+TEST_CASE("Qwen3-Next: Gated DeltaNet in 3 layers of 4, gated full attention in the 4th, 512 experts, from its real config", "[config][parameters]") {
+  // Qwen/Qwen3-Next-80B-A3B-Instruct: 79,674,391,296 parameters without its MTP layer, as the same
+  // public notes reproduce it from the real weights ("Qwen3-Next-80B-A3B, reproducing
+  // 79,674,391,296 exactly": in_proj_qkvz 12,288 wide, the gated q_proj [8192, 2048], the
+  // per-head output norm [128], the shared expert's gate [1, 2048]).
+  const HfConfigRead next = read_published("qwen3-next-80b-a3b-instruct.json", 79674391296);
+  const ModelSpec& s = next.spec;
+  CHECK(s.is_hybrid());
+  CHECK(s.recurrent_layer_count() == 36);
+  CHECK(s.cached_layers() == 12);
+  CHECK_FALSE(s.is_recurrent_layer(3));  // (i + 1) % 4 == 0: full attention
+  CHECK(s.is_recurrent_layer(0));
+  CHECK(s.linear_conv_dim() == 8192);
+  CHECK(s.recurrent_state_elements() == 3 * 8192 + 32 * 128 * 128);
+  int64_t q_proj = 0;
+  for (const TensorShape& t : enumerate_tensors(s)) if (t.layer == 3 && t.role == TensorRole::attn_q) q_proj = t.elements();
+  CHECK(q_proj == 8192 * 2048);
+}
+
 TEST_CASE("DeepSeek-V3's multi-token-prediction layer: counted apart, named, not in the weights", "[config][parameters]") {
   // The Hub's safetensors total for deepseek-ai/DeepSeek-V3 is 684,531,386,000: BF16 3,918,786,560
   // + F8_E4M3 680,571,043,840 + F32 41,555,600. The F32 entries are the FP8 block scales

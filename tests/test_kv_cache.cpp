@@ -176,3 +176,14 @@ TEST_CASE("Jamba: 4 attention layers grow with the context, 28 Mamba layers hold
   const json training = {{"mode", "training"}, {"model", {{"config", fixture_config("jamba-v0.1.json")}}}, {"gpu", {{"id", "h200"}}}};
   CHECK(estimate_error(training).message.find("recurrent layers") != std::string::npos);
 }
+
+TEST_CASE("Qwen3-Next: 12 full-attention layers grow with the context, 36 DeltaNet layers hold a fixed state", "[kv][recurrent]") {
+  const Report next = estimate_ok(config_request("qwen3-next-80b-a3b-instruct.json", 65536, 1));
+  const int64_t state = 36 * int64_t(3 * 8192 + 32 * 128 * 128) * 4;  // conv and delta-rule state in fp32
+  CHECK(next.memory.kv_cache == 12 * int64_t(65536) * 2 * 2 * 256 * 2 + state);
+  const BreakdownItem* fixed = find_item(next.breakdown, "kv_cache.state");
+  REQUIRE(fixed);
+  CHECK(fixed->formula == "36 layers x ((4 - 1) x 8,192 conv + 32 heads x 128 x 128 state) x 4 B (fp32) x 1 sequence = 79,036,416 B");
+  CHECK(estimate_error(config_request("qwen3-next-80b-a3b-instruct.json", 1024, 1, "vllm")).message.find("recurrent state") !=
+        std::string::npos);
+}

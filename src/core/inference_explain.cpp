@@ -125,6 +125,9 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
       plural(state_layers, "layer", "layers") + " x " +
       (model.mixer == Mixer::mamba
            ? "((" + n(model.ssm_conv_kernel) + " - 1) conv + " + n(model.ssm_state) + " SSM) x " + n(model.ssm_inner) + " d_inner"
+       : model.mixer == Mixer::delta_net
+           ? "((" + n(model.ssm_conv_kernel) + " - 1) x " + n(model.linear_conv_dim()) + " conv + " + n(model.linear_value_heads) +
+                 " heads x " + n(model.linear_key_head_dim) + " x " + n(model.linear_value_head_dim) + " state)"
            : "5 x " + n(model.hidden_size) + " hidden") +
       " x 4 B (fp32)" + (gpus > 1 ? " / " + n(gpus) + " GPUs" : std::string()) + " x " +
       plural(s.concurrent_sequences, "sequence", "sequences");
@@ -147,9 +150,9 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
     const int64_t other_tokens = cross ? p.cross_attention_tokens : std::min(s.context_tokens, model.sliding_window);
     const int64_t full = sat_mul(s.concurrent_sequences, m.kv_bytes_per_token_per_layer, p.full_attention_layers, s.context_tokens);
     const int64_t other = m.kv_cache - full;
-    const std::string other_label = state ? "Mamba layers (fixed state)" : cross ? "Cross-attention layers" : "Sliding-window layers";
+    const std::string other_label = state ? "Recurrent layers (fixed state)" : cross ? "Cross-attention layers" : "Sliding-window layers";
     kv.formula = n(full) + " B (full-attention layers) + " + n(other) +
-                 (state ? " B (Mamba layers' state) = " : cross ? " B (cross-attention layers) = " : " B (sliding-window layers) = ") +
+                 (state ? " B (recurrent layers' state) = " : cross ? " B (cross-attention layers) = " : " B (sliding-window layers) = ") +
                  n(m.kv_cache) + " B";
     if (p.full_attention_layers > 0) {
       kv.children.push_back({"kv_cache.full", "Full-attention layers", full,

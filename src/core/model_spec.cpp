@@ -19,6 +19,8 @@ int64_t ModelSpec::recurrent_state_elements() const {
   switch (mixer) {
     case Mixer::mamba: return (ssm_conv_kernel - 1 + ssm_state) * ssm_inner;
     case Mixer::rwkv: return 5 * hidden_size;
+    case Mixer::delta_net:
+      return (ssm_conv_kernel - 1) * linear_conv_dim() + linear_value_heads * linear_key_head_dim * linear_value_head_dim;
     case Mixer::attention: return 0;
   }
   return 0;
@@ -348,7 +350,7 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
       add(TensorRole::attn_qkv, i, h, q_dim + 2 * kv_dim);
       if (s.qkv_bias) vec(i, q_dim + 2 * kv_dim);
     } else {
-      add(TensorRole::attn_q, i, h, q_dim);
+      add(TensorRole::attn_q, i, h, s.attention_output_gate ? 2 * q_dim : q_dim);  // Qwen3-Next: queries and gate
       add(TensorRole::attn_k, i, h, kv_dim);
       add(TensorRole::attn_v, i, h, kv_dim);
       if (s.qkv_bias) { vec(i, q_dim); vec(i, kv_dim); vec(i, kv_dim); }
@@ -374,6 +376,16 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
       if (s.ssm_proj_bias) vec(i, h);
       if (s.ssm_inner_norms) { vec(i, s.ssm_dt_rank); vec(i, state); vec(i, state); }  // dt, B and C layernorms
       if (s.is_recurrent()) continue;  // Mamba: the mixer is the whole layer; Jamba: its MLP or MoE follows
+    }
+    if (s.mixer == Mixer::delta_net && s.is_recurrent_layer(i)) {  // Qwen3NextGatedDeltaNet
+      const int64_t vh = s.linear_value_heads;
+      add(TensorRole::ssm_in, i, h, 2 * s.linear_key_dim() + 2 * s.linear_value_dim());  // in_proj_qkvz
+      add(TensorRole::ssm_in, i, h, 2 * vh);                                             // in_proj_ba
+      add(TensorRole::ssm_conv, i, s.ssm_conv_kernel, s.linear_conv_dim());             // conv1d, no bias
+      vec(i, vh);                                                                        // dt_bias
+      vec(i, vh);                                                                        // A_log
+      vec(i, s.linear_value_head_dim);                                                   // norm (gated, per head)
+      add(TensorRole::ssm_out, i, s.linear_value_dim(), h);                              // out_proj
     }
     if (s.mixer == Mixer::rwkv) {  // RwkvSelfAttention and RwkvFeedForward
       const int64_t a = s.ssm_inner;

@@ -14,8 +14,9 @@ namespace vramfit {
 enum class MlpKind { gated, plain };  // gated: gate, up, down (SwiGLU/GeGLU); plain: up, down
 enum class NormKind { rms, layer };   // layer norm carries a bias as well as a weight
 // What mixes tokens in a layer: attention (a KV cache grows with the context), or a recurrence
-// that keeps a fixed state per sequence instead (Mamba's selective SSM, RWKV-4's time mixing).
-enum class Mixer { attention, mamba, rwkv };
+// that keeps a fixed state per sequence instead (Mamba's selective SSM, RWKV-4's time mixing,
+// Qwen3-Next's Gated DeltaNet linear attention).
+enum class Mixer { attention, mamba, rwkv, delta_net };
 
 // A multimodal model's image encoder and projector (config.json vision_config), counted with
 // the model: CLIP (LLaVA, LLaVA-NeXT: a class token, pre- and post-LayerNorm), SigLIP (Gemma 3,
@@ -83,6 +84,7 @@ struct ModelSpec {
   bool attention_sinks = false;     // gpt-oss: one learned logit per head
   bool fused_qkv = false;           // Phi-3, GPT-2: one qkv_proj / c_attn (GGUF attn_qkv)
   bool output_bias = false;         // GPT-J, Phi: the LM head has a bias
+  bool attention_output_gate = false;  // Qwen3-Next: q_proj also gives a gate for the output (2 x q)
 
   // Learned tables and encoders (GPT-2, GPT-BigCode, BERT): absolute positions as a table of
   // position_embeddings rows (0: rotary, no table); BERT's segment table (type_vocab_size);
@@ -107,11 +109,17 @@ struct ModelSpec {
   // ssm_dt_rank + 2 x ssm_state, dt_proj, A_log and D, out_proj; no MLP. RWKV-4 (RwkvBlock):
   // time mixing with attention_hidden_size = ssm_inner and channel mixing of intermediate_size.
   Mixer mixer = Mixer::attention;
-  // Hybrid (Jamba): with attention_layer_period > 0 only layer i with i % period == offset
-  // attends; the others mix with `mixer` (Mamba, with RMSNorms over dt, B and C:
-  // ssm_inner_norms) and every layer keeps its MLP or MoE.
+  // Hybrid (Jamba, Qwen3-Next): with attention_layer_period > 0 only layer i with i % period ==
+  // offset attends; the others mix with `mixer` (Jamba's Mamba, with RMSNorms over dt, B and C:
+  // ssm_inner_norms; Qwen3-Next's Gated DeltaNet) and every layer keeps its MLP or MoE.
   int64_t attention_layer_period = 0, attention_layer_offset = 0;
   bool ssm_inner_norms = false;
+  // Gated DeltaNet (Qwen3NextGatedDeltaNet): key and value heads and their widths; its causal
+  // conv (ssm_conv_kernel) runs over q, k and v.
+  int64_t linear_key_heads = 0, linear_value_heads = 0, linear_key_head_dim = 0, linear_value_head_dim = 0;
+  int64_t linear_key_dim() const { return linear_key_heads * linear_key_head_dim; }
+  int64_t linear_value_dim() const { return linear_value_heads * linear_value_head_dim; }
+  int64_t linear_conv_dim() const { return 2 * linear_key_dim() + linear_value_dim(); }
   int64_t ssm_inner = 0;
   int64_t ssm_state = 0;
   int64_t ssm_conv_kernel = 0;
@@ -188,7 +196,9 @@ struct ModelSpec {
   }
   // Recurrent state per sequence and layer in elements (kept in fp32 by llama.cpp and
   // transformers): Mamba (llama_hparams::n_embd_r + n_embd_s) (d_conv - 1) x d_inner for the
-  // conv and d_state x d_inner for the SSM; RWKV-4 (RwkvModel.forward's state) 5 x hidden.
+  // conv and d_state x d_inner for the SSM; RWKV-4 (RwkvModel.forward's state) 5 x hidden;
+  // Gated DeltaNet (llama.cpp's qwen3next: r and s) (conv_kernel - 1) x conv_dim for the conv and
+  // value heads x key head_dim x value head_dim for the delta rule's state.
   int64_t recurrent_state_elements() const;
 };
 

@@ -74,7 +74,7 @@ const char* const kKnownArchitectures[] = {
     "gpt_neox", "falcon", "starcoder2", "gpt2", "gpt_bigcode", "gptj", "phi", "bert", "roberta",
     "xlm-roberta", "opt", "bloom", "stablelm", "granite", "olmo2", "internlm2", "glm", "deberta-v2", "olmoe", "cohere",
     "gpt_neo", "t5", "bart", "mamba", "rwkv", "qwen2_vl", "qwen2_5_vl", "qwen2_vl_text", "qwen2_5_vl_text",
-    "llava_next", "idefics3", "mllama", "mllama_text_model", "jamba"};
+    "llava_next", "idefics3", "mllama", "mllama_text_model", "jamba", "qwen3_next"};
 
 // Families whose configs have no num_key_value_heads: their KV heads are the attention heads
 // or set by their own keys (Falcon and GPT-BigCode's multi_query, DeepSeek's MLA).
@@ -267,6 +267,31 @@ void read_jamba(Reader& r, ModelSpec& s) {
   s.tied_embeddings = r.boolean("tie_word_embeddings", false);
   if (s.attention_layer_period < 1 || s.attention_layer_period > (1 << 16) || s.attention_layer_offset >= s.attention_layer_period) {
     r.fail("attn_layer_offset", "must be below attn_layer_period, a positive integer");
+  }
+}
+
+// Qwen3-Next (Qwen3NextConfig): full attention in every full_attention_interval-th layer (its
+// q_proj also gives an output gate; q and k norms), Gated DeltaNet linear attention in the others
+// (linear_num_key_heads / linear_num_value_heads of linear_key_head_dim / linear_value_head_dim,
+// a causal conv of linear_conv_kernel_dim); an MoE with a gated shared expert in every layer.
+void read_qwen3_next(Reader& r, ModelSpec& s, HfConfigRead& out) {
+  s.mixer = Mixer::delta_net;
+  s.attention_layer_period = r.integer("full_attention_interval", 4);
+  s.attention_layer_offset = s.attention_layer_period - 1;  // layer_types: full_attention when (i + 1) % interval == 0
+  s.linear_key_heads = r.integer("linear_num_key_heads", 16);
+  s.linear_value_heads = r.integer("linear_num_value_heads", 32);
+  s.linear_key_head_dim = r.integer("linear_key_head_dim", 128);
+  s.linear_value_head_dim = r.integer("linear_value_head_dim", 128);
+  s.ssm_conv_kernel = r.integer("linear_conv_kernel_dim", 4);
+  s.attention_output_gate = s.qk_norm = true;
+  s.tied_embeddings = r.boolean("tie_word_embeddings", false);
+  if (s.attention_layer_period < 1 || s.attention_layer_period > (1 << 16)) r.fail("full_attention_interval", "must be a positive integer");
+  if (s.linear_value_heads > (1 << 12) || s.linear_key_head_dim > (1 << 12) || s.linear_value_head_dim > (1 << 12)) {
+    r.fail("linear_num_value_heads", "and the linear head dims must be at most 4,096");
+  }
+  if (r.integer("mtp_num_hidden_layers", 0) > 0) {
+    out.assumptions.push_back("mtp_num_hidden_layers: the checkpoint's multi-token-prediction layers, loaded only to speculate, "
+                              "are not counted.");
   }
 }
 
@@ -613,6 +638,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   read_sequence_to_sequence(r, s);
   read_recurrent(r, s);
   if (type == "jamba") read_jamba(r, s);
+  if (type == "qwen3_next") read_qwen3_next(r, s, out);
   if (falcon) {
     // Parallel attention shares one input LayerNorm; the new architecture has ln_attn and ln_mlp.
     const bool new_arch = r.boolean("new_decoder_architecture", false);
@@ -657,7 +683,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   if (s.experts > 0) {
     s.experts_per_token = r.integer("num_experts_per_tok", 0);
     s.moe_intermediate_size = r.integer("moe_intermediate_size", s.intermediate_size);
-    if (type == "qwen2_moe") {
+    if (type == "qwen2_moe" || type == "qwen3_next") {
       s.shared_experts = r.has("shared_expert_intermediate_size") ? 1 : 0;
       s.shared_expert_intermediate_size = r.integer("shared_expert_intermediate_size", 0);
       s.shared_expert_gate = s.shared_experts > 0;
@@ -802,7 +828,13 @@ json write_hf_config(const ModelSpec& s) {
               {"output_bias", s.output_bias, false}, {"embedding_norm", s.embedding_norm, false},
               {"pooler", s.pooler, false}, {"encoder_only", s.encoder_only, false}});
   if (!s.final_norm) c["final_norm"] = false;
-  if (s.is_hybrid()) {  // Jamba's own keys
+  if (s.mixer == Mixer::delta_net) {  // Qwen3-Next's own keys
+    write_keys(c,
+               {{"full_attention_interval", s.attention_layer_period, true}, {"linear_num_key_heads", s.linear_key_heads, true},
+                {"linear_num_value_heads", s.linear_value_heads, true}, {"linear_key_head_dim", s.linear_key_head_dim, true},
+                {"linear_value_head_dim", s.linear_value_head_dim, true}, {"linear_conv_kernel_dim", s.ssm_conv_kernel, true}},
+               {});
+  } else if (s.is_hybrid()) {  // Jamba's own keys
     write_keys(c,
                {{"attn_layer_period", s.attention_layer_period, true}, {"attn_layer_offset", s.attention_layer_offset, true},
                 {"mamba_expand", s.ssm_inner / s.hidden_size, true}, {"mamba_d_state", s.ssm_state, true},
@@ -818,7 +850,7 @@ json write_hf_config(const ModelSpec& s) {
   c["mlp_kind"] = s.mlp == MlpKind::plain ? "plain" : "gated";
   c["norm_kind"] = s.norm == NormKind::layer ? "layer" : "rms";
   if (s.experts > 0) {
-    const bool qwen_shared = s.architecture == "qwen2_moe";
+    const bool qwen_shared = s.architecture == "qwen2_moe" || s.architecture == "qwen3_next";
     write_keys(c,
                {{"num_local_experts", s.experts, true}, {"num_experts_per_tok", s.experts_per_token, true},
                 {"moe_intermediate_size", s.moe_intermediate_size, true},

@@ -172,7 +172,7 @@ test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART, GP
   const counts = { "gpt2.json": 124439808, "starcoder.json": 15517456384, "gpt-j-6b.json": 6050882784, "phi-2.json": 2779683840,
                    "bert-large-uncased.json": 335141888, "mamba-130m-hf.json": 129135360, "rwkv-4-169m-pile.json": 169342464,
                    "t5-small.json": 60506624, "bart-large.json": 406291456, "gpt-neo-1.3B.json": 1315575808,
-                   "jamba-v0.1.json": 51570323328 };
+                   "jamba-v0.1.json": 51570323328, "qwen3-next-80b-a3b-instruct.json": 79674391296 };
   for (const [file, parameters] of Object.entries(counts)) {
     const config = JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs", file), "utf8"));
     const report = vramfit.estimate({ model: { config } });
