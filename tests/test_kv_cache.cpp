@@ -186,4 +186,9 @@ TEST_CASE("Qwen3-Next: 12 full-attention layers grow with the context, 36 DeltaN
   CHECK(fixed->formula == "36 layers x ((4 - 1) x 8,192 conv + 32 heads x 128 x 128 state) x 4 B (fp32) x 1 sequence = 79,036,416 B");
   CHECK(estimate_error(config_request("qwen3-next-80b-a3b-instruct.json", 1024, 1, "vllm")).message.find("recurrent state") !=
         std::string::npos);
+  // A hybrid whose recurrent layers have no width is refused, naming it.
+  json config = fixture_config("qwen3-next-80b-a3b-instruct.json");
+  config["linear_num_value_heads"] = 0;
+  const Error e = estimate_error({{"model", {{"config", config}}}, {"gpu", {{"id", "h200"}}}});
+  CHECK(e.message.find("recurrent layers need positive widths") != std::string::npos);
 }

@@ -137,7 +137,10 @@ std::optional<Error> check_bounds(const ModelSpec& s) {
       {s.parameters_only, int64_t(1) << 50, "parameters"}, {s.encoder_layers, 1 << 12, "encoder_layers"},
       {s.relative_attention_buckets, 1 << 16, "relative_attention_num_buckets"}, {s.ssm_inner, 1 << 20, "intermediate_size"},
       {s.ssm_state, 1 << 12, "state_size"},           {s.ssm_conv_kernel, 1 << 8, "conv_kernel"},
-      {s.ssm_dt_rank, 1 << 16, "time_step_rank"},        {s.mtp_layers, 16, "num_nextn_predict_layers"}};
+      {s.ssm_dt_rank, 1 << 16, "time_step_rank"},        {s.mtp_layers, 16, "num_nextn_predict_layers"},
+      {s.linear_key_heads, 1 << 12, "linear_num_key_heads"}, {s.linear_value_heads, 1 << 12, "linear_num_value_heads"},
+      {s.linear_key_head_dim, 1 << 12, "linear_key_head_dim"}, {s.linear_value_head_dim, 1 << 12, "linear_value_head_dim"},
+      {s.extra_embedding_rows, 1 << 16, "extra_embedding_rows"}};
   for (const auto& b : bounds) {
     if (auto e = require_at_most(b.value, b.limit, b.field)) return e;
   }
@@ -183,6 +186,15 @@ std::optional<Error> validate_recurrent(const ModelSpec& s) {
 
 std::optional<Error> validate_model_spec(const ModelSpec& s) {
   if (auto e = check_bounds(s)) return e;
+  if (s.is_hybrid()) {  // Jamba's Mamba layers, Qwen3-Next's DeltaNet layers: their own widths
+    const bool mamba = s.mixer == Mixer::mamba;
+    const int64_t narrowest = mamba ? std::min({s.ssm_inner, s.ssm_state, s.ssm_conv_kernel, s.ssm_dt_rank})
+                                    : std::min({s.linear_key_heads, s.linear_value_heads, s.linear_key_head_dim,
+                                                s.linear_value_head_dim, s.ssm_conv_kernel});
+    if (narrowest <= 0) {
+      return make_error("model.out_of_range", "model_type", "a hybrid model's recurrent layers need positive widths (mamba_* or linear_* keys)");
+    }
+  }
   if (s.is_recurrent()) {
     if (auto e = require_positive(s.layers, "num_hidden_layers")) return e;
     return validate_recurrent(s);
