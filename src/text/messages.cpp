@@ -26,10 +26,15 @@ std::vector<std::string> conversions(std::string_view text) {
   }
   return found;
 }
+
+// Lists the pattern entries of the catalog just set (defined below with the patterns).
+void list_patterns(const MessageTable* table);
 }  // namespace
 
 void set_message_table(Language language, const MessageTable* table) {
-  if (language == Language::arabic) g_arabic = table;
+  if (language != Language::arabic) return;
+  g_arabic = table;
+  list_patterns(table);
 }
 
 const char* language_code(Language language) { return language == Language::arabic ? "ar" : "en"; }
@@ -95,6 +100,24 @@ std::optional<size_t> pattern_fixed_text(std::string_view key) {
   return fixed;
 }
 
+// A catalog's pattern entries with the length of their fixed text, listed once when the catalog
+// is set: translate_piece asks for them at every level of every sentence.
+struct PatternEntry {
+  const std::string* key;
+  const std::string* translation;
+  size_t fixed;
+};
+std::vector<PatternEntry> pattern_entries(const MessageTable& table) {
+  std::vector<PatternEntry> entries;
+  for (const auto& [key, value] : table) {
+    if (const auto fixed = pattern_fixed_text(key)) entries.push_back({&key, &value, *fixed});
+  }
+  return entries;
+}
+std::vector<PatternEntry> g_arabic_patterns;
+
+void list_patterns(const MessageTable* table) { g_arabic_patterns = table ? pattern_entries(*table) : std::vector<PatternEntry>(); }
+
 // How deep a part of a part is still translated ("%s (at byte offset %s)" around
 // "model.gguf: tensor %s has %s dimensions (1 to 4 allowed)").
 constexpr int kDeepestPart = 5;
@@ -106,15 +129,15 @@ struct PatternMatch {
   std::vector<std::string_view> parts;
 };
 PatternMatch best_pattern(const MessageTable& table, std::string_view text, bool leading_part) {
+  const bool listed = &table == g_arabic;
+  const std::vector<PatternEntry> unlisted = listed ? std::vector<PatternEntry>() : pattern_entries(table);
   PatternMatch best;
   size_t best_fixed = 0;
-  for (const auto& [key, value] : table) {
-    if ((key.compare(0, 2, "%s") == 0) != leading_part) continue;
-    const auto fixed = pattern_fixed_text(key);
-    if (!fixed || *fixed <= best_fixed) continue;
-    if (auto parts = match_pattern(text, key)) {
-      best = {&value, std::move(*parts)};
-      best_fixed = *fixed;
+  for (const PatternEntry& entry : listed ? g_arabic_patterns : unlisted) {
+    if ((entry.key->compare(0, 2, "%s") == 0) != leading_part || entry.fixed <= best_fixed) continue;
+    if (auto parts = match_pattern(text, *entry.key)) {
+      best = {entry.translation, std::move(*parts)};
+      best_fixed = entry.fixed;
     }
   }
   return best;
