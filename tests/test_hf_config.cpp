@@ -451,6 +451,20 @@ TEST_CASE("Jamba: attention every 8th layer, Mamba in the others, experts every 
                             "config.json");
   REQUIRE_FALSE(bad);
   CHECK(bad.error().field == "attn_layer_offset");
+  json config = {{"model_type", "jamba"}, {"hidden_size", 64}, {"num_hidden_layers", 4}, {"num_attention_heads", 1},
+                 {"intermediate_size", 64}, {"vocab_size", 10}, {"attn_layer_period", 2}, {"attn_layer_offset", 1},
+                 {"num_experts", 4}, {"num_experts_per_tok", 1}, {"expert_layer_period", 2}, {"expert_layer_offset", 1}};
+  CHECK(read_hf_config(config, "config.json"));
+  for (const auto& [key, value, field] : {std::tuple<const char*, int, const char*>{"expert_layer_offset", 2, "expert_layer_offset"},
+                                          {"expert_layer_period", 0, "expert_layer_offset"},
+                                          {"attn_layer_period", 0, "attn_layer_period"},
+                                          {"attn_layer_period", 70000, "attn_layer_offset"}}) {
+    json wrong = config;
+    wrong[key] = value;
+    auto refused = read_hf_config(wrong, "config.json");
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().field == field);
+  }
 }
 
 TEST_CASE("Qwen3-Next: Gated DeltaNet in 3 layers of 4, gated full attention in the 4th, 512 experts, from its real config", "[config][parameters]") {
@@ -470,6 +484,12 @@ TEST_CASE("Qwen3-Next: Gated DeltaNet in 3 layers of 4, gated full attention in 
   int64_t q_proj = 0;
   for (const TensorShape& t : enumerate_tensors(s)) if (t.layer == 3 && t.role == TensorRole::attn_q) q_proj = t.elements();
   CHECK(q_proj == 8192 * 2048);
+  json wide = write_hf_config(s);
+  CHECK(read_hf_config(wide, "config.json"));
+  wide["linear_value_head_dim"] = 8192;  // above the bounds every dimension has
+  auto refused = read_hf_config(wide, "config.json");
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().field == "linear_value_head_dim");
 }
 
 TEST_CASE("DeepSeek-V3's multi-token-prediction layer: counted apart, named, not in the weights", "[config][parameters]") {

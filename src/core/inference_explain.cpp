@@ -121,21 +121,22 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
   const int64_t bytes_per_token = sat_mul(m.kv_bytes_per_token_per_layer, p.full_attention_layers + p.sliding_layers);
   // A recurrent layer's fixed state per sequence: every layer of Mamba and RWKV, Jamba's Mamba layers.
   const int64_t state_layers = model.recurrent_layer_count();
-  const std::string state_line =
-      plural(state_layers, "layer", "layers") + " x " +
-      (model.mixer == Mixer::mamba
-           ? "((" + n(model.ssm_conv_kernel) + " - 1) conv + " + n(model.ssm_state) + " SSM) x " + n(model.ssm_inner) + " d_inner"
-       : model.mixer == Mixer::delta_net
-           ? "((" + n(model.ssm_conv_kernel) + " - 1) x " + n(model.linear_conv_dim()) + " conv + " + n(model.linear_value_heads) +
-                 " heads x " + n(model.linear_key_head_dim) + " x " + n(model.linear_value_head_dim) + " state)"
-           : "5 x " + n(model.hidden_size) + " hidden") +
-      " x 4 B (fp32)" + (gpus > 1 ? " / " + n(gpus) + " GPUs" : std::string()) + " x " +
-      plural(s.concurrent_sequences, "sequence", "sequences");
+  auto state_line = [&]() {
+    return plural(state_layers, "layer", "layers") + " x " +
+        (model.mixer == Mixer::mamba
+             ? "((" + n(model.ssm_conv_kernel) + " - 1) conv + " + n(model.ssm_state) + " SSM) x " + n(model.ssm_inner) + " d_inner"
+         : model.mixer == Mixer::delta_net
+             ? "((" + n(model.ssm_conv_kernel) + " - 1) x " + n(model.linear_conv_dim()) + " conv + " + n(model.linear_value_heads) +
+                   " heads x " + n(model.linear_key_head_dim) + " x " + n(model.linear_value_head_dim) + " state)"
+             : "5 x " + n(model.hidden_size) + " hidden") +
+        " x 4 B (fp32)" + (gpus > 1 ? " / " + n(gpus) + " GPUs" : std::string()) + " x " +
+        plural(s.concurrent_sequences, "sequence", "sequences");
+  };
   if (model.encoder_only) {
     kv.formula = "0 B: an encoder (BERT and its kin) reads the whole input in one pass and caches no keys or values";
   } else if (model.is_recurrent()) {
     kv.label = "Recurrent state";
-    kv.formula = state_line + " = " + n(m.kv_cache) + " B";
+    kv.formula = state_line() + " = " + n(m.kv_cache) + " B";
     kv.note = (model.mixer == Mixer::mamba ? std::string("Mamba") : std::string("RWKV")) +
               " keeps no keys or values: each sequence carries a fixed state (llama.cpp's r and s buffers, "
               "transformers' cache), the same at any context length.";
@@ -159,7 +160,7 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
                              kv_line(p.full_attention_layers, s.context_tokens) + " = " + n(full) + " B", "", {}});
     }
     kv.children.push_back({state ? "kv_cache.state" : cross ? "kv_cache.cross" : "kv_cache.sliding", other_label, other,
-                           (state ? state_line : kv_line(other_layers, other_tokens)) + " = " + n(other) + " B",
+                           (state ? state_line() : kv_line(other_layers, other_tokens)) + " = " + n(other) + " B",
                            state ? "These layers keep no keys or values: each sequence carries a fixed state, the same at any "
                                    "context length."
                            : cross ? "These layers attend to one image: its " + n(model.vision.tiles) + " tiles x " +

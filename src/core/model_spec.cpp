@@ -26,34 +26,32 @@ int64_t ModelSpec::recurrent_state_elements() const {
   return 0;
 }
 
-int64_t ModelSpec::recurrent_layer_count() const {
-  if (!is_hybrid()) return is_recurrent() ? layers : 0;
+namespace {
+
+// How many of a model's layers satisfy one of its per-layer predicates.
+template <typename Predicate>
+int64_t count_layers(const ModelSpec& s, Predicate is_counted) {
   int64_t n = 0;
-  for (int64_t i = 0; i < layers; ++i) n += is_recurrent_layer(i);
+  for (int64_t i = 0; i < s.layers; ++i) n += is_counted(i) ? 1 : 0;
   return n;
+}
+
+}  // namespace
+
+int64_t ModelSpec::recurrent_layer_count() const {
+  return count_layers(*this, [this](int64_t i) { return is_recurrent_layer(i); });
 }
 
 int64_t ModelSpec::moe_layer_count() const {
-  int64_t n = 0;
-  for (int64_t i = 0; i < layers; ++i) n += is_moe_layer(i);
-  return n;
+  return count_layers(*this, [this](int64_t i) { return is_moe_layer(i); });
 }
 
 int64_t ModelSpec::cross_attention_layer_count() const {
-  int64_t n = 0;
-  for (int64_t i = 0; i < layers && i < static_cast<int64_t>(cross_attention_layers.size()); ++i) {
-    n += cross_attention_layers[static_cast<size_t>(i)] != 0;
-  }
-  return n;
+  return count_layers(*this, [this](int64_t i) { return is_cross_attention_layer(i); });
 }
 
 int64_t ModelSpec::sliding_layer_count() const {
-  if (sliding_window <= 0) return 0;
-  int64_t n = 0;
-  for (int64_t i = 0; i < layers && i < static_cast<int64_t>(sliding_layers.size()); ++i) {
-    n += sliding_layers[static_cast<size_t>(i)] != 0;
-  }
-  return n;
+  return count_layers(*this, [this](int64_t i) { return is_sliding_layer(i); });
 }
 
 const char* tensor_role_name(TensorRole role) {
@@ -186,6 +184,16 @@ std::optional<Error> validate_recurrent(const ModelSpec& s) {
 
 std::optional<Error> validate_model_spec(const ModelSpec& s) {
   if (auto e = check_bounds(s)) return e;
+  // Layers chosen by period and offset (Jamba's attention and experts, Qwen3-Next's attention).
+  if (s.attention_layer_period < 0 || s.attention_layer_period > (1 << 16) ||
+      (s.attention_layer_period > 0 && (s.attention_layer_offset < 0 || s.attention_layer_offset >= s.attention_layer_period))) {
+    return make_error("model.out_of_range", "attn_layer_offset",
+                      "attn_layer_offset must lie from 0 to below attn_layer_period, which is at most 65,536");
+  }
+  if (s.moe_layer_period < 1 || s.moe_layer_period > (1 << 16) || s.moe_layer_offset < 0 || s.moe_layer_offset >= s.moe_layer_period) {
+    return make_error("model.out_of_range", "expert_layer_offset",
+                      "expert_layer_offset must lie from 0 to below expert_layer_period, which is from 1 to 65,536");
+  }
   if (s.is_hybrid()) {  // Jamba's Mamba layers, Qwen3-Next's DeltaNet layers: their own widths
     const bool mamba = s.mixer == Mixer::mamba;
     const int64_t narrowest = mamba ? std::min({s.ssm_inner, s.ssm_state, s.ssm_conv_kernel, s.ssm_dt_rank})
