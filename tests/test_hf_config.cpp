@@ -106,12 +106,14 @@ TEST_CASE("bad config values name the field", "[config][errors]") {
 }
 
 namespace {
-Result<HfConfigRead> read_fixture(const std::string& name) {
+std::string fixture_text(const std::string& name) {
   std::ifstream in(std::string(VRAMFIT_FIXTURES_DIR) + "/configs/" + name);
   std::stringstream text;
   text << in.rdbuf();
-  return read_hf_config_text(text.str(), name);
+  return text.str();
 }
+
+Result<HfConfigRead> read_fixture(const std::string& name) { return read_hf_config_text(fixture_text(name), name); }
 
 // A fixture read with nothing assumed, at its published count, before and after a round trip
 // through vramfit's own keys (links, the app's editor).
@@ -490,6 +492,86 @@ TEST_CASE("Qwen3-Next: Gated DeltaNet in 3 layers of 4, gated full attention in 
   auto refused = read_hf_config(wide, "config.json");
   REQUIRE_FALSE(refused);
   CHECK(refused.error().field == "linear_value_head_dim");
+}
+
+TEST_CASE("Llama 4 Scout and Maverick: experts in every layer or every other, chunked attention, the vision tower, from their configs", "[config][parameters]") {
+  // The Hub's counts (safetensors.parameters.BF16), as public notes quote them:
+  // meta-llama/Llama-4-Scout-17B-16E-Instruct "108,641,793,536"; "The Hugging Face checkpoints
+  // hold 108,641,793,536 and 401,583,781,376 tensors in total. Both differ from the text backbone
+  // by the same 871,932,416 parameters (the vision encoder and projector)". The Scout fixture is
+  // the Llama4Config transformers prints for meta-llama/Llama-4-Scout-17B-16E; the Maverick one is
+  // TensorRT-LLM's copy of Maverick's config with its 48 text and 34 vision layers put back.
+  auto scout = read_fixture("llama-4-scout-17b-16e-instruct.json");
+  REQUIRE(scout);
+  const ModelSpec& s = scout->spec;
+  CHECK(count_parameters(s) == 108641793536);
+  CHECK(tower_parameters(s) == 871932416);
+  CHECK(s.moe_layer_count() == 48);
+  CHECK(s.intermediate_size == 16384);
+  CHECK(s.moe_intermediate_size == 8192);
+  CHECK(s.shared_experts == 1);
+  // no_rope_layers: every 4th layer (NoPE) attends to the whole context, the others in chunks.
+  CHECK(s.sliding_window == 8192);
+  CHECK(s.sliding_layer_count() == 36);
+  CHECK_FALSE(s.is_sliding_layer(3));
+  CHECK(s.is_sliding_layer(4));
+  CHECK(s.cached_layers() == 48);
+  CHECK(s.vision.kind == VisionKind::llama4);
+  CHECK(s.vision.patches_per_tile() == 24 * 24 + 1);
+  CHECK(s.vision.patches_per_image() == 17 * 577);
+  REQUIRE(scout->assumptions.size() == 2);
+  CHECK(scout->assumptions[0].rfind("attention_chunk_size 8192: the 36 chunked-attention layers' cache", 0) == 0);
+  CHECK(scout->assumptions[1].rfind("Llama 4: an image is read as the image processor's default 16 tiles of 336 px", 0) == 0);
+  // One MoE layer: attention, 16 experts and the shared expert of 8,192, the router, two norms.
+  int64_t layer0 = 0;
+  for (const TensorShape& t : enumerate_tensors(s)) layer0 += t.layer == 0 ? t.elements() : 0;
+  CHECK(layer0 == (5120 * 5120 * 2 + 5120 * 1024 * 2) + 17 * 3 * 5120 * int64_t(8192) + 5120 * 16 + 2 * 5120);
+
+  auto maverick = read_fixture("llama-4-maverick-17b-128e-instruct.json");
+  REQUIRE(maverick);
+  const ModelSpec& m = maverick->spec;
+  CHECK(count_parameters(m) == 401583781376);
+  CHECK(tower_parameters(m) == 871932416);
+  CHECK(m.moe_layer_count() == 24);  // interleave_moe_layer_step 2: layers 1, 3, ..., 47
+  CHECK(m.is_moe_layer(1));
+  CHECK_FALSE(m.is_moe_layer(0));
+  CHECK(m.sliding_layer_count() == 36);  // no no_rope_layers: every no_rope_layer_interval-th (4) is NoPE
+
+  // Round trips through Llama 4's own keys, and the presets.
+  for (const ModelSpec* spec : {&s, &m}) {
+    auto again = read_hf_config(write_hf_config(*spec), "round trip");
+    REQUIRE(again);
+    CHECK(count_parameters(again->spec) == count_parameters(*spec));
+    CHECK(again->spec.moe_layer_count() == spec->moe_layer_count());
+    CHECK(again->spec.sliding_layer_count() == spec->sliding_layer_count());
+    CHECK(again->spec.vision.patches_per_image() == spec->vision.patches_per_image());
+  }
+  CHECK(count_parameters(preset("llama-4-scout").spec) == 108641793536);
+  CHECK(count_parameters(preset("llama-4-maverick").spec) == 401583781376);
+
+  // moe_layers that are not one run of every n-th layer, a null chunk, mismatched adapter widths.
+  json config = json::parse(fixture_text("llama-4-scout-17b-16e-instruct.json"));
+  json text = config["text_config"];
+  text["moe_layers"] = {1, 3, 4};
+  json wrong = config;
+  wrong["text_config"] = text;
+  auto refused = read_hf_config(wrong, "config.json");
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().field == "moe_layers");
+  text["moe_layers"] = {47};  // one MoE layer, the last
+  text["attention_chunk_size"] = nullptr;
+  wrong["text_config"] = text;
+  auto one = read_hf_config(wrong, "config.json");
+  REQUIRE(one);
+  CHECK(one->spec.moe_layer_count() == 1);
+  CHECK(one->spec.is_moe_layer(47));
+  CHECK(one->spec.sliding_layer_count() == 0);
+  wrong = config;
+  wrong["vision_config"]["vision_output_dim"] = 7680;
+  refused = read_hf_config(wrong, "config.json");
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().field == "vision_output_dim");
+  CHECK(refused.error().message.rfind("config.json: vision_config: vision_output_dim must equal", 0) == 0);
 }
 
 TEST_CASE("DeepSeek-V3's multi-token-prediction layer: counted apart, named, not in the weights", "[config][parameters]") {

@@ -10,7 +10,7 @@ namespace vramfit {
 int64_t VisionTower::patches_per_tile() const {
   if (kind == VisionKind::none || kind == VisionKind::qwen2_vl || patch <= 0) return 0;
   const int64_t side = image_size / patch;
-  return side * side + (kind == VisionKind::clip || kind == VisionKind::mllama ? 1 : 0);
+  return side * side + (kind == VisionKind::clip || kind == VisionKind::mllama || kind == VisionKind::llama4 ? 1 : 0);
 }
 
 int64_t VisionTower::patches_per_image() const { return tiles * patches_per_tile(); }
@@ -268,14 +268,15 @@ namespace {
 
 // The vision tower and projector (transformers' CLIPVisionTransformer, SiglipVisionTransformer,
 // Idefics3VisionTransformer, Qwen2VisionTransformerPretrainedModel /
-// Qwen2_5_VisionTransformerPretrainedModel, PixtralVisionModel, MllamaVisionModel;
+// Qwen2_5_VisionTransformerPretrainedModel, PixtralVisionModel, MllamaVisionModel, Llama4VisionModel;
 // LlavaMultiModalProjector, Gemma3MultiModalProjector, Idefics3Connector, Mllama's
-// multi_modal_projector; LlavaNextModel's image_newline), all as TensorRole::vision at layer -1.
+// multi_modal_projector, Llama4MultiModalProjector; LlavaNextModel's image_newline), all as TensorRole::vision at layer -1.
 void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
   if (v.kind == VisionKind::none) return;
   auto add = [&t](int64_t row_length, int64_t rows) { push_tensor(t, TensorRole::vision, -1, row_length, rows, 1); };
   const int64_t h = v.hidden;
   const bool qwen = v.kind == VisionKind::qwen2_vl, pixtral = v.kind == VisionKind::pixtral, mllama = v.kind == VisionKind::mllama;
+  const bool llama4 = v.kind == VisionKind::llama4;
   auto norm = [&](int64_t n) { add(n, v.rms_norm ? 1 : 2); };  // weight (+ bias)
   auto linear = [&](int64_t in, int64_t out, bool bias) {
     add(in, out);
@@ -285,7 +286,7 @@ void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
   add(v.channels * v.temporal_patch * v.patch * v.patch, h);
   if (v.kind == VisionKind::siglip) add(h, 1);  // SigLIP's conv has a bias
   if (!qwen && !pixtral) add(h, v.patches_per_tile());  // learned position table (Pixtral: 2-D RoPE)
-  if (v.kind == VisionKind::clip || mllama) add(h, 1);  // class_embedding
+  if (v.kind == VisionKind::clip || mllama || llama4) add(h, 1);  // class_embedding
   if (mllama) {
     // MllamaPrecomputedPositionEmbedding: its gate and a table of every tile's positions per
     // aspect ratio; MllamaPrecomputedAspectRatioEmbedding before and after the local encoder.
@@ -297,7 +298,7 @@ void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
       add(1, 1);
     }
   }
-  if (v.kind == VisionKind::clip || pixtral || mllama) norm(h);  // pre_layrnorm / ln_pre / layernorm_pre
+  if (v.kind == VisionKind::clip || pixtral || mllama || llama4) norm(h);  // pre_layrnorm / ln_pre / layernorm_pre
   const bool attention_bias = !pixtral && !mllama;
   for (int64_t layer = 0; layer < v.layers + v.global_layers; ++layer) {
     norm(h);
@@ -334,6 +335,12 @@ void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
     add(h * v.scale_factor * v.scale_factor, v.out_hidden);  // modality_projection.proj, no bias
   } else if (v.projector == ProjectorKind::mllama) {
     linear(v.projector_input, v.out_hidden, true);
+  } else if (v.projector == ProjectorKind::llama4) {
+    // Llama4VisionPixelShuffleMLP (2 x 2 patches, 4 h = intermediate wide, through fc1 and fc2),
+    // then Llama4MultiModalProjector.linear_1; none has a bias.
+    linear(v.intermediate, v.projector_input, false);
+    linear(v.projector_input, v.projector_input, false);
+    linear(v.projector_input, v.out_hidden, false);
   }
   if (v.image_newline) add(v.out_hidden, 1);
 }

@@ -27,8 +27,8 @@ enum class Mixer { attention, mamba, rwkv, delta_net };
 // Projectors: LLaVA's 2-layer MLP, Gemma 3's one matrix and RMSNorm, Idefics3's pixel shuffle
 // into one matrix, Mllama's one matrix from the stacked layer outputs; Qwen's merger belongs
 // to the tower.
-enum class VisionKind : uint8_t { none, clip, siglip, qwen2_vl, pixtral, mllama };
-enum class ProjectorKind : uint8_t { none, llava_mlp, gemma3, pixel_shuffle, mllama };
+enum class VisionKind : uint8_t { none, clip, siglip, qwen2_vl, pixtral, mllama, llama4 };
+enum class ProjectorKind : uint8_t { none, llava_mlp, gemma3, pixel_shuffle, mllama, llama4 };
 struct VisionTower {
   VisionKind kind = VisionKind::none;
   int64_t layers = 0, hidden = 0, heads = 0, intermediate = 0;
@@ -46,7 +46,7 @@ struct VisionTower {
   int64_t scale_factor = 0;       // Idefics3: pixel shuffle of scale x scale patches into one
   int64_t global_layers = 0;      // Mllama: num_global_layers of the gated global encoder
   int64_t aspect_ratios = 0;      // Mllama: len(supported_aspect_ratios)
-  int64_t projector_input = 0;    // Mllama: vision_output_dim (the stacked intermediate layers)
+  int64_t projector_input = 0;    // Mllama: vision_output_dim (the stacked intermediate layers); Llama 4: the adapter's width
   // Patches of one tile at image_size (CLIP and Mllama add a class token); Qwen's are as many
   // as the image has (dynamic resolution), 0 here.
   int64_t patches_per_tile() const;

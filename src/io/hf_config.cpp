@@ -74,7 +74,7 @@ const char* const kKnownArchitectures[] = {
     "gpt_neox", "falcon", "starcoder2", "gpt2", "gpt_bigcode", "gptj", "phi", "bert", "roberta",
     "xlm-roberta", "opt", "bloom", "stablelm", "granite", "olmo2", "internlm2", "glm", "deberta-v2", "olmoe", "cohere",
     "gpt_neo", "t5", "bart", "mamba", "rwkv", "qwen2_vl", "qwen2_5_vl", "qwen2_vl_text", "qwen2_5_vl_text",
-    "llava_next", "idefics3", "mllama", "mllama_text_model", "jamba", "qwen3_next"};
+    "llava_next", "idefics3", "mllama", "mllama_text_model", "jamba", "qwen3_next", "llama4", "llama4_text"};
 
 // Families whose configs have no num_key_value_heads: their KV heads are the attention heads
 // or set by their own keys (Falcon and GPT-BigCode's multi_query, DeepSeek's MLA).
@@ -290,6 +290,81 @@ void read_qwen3_next(Reader& r, ModelSpec& s, HfConfigRead& out) {
   }
 }
 
+// Which layers a Llama 4 config gives experts: moe_layers, else every interleave_moe_layer_step-th
+// layer from step - 1 (Llama4TextConfig.__post_init__). A list must be such a run, from its first
+// layer to the last; vramfit keeps it as a period, an offset and the dense layers before it.
+void read_llama4_moe_layers(Reader& r, ModelSpec& s) {
+  const int64_t step = r.integer("interleave_moe_layer_step", 1);
+  if (step < 1 || step > (1 << 16)) {
+    r.fail("interleave_moe_layer_step", "must be an integer from 1 to 65,536");
+    return;
+  }
+  int64_t first = step - 1, period = step;
+  if (r.has("moe_layers")) {
+    const json& list = r.config.at("moe_layers");
+    bool run = list.is_array() && !list.empty();
+    for (size_t i = 0; run && i < list.size(); ++i) run = list[i].is_number_integer();
+    if (run) {
+      first = list[0].get<int64_t>();
+      period = list.size() > 1 ? list[1].get<int64_t>() - first : std::max<int64_t>(1, s.layers - first);
+      run = first >= 0 && period >= 1 && period <= (1 << 16);
+      for (size_t i = 0; run && i < list.size(); ++i) run = list[i].get<int64_t>() == first + static_cast<int64_t>(i) * period;
+      run = run && list.back().get<int64_t>() < s.layers && list.back().get<int64_t>() + period >= s.layers;
+    }
+    if (!run) {
+      r.fail("moe_layers", "must list every n-th layer from one layer to the last (other lists are not counted yet)");
+      return;
+    }
+  }
+  s.first_dense_layers = first;
+  s.moe_layer_period = period;
+  s.moe_layer_offset = first % period;
+}
+
+// Llama 4 (Llama4TextConfig, Llama4TextDecoderLayer): its MoE layers have num_local_experts
+// experts of intermediate_size and one shared expert as wide (Llama4TextMoe; a router without
+// bias), its dense layers intermediate_size_mlp; the L2 q/k norm has no weights. The RoPE layers
+// (no_rope_layers[i] = 1; else all but every no_rope_layer_interval-th) attend within chunks of
+// attention_chunk_size tokens, the NoPE layers to the whole context. The chunked layers' cache is
+// sized as a sliding window of one chunk, as llama.cpp keeps it (llama_model::load_hparams,
+// LLM_ARCH_LLAMA4: LLAMA_SWA_TYPE_CHUNKED, n_swa 8192, set_swa_pattern(4)).
+void read_llama4(Reader& r, ModelSpec& s, HfConfigRead& out) {
+  if (s.experts > 0) {
+    s.moe_intermediate_size = s.shared_expert_intermediate_size = s.intermediate_size;
+    s.shared_experts = 1;
+    read_llama4_moe_layers(r, s);
+  }
+  s.intermediate_size = r.integer("intermediate_size_mlp", 16384);
+  s.tied_embeddings = r.boolean("tie_word_embeddings", false);
+  // attention_chunk_size null: every layer attends to the whole context.
+  const bool unchunked = r.config.contains("attention_chunk_size") && r.config.at("attention_chunk_size").is_null();
+  const int64_t chunk = unchunked ? 0 : r.integer("attention_chunk_size", 8192);
+  if (chunk <= 0 || s.layers <= 0 || s.layers > (1 << 16)) return;
+  const json& types = r.has("layer_types") ? r.config.at("layer_types") : json::array();
+  const json& rope = r.has("no_rope_layers") ? r.config.at("no_rope_layers") : json::array();
+  const int64_t interval = r.integer("no_rope_layer_interval", 4);
+  s.sliding_layers.assign(static_cast<size_t>(s.layers), 0);
+  for (size_t i = 0; i < s.sliding_layers.size(); ++i) {
+    if (types.is_array() && !types.empty()) {
+      if (i >= types.size() || !types[i].is_string()) { r.fail("layer_types", "must name every layer's attention"); return; }
+      s.sliding_layers[i] = types[i].get<std::string>() == "chunked_attention";
+    } else if (rope.is_array() && !rope.empty()) {
+      if (i >= rope.size() || !rope[i].is_number_integer()) { r.fail("no_rope_layers", "must give every layer a 0 or 1"); return; }
+      s.sliding_layers[i] = rope[i].get<int64_t>() != 0;
+    } else {
+      s.sliding_layers[i] = interval <= 0 || (static_cast<int64_t>(i) + 1) % interval != 0;
+    }
+  }
+  s.sliding_window = chunk;
+  if (s.sliding_layer_count() == 0) { s.sliding_window = 0; s.sliding_layers.clear(); return; }
+  // vLLM keeps every token in every layer when its hybrid KV cache manager is off: with
+  // --disable-hybrid-kv-cache-manager, and by default for chunked attention between its pull
+  // requests 21761 and 29627 (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE).
+  out.assumptions.push_back("attention_chunk_size " + std::to_string(chunk) + ": the " + std::to_string(s.sliding_layer_count()) +
+                            " chunked-attention layers' cache is sized as a sliding window of one chunk, as llama.cpp and vLLM's "
+                            "hybrid KV cache manager keep it; with that manager off, vLLM keeps every token.");
+}
+
 // Mamba (MambaConfig, MambaMixer) and RWKV-4 (RwkvConfig, RwkvBlock): no attention heads.
 void read_recurrent(Reader& r, ModelSpec& s) {
   const std::string type = s.architecture;
@@ -413,6 +488,28 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
     }
     t.tiles = v.integer("max_num_tiles", tiles);
     if (v.boolean("vision_use_head", false)) v.fail("vision_use_head", "true (SigLIP's attention-pooling head) is not counted yet");
+  } else if (family == "llama4") {
+    // Llama4VisionModel: a CLIP-like encoder of one 336-px tile, then the pixel-shuffle adapter.
+    t.kind = VisionKind::llama4;
+    t.layers = v.integer("num_hidden_layers", 34);
+    t.hidden = v.integer("hidden_size", 768);
+    t.heads = v.integer("num_attention_heads", 16);
+    t.intermediate = v.integer("intermediate_size", 5632);
+    t.patch = v.integer("patch_size", 14);
+    t.image_size = v.integer("image_size", 448);
+    t.channels = v.integer("num_channels", 3);
+    t.out_hidden = s.hidden_size;
+    t.projector = ProjectorKind::llama4;
+    // The adapter's fc1 gives projector_input_dim, its fc2 takes projector_output_dim, and the
+    // projector takes vision_output_dim: one width in any model that runs.
+    t.projector_input = v.integer("projector_output_dim", 4096);
+    if (v.integer("projector_input_dim", t.projector_input) != t.projector_input ||
+        v.integer("vision_output_dim", t.projector_input) != t.projector_input) {
+      v.fail("vision_output_dim", "must equal projector_input_dim and projector_output_dim (the adapter's one width)");
+    }
+    t.tiles = v.integer("max_num_tiles", 17);
+    out.assumptions.push_back("Llama 4: an image is read as the image processor's default 16 tiles of " +
+                              std::to_string(t.image_size) + " px and the whole image (max_patches 16: 17 tiles through the tower).");
   } else if (family == "qwen2_vl" || family == "qwen2_5_vl") {
     t.kind = VisionKind::qwen2_vl;
     t.layers = v.integer("depth", 0);
@@ -433,7 +530,7 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
     }
   } else {
     out.assumptions.push_back("vision_config of model_type '" + family + "' is not counted (towers are read for llava, "
-                              "llava_next, pixtral under llava, gemma3, idefics3, mllama, qwen2_vl, qwen2_5_vl).");
+                              "llava_next, pixtral under llava, gemma3, idefics3, mllama, llama4, qwen2_vl, qwen2_5_vl).");
     return;
   }
   if (v.error && !r.error) r.error = v.error;
@@ -444,10 +541,10 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
       {t.layers, 1 << 10, "num_hidden_layers", false}, {t.hidden, 1 << 16, "hidden_size", false},
       {t.intermediate, 1 << 18, "intermediate_size", false}, {t.patch, 1 << 10, "patch_size", false},
       {t.channels, 64, "num_channels", false}, {t.temporal_patch, 64, "temporal_patch_size", false},
-      {t.tiles, 64, mllama ? "max_num_tiles" : "image_grid_pinpoints", !mllama},
+      {t.tiles, 64, mllama || t.kind == VisionKind::llama4 ? "max_num_tiles" : "image_grid_pinpoints", !mllama && t.kind != VisionKind::llama4},
       {mllama ? t.global_layers : 1, 1 << 10, "num_global_layers", false},
       {mllama ? t.aspect_ratios : 1, 1 << 10, "supported_aspect_ratios", false},
-      {mllama ? t.projector_input : 1, 1 << 20, "vision_output_dim", false},
+      {mllama || t.kind == VisionKind::llama4 ? t.projector_input : 1, 1 << 20, "vision_output_dim", false},
       {t.projector == ProjectorKind::pixel_shuffle ? t.scale_factor : 1, 64, "scale_factor", true}};
   for (const auto& b : bounds) {
     if (b.value <= 0 || b.value > b.limit) {
@@ -697,6 +794,8 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
     }
   }
 
+  if (type == "llama4" || type == "llama4_text") read_llama4(r, s, out);
+
   s.mtp_layers = r.integer("num_nextn_predict_layers", 0);
   // Multi-head latent attention (DeepSeek-V2/V3).
   s.kv_lora_rank = r.integer("kv_lora_rank", 0);
@@ -866,6 +965,23 @@ json write_hf_config(const ModelSpec& s) {
     for (uint8_t sliding : s.sliding_layers) types.push_back(sliding ? "sliding_attention" : "full_attention");
     c["layer_types"] = types;
   }
+  if (s.architecture == "llama4" || s.architecture == "llama4_text") {  // Llama 4's own keys
+    for (const char* generic : {"moe_intermediate_size", "n_shared_experts", "expert_layer_period", "expert_layer_offset",
+                                "first_k_dense_replace", "sliding_window", "layer_types"}) {
+      c.erase(generic);
+    }
+    c["intermediate_size_mlp"] = s.intermediate_size;
+    if (s.is_moe()) {
+      c["intermediate_size"] = s.moe_intermediate_size;
+      json moe_layers = json::array();
+      for (int64_t i = 0; i < s.layers; ++i) if (s.is_moe_layer(i)) moe_layers.push_back(i);
+      c["moe_layers"] = moe_layers;
+    }
+    c["attention_chunk_size"] = s.sliding_window > 0 ? json(s.sliding_window) : json();
+    json rope = json::array();
+    for (int64_t i = 0; i < s.layers; ++i) rope.push_back(s.is_sliding_layer(i) ? 1 : 0);
+    if (s.sliding_window > 0) c["no_rope_layers"] = rope;
+  }
   if (s.cross_attention_layer_count() > 0) {
     json layers = json::array();
     for (int64_t i = 0; i < s.layers; ++i) if (s.is_cross_attention_layer(i)) layers.push_back(i);
@@ -878,6 +994,7 @@ json write_hf_config(const ModelSpec& s) {
   const bool qwen = v.kind == VisionKind::qwen2_vl;
   const char* family = qwen ? (v.rms_norm ? "qwen2_5_vl" : "qwen2_vl")
                        : v.kind == VisionKind::mllama ? "mllama"
+                       : v.kind == VisionKind::llama4 ? "llama4"
                        : v.projector == ProjectorKind::pixel_shuffle ? "idefics3"
                        : v.projector == ProjectorKind::gemma3 ? "gemma3"
                        : v.image_newline ? "llava_next" : "llava";
@@ -901,6 +1018,10 @@ json write_hf_config(const ModelSpec& s) {
                {});
   }
   if (v.kind == VisionKind::pixtral) vision["model_type"] = "pixtral";
+  if (v.kind == VisionKind::llama4) {
+    vision["projector_input_dim"] = vision["projector_output_dim"] = v.projector_input;
+    vision["max_num_tiles"] = v.tiles;
+  }
   if (v.scale_factor > 0) root["scale_factor"] = v.scale_factor;
   if (!v.projector_bias) root["multimodal_projector_bias"] = false;
   return root;

@@ -172,7 +172,8 @@ test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART, GP
   const counts = { "gpt2.json": 124439808, "starcoder.json": 15517456384, "gpt-j-6b.json": 6050882784, "phi-2.json": 2779683840,
                    "bert-large-uncased.json": 335141888, "mamba-130m-hf.json": 129135360, "rwkv-4-169m-pile.json": 169342464,
                    "t5-small.json": 60506624, "bart-large.json": 406291456, "gpt-neo-1.3B.json": 1315575808,
-                   "jamba-v0.1.json": 51570323328, "qwen3-next-80b-a3b-instruct.json": 79674391296 };
+                   "jamba-v0.1.json": 51570323328, "qwen3-next-80b-a3b-instruct.json": 79674391296,
+                   "llama-4-scout-17b-16e-instruct.json": 108641793536, "llama-4-maverick-17b-128e-instruct.json": 401583781376 };
   for (const [file, parameters] of Object.entries(counts)) {
     const config = JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs", file), "utf8"));
     const report = vramfit.estimate({ model: { config } });
@@ -182,6 +183,14 @@ test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART, GP
     const read = await vramfit.readModelFile(new File([JSON.stringify(config)], "config.json"));
     assert.equal(vramfit.estimate({ model: read.model }).model.parameters, parameters, file + " (readModelFile)");
   }
+  // Llama 4: 12 full-attention layers hold the context, the 36 chunked ones one 8,192-token chunk.
+  const scoutConfig = JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs/llama-4-scout-17b-16e-instruct.json"), "utf8"));
+  const scout = vramfit.estimate({ model: { config: scoutConfig }, context_tokens: 65536, kv_cache: { dtype: "fp16" } });
+  assert.equal(vramfit.estimate({ model: { preset: "llama-4-scout" } }).model.parameters, 108641793536);
+  const scoutKv = scout.breakdown.items.find((i) => i.id === "kv_cache");
+  assert.equal(scoutKv.bytes, 2 * 8 * 128 * 2 * (12 * 65536 + 36 * 8192));
+  assert.ok(scout.breakdown.assumptions.some((a) => a.startsWith("attention_chunk_size 8192: the 36 chunked-attention layers")),
+            "the chunking is said");
   const bert = vramfit.estimate({ model: { config: JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs/bert-large-uncased.json"), "utf8")) } });
   assert.equal(bert.model.kv_bytes_per_token, 0);  // an encoder caches nothing
   // Mamba: no KV cache, a fixed state per sequence (24 layers x (3 + 16) x 1,536 x 4 B), the same at any context.
