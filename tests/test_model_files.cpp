@@ -68,6 +68,26 @@ TEST_CASE("a GGUF header gives the preset's estimate", "[gguf][model_files]") {
   }
 }
 
+TEST_CASE("a Llama 4 GGUF: llama.cpp's widths and chunked layers read as Llama4TextConfig's", "[gguf][model_files]") {
+  const ModelSpec& scout = preset("llama-4-scout").spec;
+  const ModelFileRead read = gguf_read("llama-4-scout", "gguf-q4_k_m", "llama4");
+  CHECK(read.config.at("intermediate_size_mlp") == 16384);
+  CHECK(read.config.at("intermediate_size") == 8192);
+  auto spec = read_hf_config(read.config, "scout.gguf", true);
+  REQUIRE(spec);
+  CHECK(spec->spec.moe_intermediate_size == scout.moe_intermediate_size);
+  CHECK(spec->spec.intermediate_size == scout.intermediate_size);
+  CHECK(spec->spec.moe_layer_count() == 48);
+  CHECK(spec->spec.sliding_window == 8192);
+  CHECK(spec->spec.sliding_layer_count() == 36);
+  CHECK_FALSE(spec->spec.is_sliding_layer(3));
+  // The text model's tensors are the GGUF's (the vision tower lives in the mmproj file).
+  int64_t text = 0;
+  for (const TensorShape& t : enumerate_tensors(scout)) text += t.role == TensorRole::vision ? 0 : t.elements();
+  CHECK(count_parameters(spec->spec) == text);
+  CHECK(text == 108641793536 - 871932416);
+}
+
 TEST_CASE("GGUF: a prefix too short asks for more; the full header reads", "[gguf]") {
   const auto bytes = write_gguf(tables(), preset("llama-3.2-1b").spec, format("gguf-q4_0"), "llama", 5000);
   auto partial = read_gguf(bytes.data(), 4096, "x.gguf", static_cast<int64_t>(bytes.size()));

@@ -139,6 +139,19 @@ Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile
     c["head_dim"] = key_length;
     out.read.push_back(p + "attention.key_length = " + std::to_string(key_length));
   }
+  if (arch == "llama4") {
+    // llama_model::load_hparams, LLM_ARCH_LLAMA4: feed_forward_length is the dense layers' width
+    // and expert_feed_forward_length the experts' (Llama4TextConfig's intermediate_size_mlp and
+    // intermediate_size); every 4th layer attends to the whole context, the others in chunks of
+    // 8,192 tokens unless attention.sliding_window is 0.
+    take("interleave_moe_layer_step", "interleave_moe_layer_step");
+    if (c.contains("intermediate_size")) c["intermediate_size_mlp"] = c["intermediate_size"];
+    if (c.contains("moe_intermediate_size")) c["intermediate_size"] = c["moe_intermediate_size"];
+    c.erase("moe_intermediate_size");
+    if (c.value("sliding_window", int64_t(-1)) == 0) c["attention_chunk_size"] = nullptr;
+    c.erase("sliding_window");
+    out.derived.push_back("chunked attention in 3 layers of 4 by llama.cpp's rule for llama4");
+  }
   // Which layers slide: llama.cpp's per-architecture rule (the GGUF stores only the window).
   if (c.contains("sliding_window") && c.contains("num_hidden_layers")) {
     const int64_t layers = c["num_hidden_layers"].get<int64_t>();
