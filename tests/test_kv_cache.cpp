@@ -2,6 +2,8 @@
 // windows, MLA latents and quantized cache types at their true sizes.
 #include "helpers.hpp"
 
+#include "report/engines.hpp"
+
 #include <fstream>
 
 using namespace vramfit;
@@ -108,15 +110,37 @@ TEST_CASE("Mamba and RWKV hold a fixed state per sequence; T5 and BART cache onl
   CHECK(estimate_ok(config_request("gpt-neo-1.3B.json", 2048, 1)).memory.kv_cache ==
         (12 * 2048 + 12 * 256) * int64_t(2) * 2048 * 2);
 
-  // The engines' own buffers for these are not modelled: an error naming the model, not a guess.
-  for (const char* engine : {"llama.cpp", "vllm", "transformers"}) {
+  // vLLM's and Transformers' buffers for these are not modelled: an error naming the model, not a guess.
+  for (const char* engine : {"vllm", "transformers"}) {
     INFO(engine);
-    json request = config_request("mamba-130m-hf.json", 1024, 1, engine);
-    if (std::string(engine) == "llama.cpp") request["weights"]["format"] = "gguf-q8_0";
-    const Error e = estimate_error(request);
+    const Error e = estimate_error(config_request("mamba-130m-hf.json", 1024, 1, engine));
     CHECK(e.field == "model");
     CHECK(e.message.find("recurrent state") != std::string::npos);
   }
+  // llama.cpp's are (llama_memory_recurrent): no KV cache, one state per sequence of -np in each
+  // recurrent layer's RS buffer, on the layer's device, whatever -c is.
+  json mamba_llamacpp = config_request("mamba-130m-hf.json", 1024, 1, "llama.cpp");
+  mamba_llamacpp["weights"]["format"] = "gguf-q8_0";
+  mamba_llamacpp["llama.cpp"] = {{"ctx-size", 65536}, {"parallel", 3}, {"n-gpu-layers", 13}};
+  const Report on_llamacpp = estimate_ok(mamba_llamacpp);
+  const LlamaCppMemory& m = on_llamacpp.engine->llamacpp;
+  CHECK(m.rs_cells == 3);
+  CHECK(m.gpus[0].kv + m.host.kv == 0);
+  CHECK(m.gpus[0].rs == 12 * 3 * (3 + 16) * 1536 * 4);  // -ngl 13: the last 12 layers and the output layer
+  CHECK(m.host.rs == 12 * 3 * (3 + 16) * 1536 * 4);
+  const std::vector<std::string> lines = llamacpp_log_lines(m);
+  CHECK(std::find(lines.begin(), lines.end(), "llama_memory_recurrent: CUDA0 RS buffer size =     4.01 MiB") != lines.end());
+  // Jamba on llama.cpp (llama_memory_hybrid): a KV cache for its 4 attention layers only, the
+  // 28 Mamba layers' states beside it.
+  json jamba = config_request("jamba-v0.1.json", 8192, 1, "llama.cpp");
+  jamba["weights"]["format"] = "gguf-q4_k_m";
+  jamba["gpus"] = {"h200", "h200"};
+  jamba.erase("gpu");
+  jamba["llama.cpp"] = {{"ctx-size", 8192}, {"parallel", 2}};
+  const Report hybrid = estimate_ok(jamba);
+  const LlamaCppMemory& h = hybrid.engine->llamacpp;
+  CHECK(h.gpus[0].kv + h.gpus[1].kv == 4 * int64_t(8192) * 2 * 8 * 128 * 2);
+  CHECK(h.gpus[0].rs + h.gpus[1].rs == 28 * 2 * int64_t(3 + 16) * 8192 * 4);
   const json training = {{"mode", "training"}, {"model", {{"config", fixture_config("t5-small.json")}}}, {"gpu", {{"id", "h200"}}}};
   const Error e = estimate_error(training);
   CHECK(e.field == "model");

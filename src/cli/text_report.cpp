@@ -136,7 +136,7 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
         << format_bytes(l.mmproj.weight_bytes, u) << t(" + one image's graph ") << format_bytes(m.mmproj_compute, u)
         << t(" (estimated) on ") << (l.no_mmproj_offload || m.gpus.empty() ? t("the CPU") : std::string("CUDA0")) << "\n";
   }
-  out << "\n  " << pad(t("device"), 26) << pad_left(t("layers"), 8) << pad_left(t("model"), 12) << pad_left("KV", 12)
+  out << "\n  " << pad(t("device"), 26) << pad_left(t("layers"), 8) << pad_left(t("model"), 12) << pad_left(m.rs_cells > 0 ? "KV+RS" : "KV", 12)
       << pad_left(t("compute"), 12) << (draft ? pad_left(t("draft"), 12) : std::string()) << pad_left(t("needed"), 12)
       << pad_left(t("usable"), 12) << "\n";
   const std::string fits = "  " + t("fits"), does_not_fit = "  " + t("DOES NOT FIT");
@@ -144,13 +144,13 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
     const LlamaCppBuffers& b = m.gpus[g];
     out << "  " << pad(b.device + " " + r.engine->devices[g].name, 26)
         << pad_left(std::to_string(b.layers) + (b.output_layer ? "+out" : ""), 8) << pad_left(format_bytes(b.model, u), 12)
-        << pad_left(format_bytes(b.kv, u), 12) << pad_left(format_bytes(b.compute, u), 12)
+        << pad_left(format_bytes(b.kv + b.rs, u), 12) << pad_left(format_bytes(b.compute, u), 12)
         << (draft ? pad_left(format_bytes(d.gpus[g].total(), u), 12) : std::string())
         << pad_left(format_bytes(f.gpu_need[g], u), 12) << pad_left(format_bytes(f.gpu_capacity[g], u), 12)
         << (f.gpu_need[g] <= f.gpu_capacity[g] ? fits : does_not_fit) << "\n";
   }
   out << "  " << pad(t("host (CPU)"), 26) << pad_left(std::to_string(m.host.layers) + (m.host.output_layer ? "+out" : ""), 8)
-      << pad_left(format_bytes(m.host.model, u), 12) << pad_left(format_bytes(m.host.kv, u), 12)
+      << pad_left(format_bytes(m.host.model, u), 12) << pad_left(format_bytes(m.host.kv + m.host.rs, u), 12)
       << pad_left(format_bytes(m.host.compute + m.host.output, u), 12)
       << (draft ? pad_left(format_bytes(d.host.total(), u), 12) : std::string()) << pad_left(format_bytes(f.host_need, u), 12)
       << (r.request.host_memory_bytes > 0 ? pad_left(format_bytes(r.request.host_memory_bytes, u), 12) +

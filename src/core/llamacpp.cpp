@@ -247,10 +247,20 @@ LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, c
   const int64_t per_cell = row_bytes(type_k, k_width) + row_bytes(type_v, v_width);
   std::vector<int64_t> peak(static_cast<size_t>(gpus) + 1, 0);  // [gpus] is the host
   auto peak_of = [&](int64_t device) -> int64_t& { return peak[device == kHost ? static_cast<size_t>(gpus) : static_cast<size_t>(device)]; };
+  // Recurrent layers (Mamba, RWKV, Jamba's Mamba layers, Qwen3-Next's Gated DeltaNet) keep no
+  // KV cells: llama_memory_recurrent::llama_memory_recurrent holds mem_size = max(1, n_seq_max)
+  // states of n_embd_r() + n_embd_s() values per layer in f32 (type_r, type_s), on the layer's
+  // device unless -nkvo; llama_memory_hybrid gives the attention layers their own
+  // llama_kv_cache, the recurrent layers filtered out.
+  const int64_t state_bytes = sat_mul(m.recurrent_state_elements(), 4);
+  if (m.recurrent_layer_count() > 0) r.rs_cells = std::max<int64_t>(1, s.parallel);
   for (int64_t il = 0; il < m.layers; ++il) {
-    const int64_t cells = m.is_sliding_layer(il) ? r.swa_cells : r.n_ctx;
+    const bool recurrent = m.is_recurrent_layer(il);
+    const int64_t cells = recurrent ? 0 : m.is_sliding_layer(il) ? r.swa_cells : r.n_ctx;
     const int64_t layer_device = place.device(il);
-    buffers(s.no_kv_offload ? kHost : layer_device).kv += sat_mul(cells, per_cell);
+    LlamaCppBuffers& memory = buffers(s.no_kv_offload ? kHost : layer_device);
+    if (recurrent) memory.rs += sat_mul(r.rs_cells, state_bytes);
+    else memory.kv += sat_mul(cells, per_cell);
     int64_t& p = peak_of(layer_device);
     p = std::max(p, layer_peak(m, r.ubatch_tokens, cells, r.flash_attention));
   }
@@ -409,6 +419,10 @@ std::vector<std::string> llamacpp_log_lines(const LlamaCppMemory& r) {
     if (g.kv > 0) lines.push_back("llama_kv_cache: " + g.device + " KV buffer size = " + mib(g.kv));
   }
   if (r.host.kv > 0) lines.push_back("llama_kv_cache: CPU KV buffer size = " + mib(r.host.kv));
+  for (const LlamaCppBuffers& g : r.gpus) {
+    if (g.rs > 0) lines.push_back("llama_memory_recurrent: " + g.device + " RS buffer size = " + mib(g.rs));
+  }
+  if (r.host.rs > 0) lines.push_back("llama_memory_recurrent: CPU RS buffer size = " + mib(r.host.rs));
   lines.push_back("llama_context: " + host + " output buffer size = " + mib(r.host.output));
   for (const LlamaCppBuffers& g : r.gpus) {
     if (g.compute > 0) lines.push_back("llama_context: " + g.device + " compute buffer size = " + mib(g.compute));

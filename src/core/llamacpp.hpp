@@ -83,6 +83,7 @@ struct LlamaCppBuffers {
   std::string device;          // "CUDA0", "CUDA1", ... or "CPU" for the host
   int64_t model = 0;           // load_tensors: <dev> model buffer size
   int64_t kv = 0;              // llama_kv_cache: <dev> KV buffer size
+  int64_t rs = 0;              // llama_memory_recurrent: <dev> RS buffer size (recurrent layers' states)
   int64_t compute = 0;         // llama_context: <dev> compute buffer size
   int64_t output = 0;          // llama_context: <dev> output buffer size (host only)
   int64_t experts = 0;         // of `model`, the MoE expert tensors (a token reads experts_per_token of them)
@@ -90,7 +91,7 @@ struct LlamaCppBuffers {
   int64_t mmproj = 0;          // --mmproj: the projector's weights and its image graph (on one device)
   int64_t layers = 0;          // repeating layers held (the output layer not counted)
   bool output_layer = false;   // holds the output layer (final norm + lm_head)
-  int64_t total() const { return model + lora + mmproj + kv + compute + output; }
+  int64_t total() const { return model + lora + mmproj + kv + rs + compute + output; }
 };
 
 struct LlamaCppMemory {
@@ -98,6 +99,7 @@ struct LlamaCppMemory {
   LlamaCppBuffers host;                // CPU_Mapped model, CPU KV, host compute, output
   int64_t n_ctx = 0;                   // KV cells after llama.cpp's padding to 256
   int64_t swa_cells = 0;               // cells of each sliding-window layer (0: none)
+  int64_t rs_cells = 0;                // recurrent states kept, max(1, n_seq_max) (0: no recurrent layer)
   int64_t ubatch_tokens = 0;           // tokens of the graph llama.cpp reserves (min(n_ctx, -ub))
   int64_t offloaded_layers = 0;        // "offloaded N/M layers to GPU"
   int64_t layer_slots = 0;             // M: the repeating layers and the output layer

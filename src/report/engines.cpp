@@ -238,7 +238,7 @@ json llamacpp_to_json(const Report& r) {
   const EngineReport& en = *r.engine;
   auto buffers = [](const LlamaCppBuffers& b) {
     return json{{"device", b.device},       {"model_bytes", b.model},     {"expert_bytes", b.experts}, {"lora_bytes", b.lora}, {"mmproj_bytes", b.mmproj},
-                {"kv_bytes", b.kv},         {"compute_bytes", b.compute}, {"output_bytes", b.output},
+                {"kv_bytes", b.kv},         {"rs_bytes", b.rs},           {"compute_bytes", b.compute}, {"output_bytes", b.output},
                 {"total_bytes", b.total()}, {"layers", b.layers},         {"output_layer", b.output_layer}};
   };
   const LlamaCppMemory& m = en.llamacpp;

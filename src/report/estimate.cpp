@@ -228,11 +228,12 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
                             " is computed by vramfit's CLI, JavaScript API and desktop app; this page does not include it yet");
     }
     const ModelSpec& model = report.prepared.model;
-    if (model.is_recurrent() || model.is_hybrid() || model.is_encoder_decoder() || model.cross_attention_layer_count() > 0 ||
-        model.encoder_only) {
+    // llama.cpp keeps a recurrent layer's state (llama_memory_recurrent); vLLM and Transformers' are not modelled.
+    const bool recurrent = (model.is_recurrent() || model.is_hybrid()) && request.engine != Engine::llamacpp;
+    if (recurrent || model.is_encoder_decoder() || model.cross_attention_layer_count() > 0 || model.encoder_only) {
       return make_error("request.bad_value", "model",
                         std::string("model: ") + engine_name(request.engine) + "'s buffers for " + model.architecture +
-                            (model.is_recurrent() || model.is_hybrid() ? " (a recurrent state per sequence)"
+                            (recurrent ? " (a recurrent state per sequence)"
                              : model.is_encoder_decoder() ? " (an encoder-decoder)"
                              : model.encoder_only         ? " (an encoder, served for embeddings: no KV cache, no sampler)"
                                                           : " (cross-attention to the image's tiles)") +
