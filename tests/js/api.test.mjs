@@ -116,6 +116,23 @@ test("a LoRA adapter (llama.cpp's --lora): readModelFile gives its pairs; estima
   assert.equal(withMmproj.engine.gpus[0].mmproj_bytes, 1024 * 4096 * 2 + 576 * 4 * (5 * 1024 + 2 * 4096));
 });
 
+test("llama.cpp keeps a hybrid's recurrent states in RS buffers: the public Qwen3.5 0.8B log's KV, RS and output lines, as the CLI prints them", () => {
+  const points = JSON.parse(fs.readFileSync(path.join(root, "validation/engines/llamacpp.json"), "utf8")).points;
+  const point = points.find((p) => p.id === "qwen35-0.8b-q4km-cpu-ctx262144-np4");
+  const report = vramfit.estimate(point.request);
+  assert.equal(report.error, undefined, JSON.stringify(report.error));
+  assert.equal(report.engine.host.kv_bytes, 3072 * 1024 * 1024);
+  assert.equal(report.engine.host.rs_bytes, 18 * 4 * (3 * 6144 + 16 * 128 * 128) * 4);
+  for (const line of ["llama_kv_cache: CPU KV buffer size =  3072.00 MiB", "llama_memory_recurrent: CPU RS buffer size =    77.06 MiB"]) {
+    assert.ok(report.engine.log_lines.includes(line), line);
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vramfit-"));
+  fs.writeFileSync(path.join(dir, "config.json"), JSON.stringify(point.request.model.config));
+  const native = JSON.parse(cli("infer", "--json", "-g", "rtx-4090", "--config", path.join(dir, "config.json"), "-w", "gguf-q4_k_m",
+                                "--engine", "llama.cpp", "-c", "262144", "-np", "4", "-ngl", "0"));
+  assert.deepEqual(report.engine.log_lines, native.engine.log_lines);
+});
+
 test("readModelFile() reports bad files as errors", async () => {
   const garbage = await vramfit.readModelFile(new File([Buffer.from("not a gguf at all")], "x.gguf"));
   assert.equal(garbage.error.id, "gguf.bad_magic");
