@@ -421,7 +421,8 @@ EngineAnswer llamacpp_answer(const Request& request, const EngineReport& e) {
                       with_thousands(d.n_ctx) + " KV cells");
   }
   a.legend = {
-      {"model", 0, kWeights}, {"KV", 0, kKv}, {"compute", 0, kWork}, {"output", 0, kMore}, {"CUDA context + margin", 0, kOther}};
+      {"model", 0, kWeights}, {m.rs_cells > 0 ? "KV, RS" : "KV", 0, kKv}, {"compute", 0, kWork}, {"output", 0, kMore},
+      {"CUDA context + margin", 0, kOther}};
   if (draft) a.legend.push_back({"draft model", 0, kDraft});
   if (!request.llamacpp.lora.empty()) a.legend.push_back({"LoRA", 0, kLora});
   if (request.llamacpp.has_mmproj) a.legend.push_back({"mmproj", 0, kMmproj});
