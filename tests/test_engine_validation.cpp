@@ -77,7 +77,7 @@ TEST_CASE("llama.cpp's printed buffers, point by point (validation/engines/llama
       } else if (kind == "compute") {
         CHECK(std::abs(error) <= 0.042);  // worst today -4.1 %
       } else {
-        CHECK(std::abs(error) <= 0.90);   // host compute, worst today -88.9 %: the CPU's expert work is not modelled
+        CHECK(std::abs(error) <= 0.024);  // host compute, worst today -2.3 % (Qwen3.5 0.8B on the CPU: the small inputs beside its masks)
       }
     }
   });

@@ -254,8 +254,14 @@ LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, c
   // llama_kv_cache, the recurrent layers filtered out.
   const int64_t state_bytes = sat_mul(m.recurrent_state_elements(), 4);
   if (m.recurrent_layer_count() > 0) r.rs_cells = std::max<int64_t>(1, s.parallel);
+  bool host_attends = false, any_full = false, any_sliding = false;  // for the attention masks below
+  int64_t host_layer_peak = 0;
   for (int64_t il = 0; il < m.layers; ++il) {
     const bool recurrent = m.is_recurrent_layer(il);
+    if (!recurrent) {
+      host_attends = host_attends || place.device(il) == kHost;
+      (m.is_sliding_layer(il) ? any_sliding : any_full) = true;
+    }
     const int64_t cells = recurrent ? 0 : m.is_sliding_layer(il) ? r.swa_cells : r.n_ctx;
     const int64_t layer_device = place.device(il);
     LlamaCppBuffers& memory = buffers(s.no_kv_offload ? kHost : layer_device);
@@ -263,6 +269,7 @@ LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, c
     else memory.kv += sat_mul(cells, per_cell);
     int64_t& p = peak_of(layer_device);
     p = std::max(p, layer_peak(m, r.ubatch_tokens, cells, r.flash_attention));
+    if (layer_device == kHost) host_layer_peak = std::max(host_layer_peak, p);
   }
 
   // Compute buffers (llama_context::graph_reserve with n_outputs = n_tokens): the graph
@@ -274,6 +281,20 @@ LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, c
   for (int64_t g = 0; g < gpus; ++g) r.gpus[static_cast<size_t>(g)].compute = peak[static_cast<size_t>(g)];
   // The host computes the input embeddings (get_rows on token_embd) for the batch.
   r.host.compute = std::max(peak[static_cast<size_t>(gpus)], sat_mul(r.ubatch_tokens, 4, m.hidden_size));
+  // The attention masks (llm_graph_context::build_attn_inp_kv, _iswa): per cache (the full one,
+  // the SWA one) an F32 input of n_kv x n_tokens, set on the host (llama_kv_cache::
+  // set_input_kq_mask asserts a host buffer), and with flash attention its F16 cast
+  // (self_kq_mask_cnv). When every attention layer is on a GPU the input stays in the host's
+  // compute buffer beside the embeddings; when the host runs attention, the input lives until
+  // its cast (flash attention) or through the attention layers (without), and the cast through them.
+  r.kq_mask = sat_mul(sat_add(any_full ? r.n_ctx : 0, any_sliding ? r.swa_cells : 0), r.ubatch_tokens, 4);
+  if (!host_attends) {
+    r.host.compute = sat_add(r.host.compute, r.kq_mask);
+  } else {
+    const int64_t cast = r.flash_attention ? r.kq_mask / 2 : 0;
+    const int64_t through_layers = r.flash_attention ? cast : r.kq_mask;
+    r.host.compute = std::max({r.host.compute, sat_add(r.kq_mask, cast), sat_add(host_layer_peak, through_layers)});
+  }
   // Output buffer (llama_context::output_reserve): logits for n_seq_max outputs, f32, on the host.
   r.host.output = sat_mul(std::max<int64_t>(s.parallel, 1), m.vocab_size, 4);
   return r;
