@@ -344,6 +344,18 @@ TEST_CASE("hybrid models: sliding-window and full layers in KV groups of equal s
   CHECK(oss.ranks[0].full_groups + oss.ranks[0].sliding_groups == 2);
   CHECK(oss.max_concurrency == Approx(static_cast<double>(oss.num_gpu_blocks) / 1025.0));
   CHECK(oss.kv_tokens == oss.num_gpu_blocks / 2 * 16);
+  // Llama 4 Scout: 12 full layers and 36 chunked ones (ChunkedLocalAttentionSpec) in groups of
+  // 12 — "(FullAttention x 12) (ChunkedLocalAttention x 12) x 3", as vLLM pull request 21761
+  // lists them; a request's chunked groups hold min(8,192 + 8,192 batched, tokens) each, no extra block.
+  s.max_model_len = 65536;
+  s.tensor_parallel_size = 4;
+  const VllmMemory scout = run("llama-4-scout", "bf16", s, {gib(79.19), gib(79.19), gib(79.19), gib(79.19)});
+  CHECK(scout.ranks[0].layers_per_group == 12);
+  CHECK(scout.ranks[0].full_groups == 1);
+  CHECK(scout.ranks[0].sliding_groups == 3);
+  CHECK(scout.max_concurrency == Approx(static_cast<double>(scout.num_gpu_blocks) / (65536 / 16 + 3 * (16384 / 16))));
+  s.max_model_len = 8192;
+  s.tensor_parallel_size = 2;
   // Before the hybrid allocator (V0), every layer is one group.
   s.version_minor = 6;
   const VllmMemory v0 = run("gpt-oss-20b", "mxfp4-moe", s, {gib(79.19), gib(79.19)});

@@ -162,6 +162,7 @@ struct ModelSpec {
   // sliding_window tokens. Empty: every layer attends to the whole context.
   int64_t sliding_window = 0;
   std::vector<uint8_t> sliding_layers;
+  bool chunked_attention = false;   // Llama 4: those layers attend within chunks of sliding_window tokens
 
   bool uses_mla() const { return kv_lora_rank > 0; }
   bool is_moe() const { return experts > 0; }

@@ -179,10 +179,12 @@ KvGroups kv_groups(const ModelSpec& m, int64_t first_layer, int64_t layers, bool
 // Blocks one request of `tokens` needs over all groups (kv_cache_utils
 // get_max_concurrency_for_kv_cache_config: each group's spec max_memory_usage_bytes): a full
 // group its tokens; a sliding group min(window - 1 + batched tokens, tokens), plus one block
-// where the window starts (SlidingWindowSpec.max_memory_usage_bytes).
+// where the window starts (SlidingWindowSpec.max_memory_usage_bytes); a chunked group (Llama 4)
+// min(chunk + batched tokens, tokens) (ChunkedLocalAttentionSpec.max_memory_usage_bytes).
 int64_t blocks_per_request(const ModelSpec& m, const KvGroups& g, int64_t tokens, int64_t block_size, int64_t batched_tokens) {
   const int64_t full = g.full * ceil_div(tokens, block_size);
   if (g.sliding == 0) return full;
+  if (m.chunked_attention) return full + g.sliding * ceil_div(std::min(m.sliding_window + batched_tokens, tokens), block_size);
   const int64_t window_tokens = std::min(m.sliding_window - 1 + batched_tokens, tokens);
   return full + g.sliding * (ceil_div(window_tokens, block_size) + 1);
 }

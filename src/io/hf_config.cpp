@@ -357,6 +357,7 @@ void read_llama4(Reader& r, ModelSpec& s, HfConfigRead& out) {
   }
   s.sliding_window = chunk;
   if (s.sliding_layer_count() == 0) { s.sliding_window = 0; s.sliding_layers.clear(); return; }
+  s.chunked_attention = true;
   // vLLM keeps every token in every layer when its hybrid KV cache manager is off: with
   // --disable-hybrid-kv-cache-manager, and by default for chunked attention between its pull
   // requests 21761 and 29627 (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE).
