@@ -220,6 +220,15 @@ TEST_CASE("a pasted vllm serve command becomes the request, flag by flag", "[vll
   CHECK(small_k->request["vllm"]["max-model-len"] == 32000);
   CHECK(small_k->request["vllm"]["tensor-parallel-size"] == 4);
   CHECK(small_k->weights_format == "awq-int4");
+  auto one_group = read_engine_command("vllm serve m --disable-hybrid-kv-cache-manager");
+  REQUIRE(one_group);
+  CHECK(one_group->request["vllm"]["disable-hybrid-kv-cache-manager"] == true);
+  json with_model = one_group->request;
+  with_model["model"] = {{"preset", "gpt-oss-20b"}};
+  auto read_back = request_from_json(with_model);
+  REQUIRE(read_back);
+  CHECK(read_back->vllm.disable_hybrid_kv_cache_manager);
+  CHECK(request_to_json(*read_back).at("vllm").at("disable-hybrid-kv-cache-manager") == true);
   auto python = read_engine_command("python3 -m vllm.entrypoints.openai.api_server --model meta-llama/Llama-3.1-8B -pp 2");
   REQUIRE(python);
   CHECK(python->model == "meta-llama/Llama-3.1-8B");
@@ -354,6 +363,12 @@ TEST_CASE("hybrid models: sliding-window and full layers in KV groups of equal s
   CHECK(scout.ranks[0].full_groups == 1);
   CHECK(scout.ranks[0].sliding_groups == 3);
   CHECK(scout.max_concurrency == Approx(static_cast<double>(scout.num_gpu_blocks) / (65536 / 16 + 3 * (16384 / 16))));
+  // --disable-hybrid-kv-cache-manager: every layer in one group again, each holding every token.
+  s.disable_hybrid_kv_cache_manager = true;
+  const VllmMemory scout_one_group = run("llama-4-scout", "bf16", s, {gib(79.19), gib(79.19), gib(79.19), gib(79.19)});
+  CHECK(scout_one_group.ranks[0].layers_per_group == 48);
+  CHECK(scout_one_group.max_concurrency == Approx(static_cast<double>(scout_one_group.num_gpu_blocks) / (65536 / 16)));
+  s.disable_hybrid_kv_cache_manager = false;
   s.max_model_len = 8192;
   s.tensor_parallel_size = 2;
   // Before the hybrid allocator (V0), every layer is one group.

@@ -216,6 +216,8 @@ bool draw_vllm_inputs(Request& request) {
                          {VllmKvCacheDtype::bfloat16, "bfloat16"},
                          {VllmKvCacheDtype::float16, "float16"}});
   changed |= ImGui::Checkbox("--enforce-eager", &v.enforce_eager);
+  changed |= ImGui::Checkbox("--disable-hybrid-kv-cache-manager", &v.disable_hybrid_kv_cache_manager);
+  tip("Sliding-window and chunked layers then keep every token, as full-attention layers do.");
   changed |= ImGui::Checkbox("--enable-lora", &v.enable_lora);
   tip("LoRA slots in every linear layer, counted with the weights.");
   if (v.enable_lora) {

@@ -205,7 +205,8 @@ void print_vllm_report(std::ostream& out, const Report& r) {
       << t(" weights") << ", --max-model-len " << with_thousands(m.max_model_len) << ", --max-num-seqs " << m.max_num_seqs
       << ", --max-num-batched-tokens " << with_thousands(m.max_num_batched_tokens) << ", -tp " << v.tensor_parallel_size
       << " -pp " << v.pipeline_parallel_size << ", --gpu-memory-utilization " << text << ", --kv-cache-dtype "
-      << vllm_kv_cache_dtype_name(v.kv_cache_dtype) << ", vLLM " << vllm_version_text(v) << "\n";
+      << vllm_kv_cache_dtype_name(v.kv_cache_dtype) << (v.disable_hybrid_kv_cache_manager ? ", --disable-hybrid-kv-cache-manager" : "")
+      << ", vLLM " << vllm_version_text(v) << "\n";
   if (v.speculative_method != VllmSpeculativeMethod::none) {
     out << "  --speculative-config: " << vllm_speculative_method_name(v.speculative_method) << ", " << v.num_speculative_tokens
         << t(" tokens");

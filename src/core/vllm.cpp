@@ -447,7 +447,7 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
       // (vllm/utils/mem_utils.py memory_profiling: weights + torch peak increase + non-torch increase).
       k.kv_available = k.requested - k.non_kv();
       k.kv_page_bytes = page;
-      const KvGroups groups = kv_groups(m, stage_first[static_cast<size_t>(st)], k.layers, g.hybrid_kv);
+      const KvGroups groups = kv_groups(m, stage_first[static_cast<size_t>(st)], k.layers, g.hybrid_kv && !s.disable_hybrid_kv_cache_manager);
       k.layers_per_group = groups.layers_per_group;
       k.full_groups = groups.full;
       k.sliding_groups = groups.sliding;

@@ -41,6 +41,7 @@ struct VllmSettings {
   int64_t pipeline_parallel_size = 1;   // --pipeline-parallel-size / -pp
   VllmKvCacheDtype kv_cache_dtype = VllmKvCacheDtype::auto_dtype;  // --kv-cache-dtype
   bool enforce_eager = false;           // --enforce-eager: no CUDA graphs
+  bool disable_hybrid_kv_cache_manager = false;  // --disable-hybrid-kv-cache-manager: every layer in one KV group
   int64_t block_size = 16;              // --block-size: tokens per KV block
   // LoRA (vllm/config/lora.py LoRAConfig): with --enable-lora every linear layer keeps
   // --max-loras slots of --max-lora-rank A and B matrices in the model's dtype (lora_dtype auto);

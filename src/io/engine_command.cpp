@@ -118,6 +118,7 @@ const EngineFlags& vllm_flags() {
           {{"-pp", "--pipeline-parallel-size"}, "pipeline-parallel-size", Value::integer},
           {{"--kv-cache-dtype"}, "kv-cache-dtype", Value::text},
           {{"--enforce-eager"}, "enforce-eager", Value::none},
+          {{"--disable-hybrid-kv-cache-manager"}, "disable-hybrid-kv-cache-manager", Value::none},
           {{"--block-size"}, "block-size", Value::integer},
           {{"--enable-lora"}, "enable-lora", Value::none},
           {{"--max-loras"}, "max-loras", Value::integer},

@@ -181,7 +181,7 @@ std::optional<Error> vllm_settings_from_json(const json& j, VllmSettings& v) {
   Fields f{j, "vllm.", std::nullopt};
   f.only({"gpu-memory-utilization", "max-model-len", "max-num-seqs", "max-num-batched-tokens", "tensor-parallel-size",
           "pipeline-parallel-size", "kv-cache-dtype", "enforce-eager", "block-size", "version", "enable-lora", "max-loras",
-          "max-lora-rank", "fully-sharded-loras", "lora-dtype", "speculative-config"});
+          "max-lora-rank", "fully-sharded-loras", "lora-dtype", "speculative-config", "disable-hybrid-kv-cache-manager"});
   v.gpu_memory_utilization = f.number("gpu-memory-utilization", v.gpu_memory_utilization, 0.01, 1.0);
   v.max_model_len = f.integer("max-model-len", v.max_model_len, 0, kMaxContextTokens);
   v.max_num_seqs = f.integer("max-num-seqs", v.max_num_seqs, 0, kMaxSequences);
@@ -189,6 +189,7 @@ std::optional<Error> vllm_settings_from_json(const json& j, VllmSettings& v) {
   v.tensor_parallel_size = f.integer("tensor-parallel-size", v.tensor_parallel_size, 1, kMaxGpuCount);
   v.pipeline_parallel_size = f.integer("pipeline-parallel-size", v.pipeline_parallel_size, 1, kMaxGpuCount);
   v.enforce_eager = f.boolean("enforce-eager", v.enforce_eager);
+  v.disable_hybrid_kv_cache_manager = f.boolean("disable-hybrid-kv-cache-manager", v.disable_hybrid_kv_cache_manager);
   v.block_size = f.integer("block-size", v.block_size, 1, 4096);
   v.enable_lora = f.boolean("enable-lora", v.enable_lora);
   v.max_loras = f.integer("max-loras", v.max_loras, 1, 4096);
@@ -238,6 +239,7 @@ json vllm_settings_to_json(const VllmSettings& v) {
           {"tensor-parallel-size", v.tensor_parallel_size}, {"pipeline-parallel-size", v.pipeline_parallel_size},
           {"kv-cache-dtype", vllm_kv_cache_dtype_name(v.kv_cache_dtype)}, {"enforce-eager", v.enforce_eager},
           {"block-size", v.block_size}, {"version", vllm_version_text(v)}};
+  if (v.disable_hybrid_kv_cache_manager) j["disable-hybrid-kv-cache-manager"] = true;
   if (v.enable_lora) {
     j.update({{"enable-lora", true}, {"max-loras", v.max_loras}, {"max-lora-rank", v.max_lora_rank},
               {"fully-sharded-loras", v.fully_sharded_loras}, {"lora-dtype", vllm_lora_dtype_name(v.lora_dtype)}});
