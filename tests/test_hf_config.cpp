@@ -566,6 +566,21 @@ TEST_CASE("Llama 4 Scout and Maverick: experts in every layer or every other, ch
   CHECK(one->spec.moe_layer_count() == 1);
   CHECK(one->spec.is_moe_layer(47));
   CHECK(one->spec.sliding_layer_count() == 0);
+  // layer_types (newer configs): the "chunked_attention" entries slide, one entry per layer.
+  text = config["text_config"];
+  text["layer_types"] = json::array();
+  for (int i = 0; i < 48; ++i) text["layer_types"].push_back(i % 2 == 0 ? "chunked_attention" : "full_attention");
+  wrong["text_config"] = text;
+  auto listed = read_hf_config(wrong, "config.json");
+  REQUIRE(listed);
+  CHECK(listed->spec.sliding_layer_count() == 24);
+  CHECK(listed->spec.is_sliding_layer(0));
+  CHECK_FALSE(listed->spec.is_sliding_layer(1));
+  text["layer_types"].erase(47);
+  wrong["text_config"] = text;
+  refused = read_hf_config(wrong, "config.json");
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().field == "layer_types");
   wrong = config;
   wrong["vision_config"]["vision_output_dim"] = 7680;
   refused = read_hf_config(wrong, "config.json");

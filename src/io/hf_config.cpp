@@ -290,6 +290,24 @@ void read_qwen3_next(Reader& r, ModelSpec& s, HfConfigRead& out) {
   }
 }
 
+// Which layers slide, from a config's list of every layer's attention (layer_types, GPT-Neo's
+// attention_layers): those whose entry is `sliding` ("sliding_attention", "local", Llama 4's
+// "chunked_attention"). sliding_layers must already hold one entry per layer. False when the
+// config has no such list.
+bool read_layer_types(Reader& r, ModelSpec& s, const char* key, const char* sliding) {
+  if (!r.config.contains(key) || !r.config.at(key).is_array()) return false;
+  const json& types = r.config.at(key);
+  if (types.size() != s.sliding_layers.size()) {
+    r.fail(key, "must list one entry per layer (" + std::to_string(s.layers) + "), got " + std::to_string(types.size()));
+    return true;
+  }
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (!types[i].is_string()) { r.fail(std::string(key) + "[" + std::to_string(i) + "]", "must be a string"); break; }
+    s.sliding_layers[i] = types[i].get<std::string>() == sliding;
+  }
+  return true;
+}
+
 // Which layers a Llama 4 config gives experts: moe_layers, else every interleave_moe_layer_step-th
 // layer from step - 1 (Llama4TextConfig.__post_init__). A list must be such a run, from its first
 // layer to the last; vramfit keeps it as a period, an offset and the dense layers before it.
@@ -340,15 +358,12 @@ void read_llama4(Reader& r, ModelSpec& s, HfConfigRead& out) {
   const bool unchunked = r.config.contains("attention_chunk_size") && r.config.at("attention_chunk_size").is_null();
   const int64_t chunk = unchunked ? 0 : r.integer("attention_chunk_size", 8192);
   if (chunk <= 0 || s.layers <= 0 || s.layers > (1 << 16)) return;
-  const json& types = r.has("layer_types") ? r.config.at("layer_types") : json::array();
   const json& rope = r.has("no_rope_layers") ? r.config.at("no_rope_layers") : json::array();
   const int64_t interval = r.integer("no_rope_layer_interval", 4);
   s.sliding_layers.assign(static_cast<size_t>(s.layers), 0);
-  for (size_t i = 0; i < s.sliding_layers.size(); ++i) {
-    if (types.is_array() && !types.empty()) {
-      if (i >= types.size() || !types[i].is_string()) { r.fail("layer_types", "must name every layer's attention"); return; }
-      s.sliding_layers[i] = types[i].get<std::string>() == "chunked_attention";
-    } else if (rope.is_array() && !rope.empty()) {
+  const bool listed = read_layer_types(r, s, "layer_types", "chunked_attention");
+  for (size_t i = 0; !listed && i < s.sliding_layers.size(); ++i) {
+    if (rope.is_array() && !rope.empty()) {
       if (i >= rope.size() || !rope[i].is_number_integer()) { r.fail("no_rope_layers", "must give every layer a 0 or 1"); return; }
       s.sliding_layers[i] = rope[i].get<int64_t>() != 0;
     } else {
@@ -537,15 +552,15 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
   if (v.error && !r.error) r.error = v.error;
   if (top.error && !r.error) r.error = top.error;
   if (r.error) return;
-  const bool mllama = t.kind == VisionKind::mllama;
+  const bool mllama = t.kind == VisionKind::mllama, llama4 = t.kind == VisionKind::llama4;
   const struct { int64_t value, limit; const char* field; bool top_level; } bounds[] = {
       {t.layers, 1 << 10, "num_hidden_layers", false}, {t.hidden, 1 << 16, "hidden_size", false},
       {t.intermediate, 1 << 18, "intermediate_size", false}, {t.patch, 1 << 10, "patch_size", false},
       {t.channels, 64, "num_channels", false}, {t.temporal_patch, 64, "temporal_patch_size", false},
-      {t.tiles, 64, mllama || t.kind == VisionKind::llama4 ? "max_num_tiles" : "image_grid_pinpoints", !mllama && t.kind != VisionKind::llama4},
+      {t.tiles, 64, mllama || llama4 ? "max_num_tiles" : "image_grid_pinpoints", !mllama && !llama4},
       {mllama ? t.global_layers : 1, 1 << 10, "num_global_layers", false},
       {mllama ? t.aspect_ratios : 1, 1 << 10, "supported_aspect_ratios", false},
-      {mllama || t.kind == VisionKind::llama4 ? t.projector_input : 1, 1 << 20, "vision_output_dim", false},
+      {mllama || llama4 ? t.projector_input : 1, 1 << 20, "vision_output_dim", false},
       {t.projector == ProjectorKind::pixel_shuffle ? t.scale_factor : 1, 64, "scale_factor", true}};
   for (const auto& b : bounds) {
     if (b.value <= 0 || b.value > b.limit) {
@@ -816,17 +831,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   const char* types_key = neo_types ? "attention_layers" : "layer_types";
   if (window > 0 && sliding_enabled && s.layers > 0 && s.layers <= (1 << 16)) {
     s.sliding_layers.assign(static_cast<size_t>(s.layers), 0);
-    if (config.contains(types_key) && config.at(types_key).is_array()) {
-      const json& types = config.at(types_key);
-      if (types.size() != static_cast<size_t>(s.layers)) {
-        r.fail(types_key, "must list one entry per layer (" + std::to_string(s.layers) + "), got " +
-                              std::to_string(types.size()));
-      } else {
-        for (size_t i = 0; i < types.size(); ++i) {
-          if (!types[i].is_string()) { r.fail(std::string(types_key) + "[" + std::to_string(i) + "]", "must be a string"); break; }
-          s.sliding_layers[i] = types[i].get<std::string>() == (neo_types ? "local" : "sliding_attention");
-        }
-      }
+    if (read_layer_types(r, s, types_key, neo_types ? "local" : "sliding_attention")) {
     } else if (r.has("sliding_window_pattern") || type == "gemma3" || type == "gemma3_text") {
       // Gemma 3: every pattern-th layer is global, the others slide (transformers' default 6).
       const int64_t pattern = r.integer("sliding_window_pattern", 6);
@@ -979,9 +984,10 @@ json write_hf_config(const ModelSpec& s) {
       c["moe_layers"] = moe_layers;
     }
     c["attention_chunk_size"] = s.sliding_window > 0 ? json(s.sliding_window) : json();
-    json rope = json::array();
-    for (int64_t i = 0; i < s.layers; ++i) rope.push_back(s.is_sliding_layer(i) ? 1 : 0);
-    if (s.sliding_window > 0) c["no_rope_layers"] = rope;
+    if (s.sliding_window > 0) {
+      json& rope = c["no_rope_layers"] = json::array();
+      for (int64_t i = 0; i < s.layers; ++i) rope.push_back(s.is_sliding_layer(i) ? 1 : 0);
+    }
   }
   if (s.cross_attention_layer_count() > 0) {
     json layers = json::array();
