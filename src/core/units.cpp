@@ -20,6 +20,16 @@ std::string with_thousands(int64_t value) {
   return negative ? "-" + out : out;
 }
 
+namespace {
+// base^exponent by multiplication: exact for 1000^k and 1024^k (k <= 4), and it keeps libm's
+// pow and its tables (some 2 KB gzip) out of the page.
+double power(double base, int exponent) {
+  double result = 1.0;
+  while (exponent-- > 0) result *= base;
+  return result;
+}
+}  // namespace
+
 std::string format_bytes(int64_t bytes, DisplayUnits units, int decimals) {
   const bool binary = units == DisplayUnits::gib;
   const double base = binary ? 1024.0 : 1000.0;
@@ -27,13 +37,13 @@ std::string format_bytes(int64_t bytes, DisplayUnits units, int decimals) {
   const char* names_binary[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double value = static_cast<double>(bytes);
   int unit = 3;  // GB / GiB from 1 GB (GiB) on, MB/KB below, TB when huge
-  double scaled = value / std::pow(base, 3);
+  double scaled = value / power(base, 3);
   if (std::fabs(scaled) < 1.0) {
     unit = std::fabs(value) < base ? 0 : (std::fabs(value) < base * base ? 1 : 2);
-    scaled = value / std::pow(base, unit);
+    scaled = value / power(base, unit);
   } else if (std::fabs(scaled) >= 100000.0) {
     unit = 4;
-    scaled = value / std::pow(base, 4);
+    scaled = value / power(base, 4);
   }
   char buffer[64];
   if (unit == 0) {
