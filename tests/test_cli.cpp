@@ -122,6 +122,18 @@ TEST_CASE("--config sizes a quantized checkpoint in its stored format", "[cli][c
   CHECK(json::parse(dense.out)["request"]["weights"]["format"] == "bf16");
 }
 
+TEST_CASE("--config reads an audio model: Qwen2-Audio's tower in the weights and its encoder in the compute buffer", "[cli][config]") {
+  const std::string path = std::string(VRAMFIT_FIXTURES_DIR) + "/configs/qwen2-audio-7b-instruct.json";
+  const Run r = run({"infer", "--config", path, "-w", "bf16"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("8,397,094,912 parameters") != std::string::npos);
+  CHECK(r.out.find("Audio encoder") != std::string::npos);
+  const Run whisper = run({"infer", "--config", std::string(VRAMFIT_FIXTURES_DIR) + "/configs/whisper-large-v3.json", "--json"});
+  REQUIRE(whisper.status == 0);
+  CHECK(json::parse(whisper.out)["model"]["parameters"] == 1543490560);
+}
+
 TEST_CASE("--safetensors-index with --config sizes the checkpoint from its total_size", "[cli][safetensors]") {
   const std::string config = std::string(VRAMFIT_FIXTURES_DIR) + "/configs/pythia-1b.json";
   const std::string index = (std::filesystem::temp_directory_path() / "vramfit-pythia-1b.index.json").string();

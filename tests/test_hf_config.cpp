@@ -269,7 +269,13 @@ TEST_CASE("Mamba, RWKV-4, T5, BART and GPT-Neo: real configs give their publishe
       // "facebook/bart-large 406291456"), bart-base's also in LoRA run logs ("total_parameters").
       {"bart-base.json", 139420416},       {"bart-large.json", 406291456},
       // GPT-Neo 1.3B: a model-tree print "GPTNeoForCausalLM<all params:1315575808>".
-      {"gpt-neo-1.3B.json", 1315575808}};
+      {"gpt-neo-1.3B.json", 1315575808},
+      // Whisper: the Hub's safetensors totals as public notes list them ("openai/whisper-large-v3':
+      // ('Apache-2.0', 1543490560)", "'openai/whisper-large-v3-turbo': ('MIT', 808878080)", a
+      // table of the family: "base ... hub:72593920"). whisper-base's config is the Hub's as a
+      // public script quotes it; large-v3's keys are those of its config.json.
+      {"whisper-base.json", 72593920},     {"whisper-large-v3.json", 1543490560},
+      {"whisper-large-v3-turbo.json", 808878080}};
   for (const auto& c : counts) read_published(c.file, c.published);
   // Mamba and RWKV cache no keys and values: a fixed state per sequence and layer instead
   // (llama.cpp's n_embd_r + n_embd_s: (4 - 1) x 1536 + 16 x 1536; RWKV-4: 5 x hidden).
@@ -289,6 +295,22 @@ TEST_CASE("Mamba, RWKV-4, T5, BART and GPT-Neo: real configs give their publishe
   CHECK(t5->spec.mlp == MlpKind::plain);
   CHECK(read_fixture("flan-t5-base.json")->spec.mlp == MlpKind::gated);
   CHECK(read_fixture("bart-large.json")->spec.cached_layers() == 12);
+  // Whisper: the encoder caches nothing; each decoder layer keeps its self-attention over the
+  // output (up to max_target_positions) and its cross-attention over the 1,500 encoder states.
+  auto whisper = read_fixture("whisper-large-v3.json");
+  CHECK(whisper->spec.encoder_layers == 32);
+  CHECK(whisper->spec.cached_layers() == 32);
+  CHECK(whisper->spec.max_context_tokens == 1500 + 448);
+  CHECK(read_fixture("whisper-large-v3-turbo.json")->spec.cached_layers() == 4);
+  // One encoder layer: q, k (no bias), v, o, two LayerNorms, fc1 and fc2 with biases: 12 d^2 + 12 d.
+  int64_t encoder_layer = 0;
+  for (const TensorShape& t : enumerate_tensors(whisper->spec)) encoder_layer += t.layer == 0 ? t.elements() : 0;
+  CHECK(encoder_layer == 12 * 1280 * 1280 + 12 * 1280);
+  for (const char* file : {"whisper-base.json", "whisper-large-v3.json"}) {
+    auto again = read_hf_config(write_hf_config(read_fixture(file)->spec), "round trip");
+    REQUIRE(again);
+    CHECK(count_parameters(again->spec) == count_parameters(read_fixture(file)->spec));
+  }
   // GPT-Neo: every other layer attends locally (window_size 256).
   auto neo = read_fixture("gpt-neo-1.3B.json");
   CHECK(neo->spec.sliding_window == 256);
@@ -339,6 +361,49 @@ int64_t tower_parameters(const ModelSpec& spec) {
   return tower;
 }
 }  // namespace
+
+TEST_CASE("Qwen2-Audio: Whisper-large-v3's encoder, the projector and a Qwen2 text model from the real config", "[config][parameters][vision]") {
+  // Qwen2AudioForConditionalGeneration: audio_tower (Qwen2AudioEncoder, Whisper's encoder),
+  // multi_modal_projector (one biased linear 1,280 -> 4,096), language_model (Qwen2). Its
+  // text_config leaves out hidden_size, the layer and head counts: Qwen2Config's defaults.
+  auto audio = read_fixture("qwen2-audio-7b-instruct.json");
+  REQUIRE(audio);
+  const ModelSpec& s = audio->spec;
+  CHECK(s.vision.kind == VisionKind::whisper);
+  CHECK(s.hidden_size == 4096);
+  CHECK(s.kv_heads == 32);
+  CHECK(s.qkv_bias);
+  CHECK(s.sliding_window == 0);  // use_sliding_window: Qwen2Config's default, false
+  REQUIRE(audio->assumptions.size() == 1);
+  CHECK(audio->assumptions[0] == "text_config leaves out Qwen2Config's defaults, read as transformers reads them: "
+                                 "hidden_size 4096, num_hidden_layers 32, num_attention_heads 32, num_key_value_heads 32.");
+  // The tower is Whisper-large-v3's encoder, tensor for tensor: its conv stem, 1,500 positions,
+  // 32 layers and final LayerNorm as counted in whisper-large-v3 (whose total is the Hub's).
+  auto whisper = read_fixture("whisper-large-v3.json");
+  int64_t whisper_encoder = 0;
+  for (const TensorShape& t : enumerate_tensors(whisper->spec)) {
+    const bool stem_or_layer = t.role == TensorRole::vision || (t.layer >= 0 && t.layer < 32);
+    whisper_encoder += stem_or_layer ? t.elements() : 0;
+  }
+  whisper_encoder += 1500 * 1280 + 2 * 1280;  // the encoder's position table and final LayerNorm
+  CHECK(whisper_encoder == 636968960);
+  CHECK(tower_parameters(s) == whisper_encoder + 1280 * 4096 + 4096);
+  // No exact total was found published; the Hub shows 8.4 B. The sum: the text model (156,032
+  // tokens in and out, 32 layers of 4,096 with q/k/v biases, MLP 11,008) and the audio side.
+  CHECK(count_parameters(s) == 8397094912);
+  CHECK(std::llround(static_cast<double>(count_parameters(s)) / 1e8) == 84);
+  CHECK(s.vision.patches_per_image() == 1500);  // 30 s of audio: 3,000 mel frames through the stride-2 conv
+  auto again = read_hf_config(write_hf_config(s), "round trip");
+  REQUIRE(again);
+  CHECK(count_parameters(again->spec) == count_parameters(s));
+  CHECK(again->spec.vision.kind == VisionKind::whisper);
+  // Bad numbers name the audio config's own keys.
+  json bad = json::parse(fixture_text("qwen2-audio-7b-instruct.json"));
+  bad["audio_config"]["encoder_layers"] = 0;
+  auto refused = read_hf_config(bad, "config.json");
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().field == "audio_config.encoder_layers");
+}
 
 TEST_CASE("Llama 3.2 Vision, LLaVA-NeXT, Pixtral, Idefics3: towers and text from real configs", "[config][parameters][vision]") {
   // Llama 3.2 11B Vision (MllamaForConditionalGeneration): the Hub's safetensors count,

@@ -91,7 +91,8 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
   if (model.vision.kind != VisionKind::none) {
     int64_t tower = 0;
     for (const TensorShape& t : enumerate_tensors(model)) tower += t.role == TensorRole::vision ? t.elements() : 0;
-    weights.note += " Of these, " + n(tower) + " parameters are the vision tower and projector, kept in 16 bits.";
+    weights.note += " Of these, " + n(tower) + " parameters are the " +
+                    (model.vision.kind == VisionKind::whisper ? "audio" : "vision") + " tower and projector, kept in 16 bits.";
   }
   if (model.is_moe()) {
     weights.note += " MoE: all " + n(p.weights.parameters) + " parameters are resident although only " +
@@ -239,15 +240,19 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
     if (m.vision_encoder > 0) {
       const VisionTower& v = model.vision;
       const int64_t patches = v.patches_per_image();
+      const bool audio = v.kind == VisionKind::whisper;
+      const std::string unit = audio ? " positions" : " patches";
       buffer.children.push_back(
-          {"overhead.compute.vision", "Vision encoder", m.vision_encoder,
-           n(patches) + " patches x " + std::to_string(p.activation_bytes) + " B x (5 x " + n(v.hidden) + " hidden + 2 x " +
+          {"overhead.compute.vision", audio ? "Audio encoder" : "Vision encoder", m.vision_encoder,
+           n(patches) + unit + " x " + std::to_string(p.activation_bytes) + " B x (5 x " + n(v.hidden) + " hidden + 2 x " +
                n(v.intermediate) + " intermediate)" +
                (s.flash_attention ? std::string()
-                                  : " + " + n(patches) + " x " + n(patches) + " patches x " + n(v.heads) + " heads x 4 B") +
+                                  : " + " + n(patches) + " x " + n(patches) + unit + " x " + n(v.heads) + " heads x 4 B") +
                " = " + n(m.vision_encoder) + " B",
-           "One image through one layer of the vision tower (" + n(v.image_size) + " px, " + n(v.patch) +
-               " px patches); the image's tokens also take context in the KV cache.",
+           audio ? "One 30 s clip (" + n(v.channels) + " mel bins) through one layer of the audio tower (" + n(patches) +
+                       " positions); its tokens also take context in the KV cache."
+                 : "One image through one layer of the vision tower (" + n(v.image_size) + " px, " + n(v.patch) +
+                       " px patches); the image's tokens also take context in the KV cache.",
            {}});
     }
     overhead.children.push_back(buffer);

@@ -9,6 +9,7 @@ namespace vramfit {
 
 int64_t VisionTower::patches_per_tile() const {
   if (kind == VisionKind::none || kind == VisionKind::qwen2_vl || patch <= 0) return 0;
+  if (kind == VisionKind::whisper) return image_size;  // one position per 2 mel frames
   const int64_t side = image_size / patch;
   return side * side + (kind == VisionKind::clip || kind == VisionKind::mllama || kind == VisionKind::llama4 ? 1 : 0);
 }
@@ -138,7 +139,8 @@ std::optional<Error> check_bounds(const ModelSpec& s) {
       {s.ssm_dt_rank, 1 << 16, "time_step_rank"},        {s.mtp_layers, 16, "num_nextn_predict_layers"},
       {s.linear_key_heads, 1 << 12, "linear_num_key_heads"}, {s.linear_value_heads, 1 << 12, "linear_num_value_heads"},
       {s.linear_key_head_dim, 1 << 12, "linear_key_head_dim"}, {s.linear_value_head_dim, 1 << 12, "linear_value_head_dim"},
-      {s.extra_embedding_rows, 1 << 16, "extra_embedding_rows"}};
+      {s.extra_embedding_rows, 1 << 16, "extra_embedding_rows"}, {s.audio_mel_bins, 1 << 12, "num_mel_bins"},
+      {s.encoder_position_embeddings, 1 << 24, "max_source_positions"}};
   for (const auto& b : bounds) {
     if (auto e = require_at_most(b.value, b.limit, b.field)) return e;
   }
@@ -276,14 +278,19 @@ void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
   auto add = [&t](int64_t row_length, int64_t rows) { push_tensor(t, TensorRole::vision, -1, row_length, rows, 1); };
   const int64_t h = v.hidden;
   const bool qwen = v.kind == VisionKind::qwen2_vl, pixtral = v.kind == VisionKind::pixtral, mllama = v.kind == VisionKind::mllama;
-  const bool llama4 = v.kind == VisionKind::llama4;
+  const bool llama4 = v.kind == VisionKind::llama4, whisper = v.kind == VisionKind::whisper;
   auto norm = [&](int64_t n) { add(n, v.rms_norm ? 1 : 2); };  // weight (+ bias)
   auto linear = [&](int64_t in, int64_t out, bool bias) {
     add(in, out);
     if (bias) add(out, 1);
   };
-  // Patch embedding: a conv of channels x (temporal x) patch x patch per output channel.
-  add(v.channels * v.temporal_patch * v.patch * v.patch, h);
+  if (whisper) {  // conv1 (mel bins -> h) and conv2 (h -> h), kernel 3, with biases
+    linear(3 * v.channels, h, true);
+    linear(3 * h, h, true);
+  } else {
+    // Patch embedding: a conv of channels x (temporal x) patch x patch per output channel.
+    add(v.channels * v.temporal_patch * v.patch * v.patch, h);
+  }
   if (v.kind == VisionKind::siglip) add(h, 1);  // SigLIP's conv has a bias
   if (!qwen && !pixtral) add(h, v.patches_per_tile());  // learned position table (Pixtral: 2-D RoPE)
   if (v.kind == VisionKind::clip || mllama || llama4) add(h, 1);  // class_embedding
@@ -306,7 +313,7 @@ void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
     if (qwen) {
       linear(h, 3 * h, true);  // qkv
     } else {
-      for (int i = 0; i < 3; ++i) linear(h, h, attention_bias);  // q, k, v
+      for (int i = 0; i < 3; ++i) linear(h, h, attention_bias && !(whisper && i == 1));  // q, k (Whisper: no bias), v
     }
     linear(h, h, attention_bias);  // out / proj / o_proj
     if (v.gated_mlp) linear(h, v.intermediate, !pixtral);  // gate
@@ -333,7 +340,7 @@ void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
     add(h, 1);             // mm_soft_emb_norm
   } else if (v.projector == ProjectorKind::pixel_shuffle) {
     add(h * v.scale_factor * v.scale_factor, v.out_hidden);  // modality_projection.proj, no bias
-  } else if (v.projector == ProjectorKind::mllama) {
+  } else if (v.projector == ProjectorKind::linear) {
     linear(v.projector_input, v.out_hidden, true);
   } else if (v.projector == ProjectorKind::llama4) {
     // Llama4VisionPixelShuffleMLP (2 x 2 patches, 4 h = intermediate wide, through fc1 and fc2),
@@ -364,8 +371,14 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
   // GPT-2's wpe, BERT's position and token type tables, BERT's embeddings LayerNorm; an
   // encoder-decoder has one position table, embeddings norm and relative bias table per stack.
   const int stacks = s.is_encoder_decoder() ? 2 : 1;
+  if (s.audio_mel_bins > 0) {  // Whisper's conv stem: conv1 and conv2, kernel 3, with biases
+    add(TensorRole::vision, -1, 3 * s.audio_mel_bins, h);
+    add(TensorRole::vision, -1, 3 * h, h);
+    add(TensorRole::vision, -1, h, 2);
+  }
   for (int stack = 0; stack < stacks; ++stack) {
-    if (s.position_embeddings > 0) add(TensorRole::position_embd, -1, h, s.position_embeddings);
+    const int64_t positions = stack == 0 && s.encoder_position_embeddings > 0 ? s.encoder_position_embeddings : s.position_embeddings;
+    if (positions > 0) add(TensorRole::position_embd, -1, h, positions);
     if (s.embedding_norm) norm(-1, h);
     if (s.relative_attention_buckets > 0) add(TensorRole::position_embd, -1, s.attention_heads, s.relative_attention_buckets);
   }
@@ -380,7 +393,11 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
       add(TensorRole::attn_q, i, h, s.attention_output_gate ? 2 * q_dim : q_dim);  // Qwen3-Next: queries and gate
       add(TensorRole::attn_k, i, h, kv_dim);
       add(TensorRole::attn_v, i, h, kv_dim);
-      if (s.qkv_bias) { vec(i, q_dim); vec(i, kv_dim); vec(i, kv_dim); }
+      if (s.qkv_bias) {
+        vec(i, q_dim);
+        if (!s.no_key_bias) vec(i, kv_dim);
+        vec(i, kv_dim);
+      }
     }
     add(TensorRole::attn_output, i, q_dim, h);
     if (s.attention_output_bias) vec(i, h);

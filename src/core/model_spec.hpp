@@ -24,14 +24,19 @@ enum class Mixer { attention, mamba, rwkv, delta_net };
 // fused qkv, and the merger from 2 x 2 patches to the text width), Pixtral (RMSNorms, a gated
 // MLP, no biases, 2-D RoPE instead of a position table) and Mllama (Llama 3.2 Vision: a local
 // and a gated global encoder over up to max_num_tiles tiles, tile and aspect-ratio tables).
+// An audio encoder is held the same way: Whisper's (Qwen2-Audio's audio_tower,
+// Qwen2AudioEncoder: two convs over num_mel_bins channels, a table of max_source_positions,
+// CLIP-like layers whose k has no bias, a final LayerNorm).
 // Projectors: LLaVA's 2-layer MLP, Gemma 3's one matrix and RMSNorm, Idefics3's pixel shuffle
-// into one matrix, Mllama's one matrix from the stacked layer outputs; Qwen's merger belongs
-// to the tower.
-enum class VisionKind : uint8_t { none, clip, siglip, qwen2_vl, pixtral, mllama, llama4 };
-enum class ProjectorKind : uint8_t { none, llava_mlp, gemma3, pixel_shuffle, mllama, llama4 };
+// into one matrix, one biased matrix from projector_input (Mllama's stacked layer outputs,
+// Qwen2-Audio's encoder width); Qwen's merger belongs to the tower.
+enum class VisionKind : uint8_t { none, clip, siglip, qwen2_vl, pixtral, mllama, llama4, whisper };
+enum class ProjectorKind : uint8_t { none, llava_mlp, gemma3, pixel_shuffle, linear, llama4 };
 struct VisionTower {
   VisionKind kind = VisionKind::none;
   int64_t layers = 0, hidden = 0, heads = 0, intermediate = 0;
+  // Whisper: channels = num_mel_bins, image_size = max_source_positions (30 s of audio after
+  // the stride-2 conv), patch = 2 (mel frames per position).
   int64_t patch = 0, image_size = 0, channels = 3, temporal_patch = 1;
   bool rms_norm = false;    // Qwen2.5-VL, Pixtral: RMSNorm (a weight) instead of LayerNorm (weight + bias)
   bool gated_mlp = false;   // Qwen2.5-VL, Pixtral: gate, up, down instead of fc1, fc2
@@ -74,6 +79,7 @@ struct ModelSpec {
   int64_t usable_context_tokens() const { return std::max(max_context_tokens, scaled_context_tokens); }
   bool tied_embeddings = false;
   bool qkv_bias = false;            // Qwen2, gpt-oss
+  bool no_key_bias = false;         // Whisper: q and v have biases, k does not (WhisperAttention)
   bool attention_output_bias = false;
   bool mlp_bias = false;
   MlpKind mlp = MlpKind::gated;
@@ -103,6 +109,11 @@ struct ModelSpec {
   // embeddings LayerNorm, and T5 a relative-attention bias table (buckets x heads) per stack.
   int64_t encoder_layers = 0;
   int64_t relative_attention_buckets = 0;
+  // Whisper (WhisperEncoder): the encoder reads num_mel_bins-channel log-mel frames through two
+  // convs of kernel 3 (with biases) instead of token embeddings, and has its own table of
+  // max_source_positions rows beside the decoder's position_embeddings.
+  int64_t audio_mel_bins = 0;
+  int64_t encoder_position_embeddings = 0;
 
   // Recurrent layers (mixer != attention): no attention, no KV cache; a fixed state per sequence.
   // Mamba (MambaMixer): in_proj to 2 x ssm_inner, a depthwise conv of ssm_conv_kernel, x_proj to
@@ -213,7 +224,7 @@ enum class TensorRole : uint8_t {
   router, vector, position_embd,
   ssm_in, ssm_conv, ssm_x, ssm_dt, ssm_out,  // Mamba's projections (the conv is ggml's ssm_conv1d)
   time_mix_key, time_mix_value, time_mix_receptance, time_mix_output,  // RWKV's time mixing
-  vision  // every tensor of the image encoder and projector, kept in 16 bits
+  vision  // every tensor of the image or audio encoder and projector (and Whisper's conv stem), kept in 16 bits
 };
 const char* tensor_role_name(TensorRole role);  // GGUF-style name, e.g. "attn_v", "ffn_down_exps"
 // The input tables looked up by index, not multiplied (token, position and segment embeddings).

@@ -74,13 +74,13 @@ const char* const kKnownArchitectures[] = {
     "gpt_neox", "falcon", "starcoder2", "gpt2", "gpt_bigcode", "gptj", "phi", "bert", "roberta",
     "xlm-roberta", "opt", "bloom", "stablelm", "granite", "olmo2", "internlm2", "glm", "deberta-v2", "olmoe", "cohere",
     "gpt_neo", "t5", "bart", "mamba", "rwkv", "qwen2_vl", "qwen2_5_vl", "qwen2_vl_text", "qwen2_5_vl_text",
-    "llava_next", "idefics3", "mllama", "mllama_text_model", "jamba", "qwen3_next", "llama4", "llama4_text"};
+    "llava_next", "idefics3", "mllama", "mllama_text_model", "jamba", "qwen3_next", "llama4", "llama4_text", "whisper"};
 
 // Families whose configs have no num_key_value_heads: their KV heads are the attention heads
 // or set by their own keys (Falcon and GPT-BigCode's multi_query, DeepSeek's MLA).
 bool has_no_gqa_key(const std::string& model_type) {
   for (const char* family : {"deepseek_v2", "deepseek_v3", "falcon", "gpt_neox", "starcoder2", "gpt2", "gpt_bigcode", "gptj",
-                             "bert", "roberta", "xlm-roberta", "deberta-v2", "phi", "opt", "bloom", "gpt_neo", "t5", "bart"}) {
+                             "bert", "roberta", "xlm-roberta", "deberta-v2", "phi", "opt", "bloom", "gpt_neo", "t5", "bart", "whisper"}) {
     if (model_type == family) return true;
   }
   return false;
@@ -216,9 +216,14 @@ void read_gpt_neo(Reader& r, ModelSpec& s) {
 // feed_forward_proj "relu" (wi, wo) or "gated-gelu" (wi_0, wi_1, wo), a final norm per stack.
 // BART: LayerNorms and biases everywhere, a learned position table (max_position_embeddings + 2
 // rows, BartLearnedPositionalEmbedding's offset) and layernorm_embedding per stack, no final norm.
+// Whisper (WhisperEncoder, WhisperDecoder): BART's layers with k_proj unbiased, the encoder fed by
+// its conv stem over num_mel_bins with a table of max_source_positions, the decoder a table of
+// max_target_positions, a final LayerNorm per stack; its cache holds max_source_positions
+// encoder states and up to max_target_positions tokens.
 void read_sequence_to_sequence(Reader& r, ModelSpec& s) {
   const std::string type = s.architecture;
-  if (type != "t5" && type != "bart") return;
+  const bool whisper = type == "whisper";
+  if (type != "t5" && type != "bart" && !whisper) return;
   if (r.has("decoder_layers") || (type == "t5" && !r.has("encoder_layers"))) {
     // The configs' own keys: T5's num_layers + num_decoder_layers, BART's encoder_ + decoder_layers.
     s.encoder_layers = type == "t5" ? r.integer("num_layers", 0) : r.integer("encoder_layers", 0);
@@ -243,10 +248,18 @@ void read_sequence_to_sequence(Reader& r, ModelSpec& s) {
   s.norm = NormKind::layer;
   s.mlp = MlpKind::plain;
   s.qkv_bias = s.attention_output_bias = s.mlp_bias = true;
+  s.tied_embeddings = r.boolean("tie_word_embeddings", true);
+  if (whisper) {
+    s.no_key_bias = true;
+    s.audio_mel_bins = r.integer("num_mel_bins", 80);
+    s.encoder_position_embeddings = r.integer("max_source_positions", 1500);
+    s.position_embeddings = r.integer("max_target_positions", r.integer("position_embeddings", 448));
+    s.max_context_tokens = sat_add(s.encoder_position_embeddings, s.position_embeddings);
+    return;
+  }
   s.position_embeddings = r.integer("position_embeddings", s.max_context_tokens + 2);
   s.embedding_norm = true;
   s.final_norm = r.boolean("final_norm", r.boolean("add_final_layer_norm", false));
-  s.tied_embeddings = r.boolean("tie_word_embeddings", true);
 }
 
 // Jamba (JambaConfig, JambaForCausalLM): attention in every attn_layer_period-th layer from
@@ -430,27 +443,28 @@ int64_t llava_next_crops(const json& root, int64_t image_size, Reader& top) {
 }
 
 // A multimodal config's text_config lists only what differs from its class's defaults (LLaVA's
-// Vicuna and Mistral, Pixtral's Mistral NeMo, Idefics3's Llama 3.1): transformers fills the
-// rest from LlamaConfig / MistralConfig's __init__ defaults, and so does vramfit, saying which.
+// Vicuna and Mistral, Pixtral's Mistral NeMo, Idefics3's Llama 3.1, Qwen2-Audio's Qwen2):
+// transformers fills the rest from LlamaConfig / MistralConfig / Qwen2Config's __init__
+// defaults, and so does vramfit, saying which.
 // Null when nothing is missing.
 json with_class_defaults(const json& text, HfConfigRead& out) {
   const auto type = text.find("model_type");
   if (type == text.end() || !type->is_string()) return json();
-  const bool mistral = *type == "mistral";
-  if (!mistral && *type != "llama") return json();
-  const struct { const char* key; int64_t llama, mistral; } defaults[] = {
-      {"vocab_size", 32000, 32000}, {"hidden_size", 4096, 4096}, {"intermediate_size", 11008, 14336},
-      {"num_hidden_layers", 32, 32}, {"num_attention_heads", 32, 32}, {"num_key_value_heads", 0, 8}};
+  const bool mistral = *type == "mistral", qwen2 = *type == "qwen2";
+  if (!mistral && !qwen2 && *type != "llama") return json();
+  const struct { const char* key; int64_t llama, mistral, qwen2; } defaults[] = {
+      {"vocab_size", 32000, 32000, 151936}, {"hidden_size", 4096, 4096, 4096}, {"intermediate_size", 11008, 14336, 22016},
+      {"num_hidden_layers", 32, 32, 32}, {"num_attention_heads", 32, 32, 32}, {"num_key_value_heads", 0, 8, 32}};
   json filled = text;
   std::string used;
   for (const auto& d : defaults) {
-    const int64_t value = mistral ? d.mistral : d.llama;
+    const int64_t value = mistral ? d.mistral : qwen2 ? d.qwen2 : d.llama;
     if (value == 0 || (text.contains(d.key) && !text.at(d.key).is_null())) continue;
     filled[d.key] = value;
     used += (used.empty() ? "" : ", ") + std::string(d.key) + " " + std::to_string(value);
   }
   if (used.empty()) return json();
-  out.assumptions.push_back(std::string("text_config leaves out ") + (mistral ? "MistralConfig" : "LlamaConfig") +
+  out.assumptions.push_back(std::string("text_config leaves out ") + (mistral ? "MistralConfig" : qwen2 ? "Qwen2Config" : "LlamaConfig") +
                             "'s defaults, read as transformers reads them: " + used + ".");
   return filled;
 }
@@ -461,13 +475,29 @@ json with_class_defaults(const json& text, HfConfigRead& out) {
 // hidden_size, mlp_ratio or intermediate_size, out_hidden_size) and Mllama (MllamaVisionConfig).
 // Other families' towers are not counted, and the assumptions say so.
 void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s, Reader& r, HfConfigRead& out) {
-  if (!root.contains("vision_config") || !root.at("vision_config").is_object()) return;
   Reader top{root, origin, std::nullopt};
   const std::string family = top.text("model_type", "");
-  Reader v{root.at("vision_config"), origin + ": vision_config", std::nullopt};
+  const bool audio = family == "qwen2_audio";
+  const char* const key = audio ? "audio_config" : "vision_config";
+  if (!root.contains(key) || !root.at(key).is_object()) return;
+  Reader v{root.at(key), origin + ": " + key, std::nullopt};
   VisionTower& t = s.vision;
   const bool llava = family == "llava" || family == "llava_next";
-  if (llava || family == "gemma3" || family == "idefics3" || family == "mllama") {
+  if (audio) {
+    // Qwen2AudioEncoder (Whisper-large-v3's encoder; WhisperConfig's defaults where a key is
+    // missing), then Qwen2AudioMultiModalProjector: one biased linear to the text width.
+    t.kind = VisionKind::whisper;
+    t.layers = v.integer("encoder_layers", 32);
+    t.hidden = v.integer("d_model", 1280);
+    t.heads = v.integer("encoder_attention_heads", 20);
+    t.intermediate = v.integer("encoder_ffn_dim", 5120);
+    t.channels = v.integer("num_mel_bins", 128);
+    t.image_size = v.integer("max_source_positions", 1500);
+    t.patch = 2;
+    t.out_hidden = s.hidden_size;
+    t.projector = ProjectorKind::linear;
+    t.projector_input = t.hidden;
+  } else if (llava || family == "gemma3" || family == "idefics3" || family == "mllama") {
     const bool pixtral = llava && v.text("model_type", "") == "pixtral";
     t.kind = pixtral ? VisionKind::pixtral : llava ? VisionKind::clip : family == "mllama" ? VisionKind::mllama : VisionKind::siglip;
     // PixtralVisionConfig's defaults (its config.json names only what differs).
@@ -480,7 +510,7 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
     t.channels = v.integer("num_channels", 3);
     t.out_hidden = s.hidden_size;
     t.projector = llava ? ProjectorKind::llava_mlp : family == "gemma3" ? ProjectorKind::gemma3
-                  : family == "idefics3" ? ProjectorKind::pixel_shuffle : ProjectorKind::mllama;
+                  : family == "idefics3" ? ProjectorKind::pixel_shuffle : ProjectorKind::linear;
     t.projector_bias = top.boolean("multimodal_projector_bias", true);
     t.rms_norm = t.gated_mlp = pixtral;
     // Tiles per image: LLaVA-NeXT's crops, Idefics3's processor default, Mllama's max_num_tiles
@@ -554,9 +584,9 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
   if (r.error) return;
   const bool mllama = t.kind == VisionKind::mllama, llama4 = t.kind == VisionKind::llama4;
   const struct { int64_t value, limit; const char* field; bool top_level; } bounds[] = {
-      {t.layers, 1 << 10, "num_hidden_layers", false}, {t.hidden, 1 << 16, "hidden_size", false},
-      {t.intermediate, 1 << 18, "intermediate_size", false}, {t.patch, 1 << 10, "patch_size", false},
-      {t.channels, 64, "num_channels", false}, {t.temporal_patch, 64, "temporal_patch_size", false},
+      {t.layers, 1 << 10, audio ? "encoder_layers" : "num_hidden_layers", false}, {t.hidden, 1 << 16, audio ? "d_model" : "hidden_size", false},
+      {t.intermediate, 1 << 18, audio ? "encoder_ffn_dim" : "intermediate_size", false}, {t.patch, 1 << 10, "patch_size", false},
+      {t.channels, audio ? 1 << 12 : 64, audio ? "num_mel_bins" : "num_channels", false}, {t.temporal_patch, 64, "temporal_patch_size", false},
       {t.tiles, 64, mllama || llama4 ? "max_num_tiles" : "image_grid_pinpoints", !mllama && !llama4},
       {mllama ? t.global_layers : 1, 1 << 10, "num_global_layers", false},
       {mllama ? t.aspect_ratios : 1, 1 << 10, "supported_aspect_ratios", false},
@@ -570,7 +600,7 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
     }
   }
   if (t.kind != VisionKind::qwen2_vl && (t.image_size < t.patch || t.image_size > (1 << 16))) {
-    r.fail(v.origin.substr(origin.size() + 2) + ".image_size", "must lie between patch_size and 65,536");
+    r.fail(v.origin.substr(origin.size() + 2) + (audio ? ".max_source_positions" : ".image_size"), "must lie between patch_size and 65,536");
   }
   if (t.kind == VisionKind::qwen2_vl && (t.merge <= 0 || t.merge > 16 || t.out_hidden <= 0 || t.out_hidden > (1 << 18))) {
     r.fail(v.origin.substr(origin.size() + 2) + ".spatial_merge_size", "and out_hidden_size must be positive");
@@ -826,7 +856,8 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   // Sliding-window attention: which layers see only the window.
   const bool neo = type == "gpt_neo";
   const int64_t window = r.integer("sliding_window", neo ? r.integer("window_size", 256) : 0);
-  const bool sliding_enabled = r.boolean("use_sliding_window", true) && type != "phi3";
+  // Qwen's config classes default use_sliding_window to false (Qwen2-Audio's text_config leaves it out).
+  const bool sliding_enabled = r.boolean("use_sliding_window", type.rfind("qwen", 0) != 0) && type != "phi3";
   const bool neo_types = neo && !r.has("layer_types");
   const char* types_key = neo_types ? "attention_layers" : "layer_types";
   if (window > 0 && sliding_enabled && s.layers > 0 && s.layers <= (1 << 16)) {
@@ -917,7 +948,8 @@ json write_hf_config(const ModelSpec& s) {
               {"token_type_embeddings", s.token_type_embeddings, false},
               {"relative_position_embeddings", s.relative_position_embeddings, false},
               {"encoder_layers", s.encoder_layers, false}, {"relative_attention_buckets", s.relative_attention_buckets, false},
-              {"num_nextn_predict_layers", s.mtp_layers, false}},
+              {"num_nextn_predict_layers", s.mtp_layers, false}, {"num_mel_bins", s.audio_mel_bins, false},
+              {"max_source_positions", s.encoder_position_embeddings, false}},
              {{"tie_word_embeddings", s.tied_embeddings, true}, {"qkv_bias", s.qkv_bias, true},
               {"attention_output_bias", s.attention_output_bias, true}, {"mlp_bias", s.mlp_bias, true},
               {"qk_norm", s.qk_norm, true}, {"qk_norm_full", s.qk_norm_full, false},
@@ -1002,12 +1034,19 @@ json write_hf_config(const ModelSpec& s) {
   const char* family = qwen ? (v.rms_norm ? "qwen2_5_vl" : "qwen2_vl")
                        : v.kind == VisionKind::mllama ? "mllama"
                        : v.kind == VisionKind::llama4 ? "llama4"
+                       : v.kind == VisionKind::whisper ? "qwen2_audio"
                        : v.projector == ProjectorKind::pixel_shuffle ? "idefics3"
                        : v.projector == ProjectorKind::gemma3 ? "gemma3"
                        : v.image_newline ? "llava_next" : "llava";
   json root = {{"model_type", family}, {"text_config", c}};
-  json& vision = root["vision_config"];
-  if (qwen) {
+  json& vision = root[v.kind == VisionKind::whisper ? "audio_config" : "vision_config"];
+  if (v.kind == VisionKind::whisper) {
+    write_keys(vision,
+               {{"encoder_layers", v.layers, true}, {"d_model", v.hidden, true}, {"encoder_attention_heads", v.heads, true},
+                {"encoder_ffn_dim", v.intermediate, true}, {"num_mel_bins", v.channels, true},
+                {"max_source_positions", v.image_size, true}},
+               {});
+  } else if (qwen) {
     write_keys(vision,
                {{"depth", v.layers, true}, {"num_heads", v.heads, true}, {"patch_size", v.patch, true},
                 {"in_chans", v.channels, true}, {"temporal_patch_size", v.temporal_patch, true},

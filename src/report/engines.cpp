@@ -224,7 +224,7 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
                             " patches: vramfit's estimate of one encoder layer in f32, not clip's own allocator (not yet checked "
                             "against a log)");
   } else if (report.prepared.model.vision.kind != VisionKind::none) {
-    report.breakdown.assumptions.push_back("llama.cpp: the vision tower and projector live in a separate mmproj GGUF "
+    report.breakdown.assumptions.push_back("llama.cpp: the image or audio tower and projector live in a separate mmproj GGUF "
                                            "(llama-server --mmproj); they are not in these buffers.");
   }
   const TensorRate rate = llamacpp_rate(main_weight_type(request, catalog, format));

@@ -185,7 +185,7 @@ test("readCommand(): a pasted llama-server or vllm serve line as request fields,
   assert.match(unknown.error.message, /--no-such-flag/);
 });
 
-test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART, GPT-Neo and the vision models give their counts; an unknown model_type is an error naming it", async () => {
+test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART, GPT-Neo, Whisper and the vision and audio models give their counts; an unknown model_type is an error naming it", async () => {
   const counts = { "gpt2.json": 124439808, "starcoder.json": 15517456384, "gpt-j-6b.json": 6050882784, "phi-2.json": 2779683840,
                    "bert-large-uncased.json": 335141888, "mamba-130m-hf.json": 129135360, "rwkv-4-169m-pile.json": 169342464,
                    "t5-small.json": 60506624, "bart-large.json": 406291456, "gpt-neo-1.3B.json": 1315575808,
@@ -231,12 +231,21 @@ test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART, GP
   // Llama 3.2 Vision, LLaVA-NeXT, Pixtral and Idefics3 from their real configs, dropped as the page
   // drops them; Llama 3.2 Vision's 8 cross-attention layers hold one image's 4 x 1,601 tokens.
   const towers = { "llama-3.2-11b-vision-instruct.json": 10670220835, "llava-v1.6-mistral-7b-hf.json": 7566747648,
-                   "pixtral-12b.json": 12682739712, "idefics3-8b-llama3.json": 8462086384 };
+                   "pixtral-12b.json": 12682739712, "idefics3-8b-llama3.json": 8462086384,
+                   "whisper-large-v3.json": 1543490560, "qwen2-audio-7b-instruct.json": 8397094912 };
   for (const [file, parameters] of Object.entries(towers)) {
     const read = await vramfit.readModelFile(new File([fs.readFileSync(path.join(root, "tests/fixtures/configs", file))], "config.json"));
     const report = vramfit.estimate({ model: read.model, context_tokens: 8192 });
     assert.equal(report.model.parameters, parameters, file);
   }
+  // Qwen2-Audio: the audio encoder's pass over one 30 s clip (1,500 positions of Whisper-large-v3's
+  // encoder) is in the compute buffer, named as audio.
+  const qwenAudio = vramfit.estimate({ model: { config: JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs/qwen2-audio-7b-instruct.json"), "utf8")) },
+                                     context_tokens: 4096 });
+  const audio = find(qwenAudio.breakdown.items, "overhead.compute.vision")[0];
+  assert.equal(audio.label, "Audio encoder");
+  assert.equal(audio.bytes, 1500 * 2 * (5 * 1280 + 2 * 5120));
+  assert.match(audio.formula, /^1,500 positions x 2 B/);
   const mllama = vramfit.estimate({ model: { preset: "llama-3.2-11b-vision" }, context_tokens: 8192 });
   assert.equal(find(mllama.breakdown.items, "kv_cache.cross")[0].bytes, 8 * 4 * 1601 * 2 * 8 * 128 * 2);
   assert.equal(find(mllama.breakdown.items, "kv_cache.full")[0].bytes, 32 * 8192 * 2 * 8 * 128 * 2);
