@@ -470,6 +470,43 @@ TEST_CASE("--mmproj: a projector GGUF's weights and one image's graph on the fir
   CHECK(on_cpu.host.mmproj == p.weight_bytes + on_cpu.mmproj_compute);
 }
 
+TEST_CASE("--mmproj with an audio projector: clip.audio.* keys, Whisper's encoder over clip's 3,000-frame warmup", "[llamacpp][gguf]") {
+  const auto bytes = write_audio_mmproj_gguf();
+  auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), "mmproj-Qwen2-Audio-7B-Instruct-f16.gguf");
+  REQUIRE(gguf);
+  auto read = mmproj_from_gguf(builtin_catalog().formats, *gguf, "mmproj-Qwen2-Audio-7B-Instruct-f16.gguf");
+  REQUIRE(read);
+  const LlamaCppMmproj& p = *read;
+  CHECK(p.audio);
+  CHECK(p.projector == "qwen2a");
+  CHECK(p.hidden == 1280);
+  CHECK(p.patches() == 1500);  // warmup_audio_size 3000 mel frames through the stride-2 conv
+  CHECK(p.weight_bytes == 2 * (2 * (4 * 1280LL * 1280 + 2 * 1280LL * 5120) + 1280LL * 4096));
+  // Its graph: one encoder layer over 1,500 positions in f32 (flash attention on).
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.has_mmproj = true;
+  s.mmproj = p;
+  const FormatTables& tables = builtin_catalog().formats;
+  const ModelSpec& spec = preset("llama-2-7b").spec;
+  const LlamaCppMemory memory = llamacpp_memory(tables, spec, llamacpp_weights(tables, spec, format("gguf-q4_k_m")), s, {24 * kGiB});
+  CHECK(memory.mmproj_compute == 1500LL * 4 * (5 * 1280 + 2 * 5120));
+  // The request JSON keeps it an audio projector.
+  Request request;
+  request.engine = Engine::llamacpp;
+  request.llamacpp = s;
+  auto again = request_from_json(request_to_json(request));
+  REQUIRE(again);
+  CHECK(again->llamacpp.mmproj.audio);
+  CHECK(again->llamacpp.mmproj.patches() == 1500);
+  // Without its sizes it is refused naming the audio keys.
+  auto broken = *gguf;
+  broken.metadata.erase("clip.audio.embedding_length");
+  auto refused = mmproj_from_gguf(tables, broken, "broken.gguf");
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message.find("clip.audio.embedding_length") != std::string::npos);
+}
+
 TEST_CASE("--mmproj in a pasted llama-server line and a request; --no-mmproj-offload", "[llamacpp][cli]") {
   namespace fs = std::filesystem;
   const fs::path folder = fs::temp_directory_path() / ("vramfit-mmproj-" + std::to_string(::getpid()));

@@ -46,7 +46,15 @@ struct LlamaCppMmproj {
   int64_t weight_bytes = 0;     // every tensor of the file at its ggml type's size
   int64_t image_size = 0, patch_size = 0;            // clip.vision.image_size / patch_size
   int64_t hidden = 0, intermediate = 0, heads = 0;   // clip.vision.embedding_length / feed_forward_length / attention.head_count
-  int64_t patches() const { return patch_size > 0 ? (image_size / patch_size) * (image_size / patch_size) : 0; }
+  // An audio encoder (clip.has_audio_encoder, clip.audio.* keys; Qwen2-Audio, Ultravox, Voxtral):
+  // Whisper's encoder over clip_ctx's warmup of warmup_audio_size = 3000 mel frames, held here as
+  // image_size 3000 and patch_size 2 (conv2's stride): 1,500 positions.
+  bool audio = false;
+  int64_t patches() const {
+    if (patch_size <= 0) return 0;
+    const int64_t side = image_size / patch_size;
+    return audio ? side : side * side;
+  }
 };
 
 struct LlamaCppSettings {

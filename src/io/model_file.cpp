@@ -247,16 +247,21 @@ Result<LlamaCppMmproj> mmproj_from_gguf(const FormatTables& tables, const GgufFi
   if (!is_gguf_mmproj(gguf)) return make_error("gguf.not_mmproj", "file", file + ": not a multimodal projector (general.architecture is not 'clip')");
   LlamaCppMmproj p;
   p.file = file;
-  p.projector = gguf.string_or("clip.projector_type", "mlp");
-  p.image_size = gguf.integer_or("clip.vision.image_size", 0);
-  p.patch_size = gguf.integer_or("clip.vision.patch_size", 0);
-  p.hidden = gguf.integer_or("clip.vision.embedding_length", 0);
-  p.intermediate = gguf.integer_or("clip.vision.feed_forward_length", 0);
-  p.heads = gguf.integer_or("clip.vision.attention.head_count", 0);
+  // An audio-only projector (clip_model_loader: has_audio_encoder without has_vision_encoder)
+  // is read from its clip.audio.* keys; clip.audio.projector_type names it in mixed files.
+  const GgufValue* has_audio = gguf.find("clip.has_audio_encoder");
+  p.audio = has_audio && has_audio->kind == GgufValue::Kind::boolean && has_audio->boolean && !gguf.find("clip.vision.image_size");
+  const std::string keys = p.audio ? "clip.audio." : "clip.vision.";
+  p.projector = gguf.string_or(keys + "projector_type", gguf.string_or("clip.projector_type", "mlp"));
+  p.image_size = p.audio ? 3000 : gguf.integer_or("clip.vision.image_size", 0);  // clip_hparams::warmup_audio_size
+  p.patch_size = p.audio ? 2 : gguf.integer_or("clip.vision.patch_size", 0);
+  p.hidden = gguf.integer_or(keys + "embedding_length", 0);
+  p.intermediate = gguf.integer_or(keys + "feed_forward_length", 0);
+  p.heads = gguf.integer_or(keys + "attention.head_count", 0);
   for (int64_t v : {p.image_size, p.patch_size, p.hidden, p.intermediate, p.heads}) {
     if (v <= 0 || v > (int64_t(1) << 20)) {
-      return make_error("gguf.bad_mmproj", "file", file + ": clip.vision.image_size, patch_size, embedding_length, "
-                                                          "feed_forward_length and attention.head_count must be positive sizes");
+      return make_error("gguf.bad_mmproj", "file", file + ": " + keys + (p.audio ? "" : "image_size, patch_size, ") +
+                                                       "embedding_length, feed_forward_length and attention.head_count must be positive sizes");
     }
   }
   for (const GgufTensorInfo& t : gguf.tensors) {

@@ -219,9 +219,9 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
   if (l.has_mmproj) {
     e.assumptions.push_back("--mmproj " + l.mmproj.file + ": its weights (the file's tensors) on " +
                             (l.no_mmproj_offload || e.devices.empty() ? std::string("the CPU") : std::string("CUDA0")) +
-                            ", and one image's graph, " + format_bytes(e.llamacpp.mmproj_compute, DisplayUnits::gib) + " for " +
-                            std::to_string(l.mmproj.patches()) +
-                            " patches: vramfit's estimate of one encoder layer in f32, not clip's own allocator (not yet checked "
+                            (l.mmproj.audio ? ", and one 30 s clip's graph, " : ", and one image's graph, ") +
+                            format_bytes(e.llamacpp.mmproj_compute, DisplayUnits::gib) + " for " + std::to_string(l.mmproj.patches()) +
+                            (l.mmproj.audio ? " positions" : " patches") + ": vramfit's estimate of one encoder layer in f32, not clip's own allocator (not yet checked "
                             "against a log)");
   } else if (report.prepared.model.vision.kind != VisionKind::none) {
     report.breakdown.assumptions.push_back("llama.cpp: the image or audio tower and projector live in a separate mmproj GGUF "

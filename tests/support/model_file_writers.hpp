@@ -30,6 +30,7 @@ class GgufWriter {
   }
   void kv_u32(const std::string& key, uint32_t value) { put_string(key); put<uint32_t>(4); put<uint32_t>(value); }
   void kv_string(const std::string& key, const std::string& value) { put_string(key); put<uint32_t>(8); put_string(value); }
+  void kv_bool(const std::string& key, bool value) { put_string(key); put<uint32_t>(7); put<uint8_t>(value ? 1 : 0); }
   void kv_string_array(const std::string& key, const std::vector<std::string>& values) {
     put_string(key); put<uint32_t>(9); put<uint32_t>(8); put<uint64_t>(values.size());
     for (const std::string& v : values) put_string(v);
@@ -156,6 +157,43 @@ inline std::vector<uint8_t> write_mmproj_gguf(int64_t layers = 23, int64_t text_
   w.kv_u32("clip.vision.embedding_length", 1024);
   w.kv_u32("clip.vision.feed_forward_length", 4096);
   w.kv_u32("clip.vision.attention.head_count", 16);
+  uint64_t offset = 0;
+  for (const auto& [name, dims] : tensors) {
+    w.put_string(name);
+    w.put<uint32_t>(2);
+    for (int64_t d : dims) w.put<uint64_t>(static_cast<uint64_t>(d));
+    w.put<uint32_t>(1);  // F16
+    w.put<uint64_t>(offset);
+    offset += static_cast<uint64_t>(dims[0] * dims[1] * 2);
+  }
+  return w.bytes;
+}
+
+// An audio projector GGUF as llama.cpp's converter writes Qwen2-Audio's (clip.has_audio_encoder,
+// clip.audio.* keys, projector "qwen2a"): Whisper-large-v3's encoder layers (1280 wide, 5120
+// MLP, 20 heads; `layers` of them, F16) and the projector's one matrix into 4096.
+inline std::vector<uint8_t> write_audio_mmproj_gguf(int64_t layers = 2) {
+  std::vector<std::pair<std::string, std::vector<int64_t>>> tensors;
+  for (int64_t i = 0; i < layers; ++i) {
+    const std::string l = "a.blk." + std::to_string(i) + ".";
+    for (const char* n : {"attn_q", "attn_k", "attn_v", "attn_out"}) tensors.push_back({l + n + ".weight", {1280, 1280}});
+    tensors.push_back({l + "ffn_up.weight", {1280, 5120}});
+    tensors.push_back({l + "ffn_down.weight", {5120, 1280}});
+  }
+  tensors.push_back({"mm.a.fc.weight", {1280, 4096}});
+  GgufWriter w;
+  w.put<uint32_t>(0x46554747u);
+  w.put<uint32_t>(3);
+  w.put<uint64_t>(tensors.size());
+  w.put<uint64_t>(8);
+  w.kv_string("general.architecture", "clip");
+  w.kv_bool("clip.has_audio_encoder", true);
+  w.kv_string("clip.projector_type", "qwen2a");
+  w.kv_u32("clip.audio.num_mel_bins", 128);
+  w.kv_u32("clip.audio.embedding_length", 1280);
+  w.kv_u32("clip.audio.feed_forward_length", 5120);
+  w.kv_u32("clip.audio.attention.head_count", 20);
+  w.kv_u32("clip.audio.block_count", static_cast<uint32_t>(layers));
   uint64_t offset = 0;
   for (const auto& [name, dims] : tensors) {
     w.put_string(name);
