@@ -225,7 +225,8 @@ test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART, GP
   const find = (items, id) => items.flatMap((i) => [i, ...(i.children ? find(i.children, id) : [])]).filter((i) => i.id === id);
   const vision = find(gemma.breakdown.items, "overhead.compute.vision")[0];
   assert.equal(vision.bytes, 4096 * 2 * (5 * 1152 + 2 * 4304) + 4096 * 4096 * 16 * 4);
-  for (const [preset, parameters] of [["qwen2.5-vl-7b", 8292166656], ["llava-1.5-7b", 7063427072], ["llama-3.2-11b-vision", 10670220835]]) {
+  for (const [preset, parameters] of [["qwen2.5-vl-7b", 8292166656], ["llava-1.5-7b", 7063427072], ["llama-3.2-11b-vision", 10670220835],
+                                   ["qwen2-audio-7b", 8397094912], ["whisper-large-v3", 1543490560]]) {
     assert.equal(vramfit.estimate({ model: { preset } }).model.parameters, parameters, preset);
   }
   // Llama 3.2 Vision, LLaVA-NeXT, Pixtral and Idefics3 from their real configs, dropped as the page
