@@ -132,6 +132,30 @@ inline std::vector<uint8_t> write_lora_gguf(const ModelSpec& spec, const std::st
   return w.bytes;
 }
 
+// A "clip" GGUF (llama.cpp's multimodal projector files): the header, `key_count` keys written
+// by `keys`, and F16 2-D tensors.
+template <typename Keys>
+std::vector<uint8_t> write_clip_gguf(const std::vector<std::pair<std::string, std::vector<int64_t>>>& tensors, uint64_t key_count,
+                                     Keys keys) {
+  GgufWriter w;
+  w.put<uint32_t>(0x46554747u);
+  w.put<uint32_t>(3);
+  w.put<uint64_t>(tensors.size());
+  w.put<uint64_t>(key_count + 1);
+  w.kv_string("general.architecture", "clip");
+  keys(w);
+  uint64_t offset = 0;
+  for (const auto& [name, dims] : tensors) {
+    w.put_string(name);
+    w.put<uint32_t>(2);
+    for (int64_t d : dims) w.put<uint64_t>(static_cast<uint64_t>(d));
+    w.put<uint32_t>(1);  // F16
+    w.put<uint64_t>(offset);
+    offset += static_cast<uint64_t>(dims[0] * dims[1] * 2);
+  }
+  return w.bytes;
+}
+
 // A multimodal projector GGUF as llama.cpp's converters write one (general.architecture "clip"):
 // LLaVA-1.5's CLIP ViT-L/14 at 336 px (1024 wide, 4096 MLP, 16 heads, `layers` layers: q, k, v,
 // o and the MLP in F16) and its two-layer projector into `text_hidden`.
@@ -145,28 +169,14 @@ inline std::vector<uint8_t> write_mmproj_gguf(int64_t layers = 23, int64_t text_
   }
   tensors.push_back({"mm.0.weight", {1024, text_hidden}});
   tensors.push_back({"mm.2.weight", {text_hidden, text_hidden}});
-  GgufWriter w;
-  w.put<uint32_t>(0x46554747u);
-  w.put<uint32_t>(3);
-  w.put<uint64_t>(tensors.size());
-  w.put<uint64_t>(7);
-  w.kv_string("general.architecture", "clip");
-  w.kv_string("clip.projector_type", "mlp");
-  w.kv_u32("clip.vision.image_size", 336);
-  w.kv_u32("clip.vision.patch_size", 14);
-  w.kv_u32("clip.vision.embedding_length", 1024);
-  w.kv_u32("clip.vision.feed_forward_length", 4096);
-  w.kv_u32("clip.vision.attention.head_count", 16);
-  uint64_t offset = 0;
-  for (const auto& [name, dims] : tensors) {
-    w.put_string(name);
-    w.put<uint32_t>(2);
-    for (int64_t d : dims) w.put<uint64_t>(static_cast<uint64_t>(d));
-    w.put<uint32_t>(1);  // F16
-    w.put<uint64_t>(offset);
-    offset += static_cast<uint64_t>(dims[0] * dims[1] * 2);
-  }
-  return w.bytes;
+  return write_clip_gguf(tensors, 6, [](GgufWriter& w) {
+    w.kv_string("clip.projector_type", "mlp");
+    w.kv_u32("clip.vision.image_size", 336);
+    w.kv_u32("clip.vision.patch_size", 14);
+    w.kv_u32("clip.vision.embedding_length", 1024);
+    w.kv_u32("clip.vision.feed_forward_length", 4096);
+    w.kv_u32("clip.vision.attention.head_count", 16);
+  });
 }
 
 // An audio projector GGUF as llama.cpp's converter writes Qwen2-Audio's (clip.has_audio_encoder,
@@ -181,29 +191,15 @@ inline std::vector<uint8_t> write_audio_mmproj_gguf(int64_t layers = 2) {
     tensors.push_back({l + "ffn_down.weight", {5120, 1280}});
   }
   tensors.push_back({"mm.a.fc.weight", {1280, 4096}});
-  GgufWriter w;
-  w.put<uint32_t>(0x46554747u);
-  w.put<uint32_t>(3);
-  w.put<uint64_t>(tensors.size());
-  w.put<uint64_t>(8);
-  w.kv_string("general.architecture", "clip");
-  w.kv_bool("clip.has_audio_encoder", true);
-  w.kv_string("clip.projector_type", "qwen2a");
-  w.kv_u32("clip.audio.num_mel_bins", 128);
-  w.kv_u32("clip.audio.embedding_length", 1280);
-  w.kv_u32("clip.audio.feed_forward_length", 5120);
-  w.kv_u32("clip.audio.attention.head_count", 20);
-  w.kv_u32("clip.audio.block_count", static_cast<uint32_t>(layers));
-  uint64_t offset = 0;
-  for (const auto& [name, dims] : tensors) {
-    w.put_string(name);
-    w.put<uint32_t>(2);
-    for (int64_t d : dims) w.put<uint64_t>(static_cast<uint64_t>(d));
-    w.put<uint32_t>(1);  // F16
-    w.put<uint64_t>(offset);
-    offset += static_cast<uint64_t>(dims[0] * dims[1] * 2);
-  }
-  return w.bytes;
+  return write_clip_gguf(tensors, 7, [layers](GgufWriter& w) {
+    w.kv_bool("clip.has_audio_encoder", true);
+    w.kv_string("clip.projector_type", "qwen2a");
+    w.kv_u32("clip.audio.num_mel_bins", 128);
+    w.kv_u32("clip.audio.embedding_length", 1280);
+    w.kv_u32("clip.audio.feed_forward_length", 5120);
+    w.kv_u32("clip.audio.attention.head_count", 20);
+    w.kv_u32("clip.audio.block_count", static_cast<uint32_t>(layers));
+  });
 }
 
 // Hugging Face tensor names of a Llama/Qwen2-style dense model, with their shapes.
