@@ -356,7 +356,7 @@ test("Open file... opens the picker inside the click or tap itself (browsers all
   }
 });
 
-test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's warning, an unknown model_type's notice, Mamba's fixed state, Llama 3.2 Vision's cross-attention", async () => {
+test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's warning, an unknown model_type's notice, Mamba's fixed state, Llama 3.2 Vision's cross-attention, Qwen2-Audio's tower", async () => {
   const fixture = name => JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs", name), "utf8"));
   // SantaCoder's config (GPT-2 key names, multi_query): read by the page's own module.
   const santa = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: fixture("santacoder.json"), name: "santacoder" } }), SIZES.desktop);
@@ -391,6 +391,13 @@ test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's war
   assert.match(drawn, /209,846,272 B \(cross-attention layers\)/);  // 2 x 8 layers x 8 x 128 x 2 B x 6,404 tokens
   assert.deepEqual(mllama.errors, []);
   await mllama.context.close();
+  // Qwen2-Audio from its config: Whisper's encoder and the projector in the count, named as audio.
+  const audio = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: fixture("qwen2-audio-7b-instruct.json") }, context_tokens: 8192 }), SIZES.desktop);
+  const heard = (await texts(audio.page)).join(" ");
+  assert.match(heard, /8,397,094,912 parameters/);
+  assert.match(heard, /642,215,936 parameters are the audio tower and projector/);
+  assert.deepEqual(audio.errors, []);
+  await audio.context.close();
   // A vision preset picked on the phone by touch: its tower is in the count the page shows.
   const phone = await open(browser, site.origin + "/", SIZES.phone);
   await tapWidget(phone.page, "Model");
