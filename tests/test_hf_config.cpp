@@ -560,6 +560,47 @@ TEST_CASE("Qwen3-Next: Gated DeltaNet in 3 layers of 4, gated full attention in 
   CHECK(refused.error().field == "linear_value_head_dim");
 }
 
+TEST_CASE("Qwen3.5 / 3.6 (qwen3_5_moe): Qwen3-Next's hybrid layers, Qwen3.5's vision tower and the MTP layer, from a real config", "[config][parameters][vision]") {
+  // Qwen/Qwen3.6-35B-A3B: the Hub's safetensors total, 35,951,822,704, as a public license audit
+  // lists it ("'Qwen/Qwen3.6-35B-A3B': ('Apache-2.0', 35951822704)", read from the Hub API's
+  // safetensors.total); the config is the Hugging Face config a public training script pins for
+  // it. The checkpoint holds the model, its vision tower and one MTP layer (mtp.*).
+  auto read = read_fixture("qwen3.6-35b-a3b.json");
+  REQUIRE(read);
+  const ModelSpec& s = read->spec;
+  CHECK(s.is_hybrid());
+  CHECK(s.recurrent_layer_count() == 30);
+  CHECK(s.cached_layers() == 10);
+  CHECK(s.experts == 256);
+  CHECK(s.shared_expert_gate);
+  CHECK(s.vision.kind == VisionKind::qwen3_5);
+  // Qwen3_5VisionModel: conv with bias (3 x 2 x 16 x 16 -> 1,152), a 2,304-row position table,
+  // 27 blocks (LayerNorms, fused qkv and proj with biases, fc1 and fc2 of 4,304 with biases) and
+  // the merger (LayerNorm, 4,608 -> 4,608 -> 2,048 with biases).
+  const int64_t h = 1152, inner = 4304, merged = 4 * h;
+  const int64_t block = 4 * h + (h * 3 * h + 3 * h) + (h * h + h) + (h * inner + inner) + (inner * h + h);
+  CHECK(tower_parameters(s) == (3 * 2 * 16 * 16 * h + h) + 2304 * h + 27 * block + (2 * h + merged * merged + merged + merged * 2048 + 2048));
+  CHECK(tower_parameters(s) == 446571248);
+  // The MTP layer shares the embedding and LM head: fc (2 x 2,048 -> 2,048), three norms and one
+  // full-attention MoE layer like the model's last.
+  REQUIRE(read->assumptions.size() == 1);
+  CHECK(read->assumptions[0].rfind("mtp_num_hidden_layers 1: the checkpoint also holds 844640768 parameters", 0) == 0);
+  CHECK(count_mtp_parameters(s) == 844640768);
+  CHECK(count_parameters(s) + count_mtp_parameters(s) == 35951822704);
+  CHECK(s.vision.patches_per_image() == 0);  // dynamic resolution, as Qwen2-VL's
+  auto again = read_hf_config(write_hf_config(s), "round trip");
+  REQUIRE(again);
+  CHECK(count_parameters(again->spec) == count_parameters(s));
+  CHECK(count_mtp_parameters(again->spec) == count_mtp_parameters(s));
+  CHECK(again->spec.vision.kind == VisionKind::qwen3_5);
+  // A bad position table names its key.
+  json bad = json::parse(fixture_text("qwen3.6-35b-a3b.json"));
+  bad["vision_config"]["num_position_embeddings"] = 0;
+  auto refused = read_hf_config(bad, "config.json");
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().field == "vision_config.num_position_embeddings");
+}
+
 TEST_CASE("Llama 4 Scout and Maverick: experts in every layer or every other, chunked attention, the vision tower, from their configs", "[config][parameters]") {
   // The Hub's counts (safetensors.parameters.BF16), as public notes quote them:
   // meta-llama/Llama-4-Scout-17B-16E-Instruct "108,641,793,536"; "The Hugging Face checkpoints

@@ -8,7 +8,7 @@
 namespace vramfit {
 
 int64_t VisionTower::patches_per_tile() const {
-  if (kind == VisionKind::none || kind == VisionKind::qwen2_vl || patch <= 0) return 0;
+  if (kind == VisionKind::none || dynamic_resolution() || patch <= 0) return 0;
   if (kind == VisionKind::whisper) return image_size;  // one position per 2 mel frames
   const int64_t side = image_size / patch;
   return side * side + (kind == VisionKind::clip || kind == VisionKind::mllama || kind == VisionKind::llama4 ? 1 : 0);
@@ -270,14 +270,15 @@ namespace {
 
 // The vision tower and projector (transformers' CLIPVisionTransformer, SiglipVisionTransformer,
 // Idefics3VisionTransformer, Qwen2VisionTransformerPretrainedModel /
-// Qwen2_5_VisionTransformerPretrainedModel, PixtralVisionModel, MllamaVisionModel, Llama4VisionModel;
+// Qwen2_5_VisionTransformerPretrainedModel, Qwen3_5VisionModel, PixtralVisionModel, MllamaVisionModel,
+// Llama4VisionModel, Qwen2AudioEncoder;
 // LlavaMultiModalProjector, Gemma3MultiModalProjector, Idefics3Connector, Mllama's
 // multi_modal_projector, Llama4MultiModalProjector; LlavaNextModel's image_newline), all as TensorRole::vision at layer -1.
 void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
   if (v.kind == VisionKind::none) return;
   auto add = [&t](int64_t row_length, int64_t rows) { push_tensor(t, TensorRole::vision, -1, row_length, rows, 1); };
   const int64_t h = v.hidden;
-  const bool qwen = v.kind == VisionKind::qwen2_vl, pixtral = v.kind == VisionKind::pixtral, mllama = v.kind == VisionKind::mllama;
+  const bool qwen = v.dynamic_resolution(), pixtral = v.kind == VisionKind::pixtral, mllama = v.kind == VisionKind::mllama;
   const bool llama4 = v.kind == VisionKind::llama4, whisper = v.kind == VisionKind::whisper;
   auto norm = [&](int64_t n) { add(n, v.rms_norm ? 1 : 2); };  // weight (+ bias)
   auto linear = [&](int64_t in, int64_t out, bool bias) {
@@ -291,8 +292,9 @@ void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
     // Patch embedding: a conv of channels x (temporal x) patch x patch per output channel.
     add(v.channels * v.temporal_patch * v.patch * v.patch, h);
   }
-  if (v.kind == VisionKind::siglip) add(h, 1);  // SigLIP's conv has a bias
+  if (v.kind == VisionKind::siglip || v.kind == VisionKind::qwen3_5) add(h, 1);  // SigLIP's and Qwen3.5's conv have a bias
   if (!qwen && !pixtral) add(h, v.patches_per_tile());  // learned position table (Pixtral: 2-D RoPE)
+  if (v.position_table > 0) add(h, v.position_table);   // Qwen3.5's pos_embed
   if (v.kind == VisionKind::clip || mllama || llama4) add(h, 1);  // class_embedding
   if (mllama) {
     // MllamaPrecomputedPositionEmbedding: its gate and a table of every tile's positions per
@@ -533,7 +535,8 @@ int64_t count_mtp_parameters(const ModelSpec& s) {
   int64_t last_layer = 0;
   for (const TensorShape& t : enumerate_tensors(s)) last_layer += t.layer == s.layers - 1 ? t.elements() : 0;
   const int64_t h = s.hidden_size;
-  return s.mtp_layers * (2 * s.vocab_size * h + 3 * h + 2 * h * h + last_layer);
+  const int64_t own_embeddings = s.mixer == Mixer::delta_net ? 0 : 2 * s.vocab_size * h;  // Qwen's share the model's
+  return s.mtp_layers * (own_embeddings + 3 * h + 2 * h * h + last_layer);
 }
 
 std::vector<int64_t> active_parameters_per_layer(const ModelSpec& s) {

@@ -21,7 +21,8 @@ enum class Mixer { attention, mamba, rwkv, delta_net };
 // A multimodal model's image encoder and projector (config.json vision_config), counted with
 // the model: CLIP (LLaVA, LLaVA-NeXT: a class token, pre- and post-LayerNorm), SigLIP (Gemma 3,
 // Idefics3: conv bias, no class token), Qwen2-VL / Qwen2.5-VL (a 3-D patch conv over 2 frames,
-// fused qkv, and the merger from 2 x 2 patches to the text width), Pixtral (RMSNorms, a gated
+// fused qkv, and the merger from 2 x 2 patches to the text width; Qwen3.5's also a conv bias and
+// a learned table of num_position_embeddings), Pixtral (RMSNorms, a gated
 // MLP, no biases, 2-D RoPE instead of a position table) and Mllama (Llama 3.2 Vision: a local
 // and a gated global encoder over up to max_num_tiles tiles, tile and aspect-ratio tables).
 // An audio encoder is held the same way: Whisper's (Qwen2-Audio's audio_tower,
@@ -30,7 +31,7 @@ enum class Mixer { attention, mamba, rwkv, delta_net };
 // Projectors: LLaVA's 2-layer MLP, Gemma 3's one matrix and RMSNorm, Idefics3's pixel shuffle
 // into one matrix, one biased matrix from projector_input (Mllama's stacked layer outputs,
 // Qwen2-Audio's encoder width); Qwen's merger belongs to the tower.
-enum class VisionKind : uint8_t { none, clip, siglip, qwen2_vl, pixtral, mllama, llama4, whisper };
+enum class VisionKind : uint8_t { none, clip, siglip, qwen2_vl, pixtral, mllama, llama4, whisper, qwen3_5 };
 enum class ProjectorKind : uint8_t { none, llava_mlp, gemma3, pixel_shuffle, linear, llama4 };
 struct VisionTower {
   VisionKind kind = VisionKind::none;
@@ -52,6 +53,8 @@ struct VisionTower {
   int64_t global_layers = 0;      // Mllama: num_global_layers of the gated global encoder
   int64_t aspect_ratios = 0;      // Mllama: len(supported_aspect_ratios)
   int64_t projector_input = 0;    // Mllama: vision_output_dim (the stacked intermediate layers); Llama 4: the adapter's width
+  int64_t position_table = 0;     // Qwen3.5: num_position_embeddings (interpolated to each image's grid)
+  bool dynamic_resolution() const { return kind == VisionKind::qwen2_vl || kind == VisionKind::qwen3_5; }
   // Patches of one tile at image_size (CLIP and Mllama add a class token); Qwen's are as many
   // as the image has (dynamic resolution), 0 here.
   int64_t patches_per_tile() const;
@@ -145,8 +148,9 @@ struct ModelSpec {
   // 8 rows more than vocab_size (extra_embedding_rows).
   std::vector<uint8_t> cross_attention_layers;
   int64_t extra_embedding_rows = 0;
-  // num_nextn_predict_layers (DeepSeek-V3): multi-token-prediction modules the checkpoint holds
-  // beside the model, which engines load only to speculate; not in enumerate_tensors.
+  // num_nextn_predict_layers (DeepSeek-V3), mtp_num_hidden_layers (Qwen3-Next, Qwen3.5):
+  // multi-token-prediction modules the checkpoint holds beside the model, which engines load only
+  // to speculate; not in enumerate_tensors.
   int64_t mtp_layers = 0;
 
   // Mixture of experts
@@ -253,7 +257,9 @@ int64_t count_parameters(const ModelSpec& spec);
 // The multi-token-prediction modules' parameters (DeepSeek-V3 report, section 2.2; the
 // checkpoint's model.layers.61.*): per module its own embedding and output head (vocab x
 // hidden each), enorm and hnorm, eh_proj (2 hidden -> hidden) and one decoder layer shaped as
-// the model's last, with shared_head's norm.
+// the model's last, with shared_head's norm. Qwen3-Next's and Qwen3.5's (the checkpoint's mtp.*:
+// fc, pre_fc_norm_embedding, pre_fc_norm_hidden, one full-attention layer, norm) share the
+// model's embedding and LM head.
 int64_t count_mtp_parameters(const ModelSpec& spec);
 // Parameters used per token: routed experts count experts_per_token / experts of their size.
 int64_t count_active_parameters(const ModelSpec& spec);

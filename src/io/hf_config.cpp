@@ -74,7 +74,8 @@ const char* const kKnownArchitectures[] = {
     "gpt_neox", "falcon", "starcoder2", "gpt2", "gpt_bigcode", "gptj", "phi", "bert", "roberta",
     "xlm-roberta", "opt", "bloom", "stablelm", "granite", "olmo2", "internlm2", "glm", "deberta-v2", "olmoe", "cohere",
     "gpt_neo", "t5", "bart", "mamba", "rwkv", "qwen2_vl", "qwen2_5_vl", "qwen2_vl_text", "qwen2_5_vl_text",
-    "llava_next", "idefics3", "mllama", "mllama_text_model", "jamba", "qwen3_next", "llama4", "llama4_text", "whisper"};
+    "llava_next", "idefics3", "mllama", "mllama_text_model", "jamba", "qwen3_next", "llama4", "llama4_text", "whisper", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
+    "qwen3_5_moe_text"};
 
 // Families whose configs have no num_key_value_heads: their KV heads are the attention heads
 // or set by their own keys (Falcon and GPT-BigCode's multi_query, DeepSeek's MLA).
@@ -281,11 +282,14 @@ void read_jamba(Reader& r, ModelSpec& s) {
   if (s.attention_layer_period < 1) r.fail("attn_layer_period", "must be a positive integer");
 }
 
-// Qwen3-Next (Qwen3NextConfig): full attention in every full_attention_interval-th layer (its
-// q_proj also gives an output gate; q and k norms), Gated DeltaNet linear attention in the others
-// (linear_num_key_heads / linear_num_value_heads of linear_key_head_dim / linear_value_head_dim,
-// a causal conv of linear_conv_kernel_dim); an MoE with a gated shared expert in every layer.
-void read_qwen3_next(Reader& r, ModelSpec& s, HfConfigRead& out) {
+// Qwen3-Next (Qwen3NextConfig) and Qwen3.5 (Qwen3_5TextConfig, Qwen3_5MoeTextConfig): full
+// attention in every full_attention_interval-th layer (its q_proj also gives an output gate; q and
+// k norms), Gated DeltaNet linear attention in the others (linear_num_key_heads /
+// linear_num_value_heads of linear_key_head_dim / linear_value_head_dim, a causal conv of
+// linear_conv_kernel_dim; Qwen3.5 splits in_proj_qkvz and in_proj_ba into in_proj_qkv, _z, _b
+// and _a, the same sizes); an MoE with a gated shared expert in every layer, or (Qwen3.5's dense
+// models) an MLP.
+void read_qwen3_next(Reader& r, ModelSpec& s) {
   s.mixer = Mixer::delta_net;
   s.attention_layer_period = r.integer("full_attention_interval", 4);
   s.attention_layer_offset = s.attention_layer_period - 1;  // layer_types: full_attention when (i + 1) % interval == 0
@@ -297,10 +301,6 @@ void read_qwen3_next(Reader& r, ModelSpec& s, HfConfigRead& out) {
   s.attention_output_gate = s.qk_norm = true;
   s.tied_embeddings = r.boolean("tie_word_embeddings", false);
   if (s.attention_layer_period < 1) r.fail("full_attention_interval", "must be a positive integer");
-  if (r.integer("mtp_num_hidden_layers", 0) > 0) {
-    out.assumptions.push_back("mtp_num_hidden_layers: the checkpoint's multi-token-prediction layers, loaded only to speculate, "
-                              "are not counted.");
-  }
 }
 
 // Which layers slide, from a config's list of every layer's attention (layer_types, GPT-Neo's
@@ -556,11 +556,12 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
     t.tiles = v.integer("max_num_tiles", 17);
     out.assumptions.push_back("Llama 4: an image is read as the image processor's default 16 tiles of " +
                               std::to_string(t.image_size) + " px and the whole image (max_patches 16: 17 tiles through the tower).");
-  } else if (family == "qwen2_vl" || family == "qwen2_5_vl") {
-    t.kind = VisionKind::qwen2_vl;
+  } else if (family == "qwen2_vl" || family == "qwen2_5_vl" || family.rfind("qwen3_5", 0) == 0) {
+    const bool qwen3_5 = family[4] == '3';
+    t.kind = qwen3_5 ? VisionKind::qwen3_5 : VisionKind::qwen2_vl;
     t.layers = v.integer("depth", 0);
     t.heads = v.integer("num_heads", 0);
-    t.patch = v.integer("patch_size", 14);
+    t.patch = v.integer("patch_size", qwen3_5 ? 16 : 14);
     t.channels = v.integer("in_chans", v.integer("in_channels", 3));
     t.temporal_patch = v.integer("temporal_patch_size", 2);
     t.merge = v.integer("spatial_merge_size", 2);
@@ -568,15 +569,16 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
       t.hidden = v.integer("embed_dim", 0);
       t.intermediate = sat_mul(t.hidden, v.integer("mlp_ratio", 4));
       t.out_hidden = v.integer("hidden_size", s.hidden_size);
-    } else {  // Qwen2_5_VisionTransformerPretrainedModel: RMSNorms, a gated MLP
+    } else {  // Qwen2_5_VisionTransformerPretrainedModel: RMSNorms, a gated MLP; Qwen3_5VisionModel: neither
       t.hidden = v.integer("hidden_size", 0);
       t.intermediate = v.integer("intermediate_size", 0);
       t.out_hidden = v.integer("out_hidden_size", s.hidden_size);
-      t.rms_norm = t.gated_mlp = true;
+      t.rms_norm = t.gated_mlp = !qwen3_5;
+      if (qwen3_5) t.position_table = v.integer("num_position_embeddings", 2304);
     }
   } else {
     out.assumptions.push_back("vision_config of model_type '" + family + "' is not counted (towers are read for llava, "
-                              "llava_next, pixtral under llava, gemma3, idefics3, mllama, llama4, qwen2_vl, qwen2_5_vl).");
+                              "llava_next, pixtral under llava, gemma3, idefics3, mllama, llama4, qwen2_vl, qwen2_5_vl, qwen3_5).");
     return;
   }
   if (v.error && !r.error) r.error = v.error;
@@ -591,7 +593,8 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
       {mllama ? t.global_layers : 1, 1 << 10, "num_global_layers", false},
       {mllama ? t.aspect_ratios : 1, 1 << 10, "supported_aspect_ratios", false},
       {mllama || llama4 ? t.projector_input : 1, 1 << 20, "vision_output_dim", false},
-      {t.projector == ProjectorKind::pixel_shuffle ? t.scale_factor : 1, 64, "scale_factor", true}};
+      {t.projector == ProjectorKind::pixel_shuffle ? t.scale_factor : 1, 64, "scale_factor", true},
+      {t.kind == VisionKind::qwen3_5 ? t.position_table : 1, 1 << 20, "num_position_embeddings", false}};
   for (const auto& b : bounds) {
     if (b.value <= 0 || b.value > b.limit) {
       r.fail(b.top_level ? std::string(b.field) : v.origin.substr(origin.size() + 2) + "." + b.field,
@@ -599,10 +602,10 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
       return;
     }
   }
-  if (t.kind != VisionKind::qwen2_vl && (t.image_size < t.patch || t.image_size > (1 << 16))) {
+  if (!t.dynamic_resolution() && (t.image_size < t.patch || t.image_size > (1 << 16))) {
     r.fail(v.origin.substr(origin.size() + 2) + (audio ? ".max_source_positions" : ".image_size"), "must lie between patch_size and 65,536");
   }
-  if (t.kind == VisionKind::qwen2_vl && (t.merge <= 0 || t.merge > 16 || t.out_hidden <= 0 || t.out_hidden > (1 << 18))) {
+  if (t.dynamic_resolution() && (t.merge <= 0 || t.merge > 16 || t.out_hidden <= 0 || t.out_hidden > (1 << 18))) {
     r.fail(v.origin.substr(origin.size() + 2) + ".spatial_merge_size", "and out_hidden_size must be positive");
   }
 }
@@ -776,7 +779,8 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   read_sequence_to_sequence(r, s);
   read_recurrent(r, s);
   if (type == "jamba") read_jamba(r, s);
-  if (type == "qwen3_next") read_qwen3_next(r, s, out);
+  const bool qwen3_next = type == "qwen3_next" || type.rfind("qwen3_5", 0) == 0;  // and Qwen3.5's
+  if (qwen3_next) read_qwen3_next(r, s);
   if (falcon) {
     // Parallel attention shares one input LayerNorm; the new architecture has ln_attn and ln_mlp.
     const bool new_arch = r.boolean("new_decoder_architecture", false);
@@ -821,7 +825,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   if (s.experts > 0) {
     s.experts_per_token = r.integer("num_experts_per_tok", 0);
     s.moe_intermediate_size = r.integer("moe_intermediate_size", s.intermediate_size);
-    if (type == "qwen2_moe" || type == "qwen3_next") {
+    if (type == "qwen2_moe" || qwen3_next) {
       s.shared_experts = r.has("shared_expert_intermediate_size") ? 1 : 0;
       s.shared_expert_intermediate_size = r.integer("shared_expert_intermediate_size", 0);
       s.shared_expert_gate = s.shared_experts > 0;
@@ -842,7 +846,8 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
 
   if (type == "llama4" || type == "llama4_text") read_llama4(r, s, out);
 
-  s.mtp_layers = r.integer("num_nextn_predict_layers", 0);
+  const char* const mtp_key = r.has("num_nextn_predict_layers") ? "num_nextn_predict_layers" : "mtp_num_hidden_layers";
+  s.mtp_layers = r.integer(mtp_key, 0);
   // Multi-head latent attention (DeepSeek-V2/V3).
   s.kv_lora_rank = r.integer("kv_lora_rank", 0);
   if (s.kv_lora_rank > 0) {
@@ -908,7 +913,7 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
     return *e;
   }
   if (s.mtp_layers > 0) {  // counted once the dimensions are known to be in range
-    out.assumptions.push_back("num_nextn_predict_layers " + std::to_string(s.mtp_layers) + ": the checkpoint also holds " +
+    out.assumptions.push_back(mtp_key + (" " + std::to_string(s.mtp_layers)) + ": the checkpoint also holds " +
                               std::to_string(count_mtp_parameters(s)) + " parameters of multi-token prediction, loaded "
                               "only to speculate; not counted.");
   }
@@ -979,7 +984,7 @@ json write_hf_config(const ModelSpec& s) {
   c["mlp_kind"] = s.mlp == MlpKind::plain ? "plain" : "gated";
   c["norm_kind"] = s.norm == NormKind::layer ? "layer" : "rms";
   if (s.experts > 0) {
-    const bool qwen_shared = s.architecture == "qwen2_moe" || s.architecture == "qwen3_next";
+    const bool qwen_shared = s.architecture == "qwen2_moe" || s.mixer == Mixer::delta_net;
     write_keys(c,
                {{"num_local_experts", s.experts, true}, {"num_experts_per_tok", s.experts_per_token, true},
                 {"moe_intermediate_size", s.moe_intermediate_size, true},
@@ -1030,8 +1035,9 @@ json write_hf_config(const ModelSpec& s) {
   if (s.vision.kind == VisionKind::none) return c;
   // A multimodal model as its family's config.json: the text under text_config, the tower's keys.
   const VisionTower& v = s.vision;
-  const bool qwen = v.kind == VisionKind::qwen2_vl;
-  const char* family = qwen ? (v.rms_norm ? "qwen2_5_vl" : "qwen2_vl")
+  const bool qwen = v.dynamic_resolution(), qwen3_5 = v.kind == VisionKind::qwen3_5;
+  const char* family = qwen3_5 ? (s.is_moe() ? "qwen3_5_moe" : "qwen3_5")
+                       : qwen ? (v.rms_norm ? "qwen2_5_vl" : "qwen2_vl")
                        : v.kind == VisionKind::mllama ? "mllama"
                        : v.kind == VisionKind::llama4 ? "llama4"
                        : v.kind == VisionKind::whisper ? "qwen2_audio"
@@ -1047,12 +1053,14 @@ json write_hf_config(const ModelSpec& s) {
                 {"max_source_positions", v.image_size, true}},
                {});
   } else if (qwen) {
+    const bool qwen2 = !v.rms_norm && !qwen3_5;  // Qwen2-VL's own names: embed_dim, mlp_ratio
     write_keys(vision,
                {{"depth", v.layers, true}, {"num_heads", v.heads, true}, {"patch_size", v.patch, true},
                 {"in_chans", v.channels, true}, {"temporal_patch_size", v.temporal_patch, true},
-                {"spatial_merge_size", v.merge, true}, {v.rms_norm ? "hidden_size" : "embed_dim", v.hidden, true},
-                {v.rms_norm ? "intermediate_size" : "mlp_ratio", v.rms_norm ? v.intermediate : v.intermediate / v.hidden, true},
-                {v.rms_norm ? "out_hidden_size" : "hidden_size", v.out_hidden, true}},
+                {"spatial_merge_size", v.merge, true}, {qwen2 ? "embed_dim" : "hidden_size", v.hidden, true},
+                {qwen2 ? "mlp_ratio" : "intermediate_size", qwen2 ? v.intermediate / v.hidden : v.intermediate, true},
+                {qwen2 ? "hidden_size" : "out_hidden_size", v.out_hidden, true},
+                {"num_position_embeddings", v.position_table, false}},
                {});
   } else {
     write_keys(vision,

@@ -190,7 +190,9 @@ test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART, GP
                    "bert-large-uncased.json": 335141888, "mamba-130m-hf.json": 129135360, "rwkv-4-169m-pile.json": 169342464,
                    "t5-small.json": 60506624, "bart-large.json": 406291456, "gpt-neo-1.3B.json": 1315575808,
                    "jamba-v0.1.json": 51570323328, "qwen3-next-80b-a3b-instruct.json": 79674391296,
-                   "llama-4-scout-17b-16e-instruct.json": 108641793536, "llama-4-maverick-17b-128e-instruct.json": 401583781376 };
+                   "llama-4-scout-17b-16e-instruct.json": 108641793536, "llama-4-maverick-17b-128e-instruct.json": 401583781376,
+                   // Qwen3.6-35B-A3B: the Hub's 35,951,822,704 less its MTP layer (844,640,768), counted apart.
+                   "qwen3.6-35b-a3b.json": 35951822704 - 844640768 };
   for (const [file, parameters] of Object.entries(counts)) {
     const config = JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs", file), "utf8"));
     const report = vramfit.estimate({ model: { config } });
