@@ -593,6 +593,8 @@ TEST_CASE("Qwen3.5 / 3.6 (qwen3_5_moe): Qwen3-Next's hybrid layers, Qwen3.5's vi
   CHECK(count_parameters(again->spec) == count_parameters(s));
   CHECK(count_mtp_parameters(again->spec) == count_mtp_parameters(s));
   CHECK(again->spec.vision.kind == VisionKind::qwen3_5);
+  const ModelSpec& preset_spec = preset("qwen3.6-35b-a3b").spec;
+  CHECK(count_parameters(preset_spec) + count_mtp_parameters(preset_spec) == 35951822704);
   // A bad position table names its key.
   json bad = json::parse(fixture_text("qwen3.6-35b-a3b.json"));
   bad["vision_config"]["num_position_embeddings"] = 0;
