@@ -471,9 +471,10 @@ json with_class_defaults(const json& text, HfConfigRead& out) {
 
 // vision_config: the image encoder and projector of LLaVA and LLaVA-NeXT (CLIPVisionConfig, or
 // PixtralVisionConfig under a llava config), Gemma 3 and Idefics3 (SiglipVisionConfig,
-// Idefics3VisionConfig), Qwen2-VL / Qwen2.5-VL (their VisionConfig: depth, embed_dim or
-// hidden_size, mlp_ratio or intermediate_size, out_hidden_size) and Mllama (MllamaVisionConfig).
-// Other families' towers are not counted, and the assumptions say so.
+// Idefics3VisionConfig), Qwen2-VL / Qwen2.5-VL / Qwen3.5 (their VisionConfig: depth, embed_dim or
+// hidden_size, mlp_ratio or intermediate_size, out_hidden_size), Mllama (MllamaVisionConfig) and
+// Llama 4; Qwen2-Audio's audio_config (Qwen2AudioEncoderConfig). Other families' towers are not
+// counted, and the assumptions say so.
 void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s, Reader& r, HfConfigRead& out) {
   Reader top{root, origin, std::nullopt};
   const std::string family = top.text("model_type", "");
@@ -557,7 +558,7 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
     out.assumptions.push_back("Llama 4: an image is read as the image processor's default 16 tiles of " +
                               std::to_string(t.image_size) + " px and the whole image (max_patches 16: 17 tiles through the tower).");
   } else if (family == "qwen2_vl" || family == "qwen2_5_vl" || family.rfind("qwen3_5", 0) == 0) {
-    const bool qwen3_5 = family[4] == '3';
+    const bool qwen3_5 = family.rfind("qwen3_5", 0) == 0;
     t.kind = qwen3_5 ? VisionKind::qwen3_5 : VisionKind::qwen2_vl;
     t.layers = v.integer("depth", 0);
     t.heads = v.integer("num_heads", 0);
