@@ -176,7 +176,18 @@ TEST_CASE("real config.json files of more architectures give their published cou
     if (!read) FAIL(read.error().message);
     CHECK(count_parameters(read->spec) == c.parameters);
     CHECK(read->assumptions.empty());
+    auto again = read_hf_config(write_hf_config(read->spec), "round trip");  // vramfit's own keys
+    REQUIRE(again);
+    CHECK(count_parameters(again->spec) == c.parameters);
   }
+  // XLM-R without segments (type_vocab_size 0) keeps none through vramfit's own keys (found by fuzz_hf_config).
+  json no_segments = json::parse(fixture_text("xlm-roberta-large.json"));
+  no_segments["type_vocab_size"] = 0;
+  auto xlmr = read_hf_config(no_segments, "config.json");
+  REQUIRE(xlmr);
+  auto xlmr_again = read_hf_config(write_hf_config(xlmr->spec), "round trip");
+  REQUIRE(xlmr_again);
+  CHECK(count_parameters(xlmr_again->spec) == count_parameters(xlmr->spec));
   // internlm2: wqkv fused, the "bias" key; its rope_scaling is dynamic NTK, listed as assumed.
   auto internlm = read_fixture("internlm2_5-7b-chat.json");
   REQUIRE(internlm);
@@ -295,6 +306,18 @@ TEST_CASE("Mamba, RWKV-4, T5, BART and GPT-Neo: real configs give their publishe
   CHECK(t5->spec.mlp == MlpKind::plain);
   CHECK(read_fixture("flan-t5-base.json")->spec.mlp == MlpKind::gated);
   CHECK(read_fixture("bart-large.json")->spec.cached_layers() == 12);
+  // An encoder-decoder without encoder layers is refused naming the key; T5Config's default
+  // num_layers (6) when the key is missing (found by fuzz_hf_config).
+  json t5_config = json::parse(fixture_text("t5-small.json"));
+  t5_config["num_layers"] = 0;
+  auto no_encoder = read_hf_config(t5_config, "config.json");
+  REQUIRE_FALSE(no_encoder);
+  CHECK(no_encoder.error().field == "num_layers");
+  t5_config.erase("num_layers");
+  auto defaulted = read_hf_config(t5_config, "config.json");
+  REQUIRE(defaulted);
+  CHECK(defaulted->spec.encoder_layers == 6);
+  REQUIRE(read_hf_config(write_hf_config(defaulted->spec), "round trip"));
   // Whisper: the encoder caches nothing; each decoder layer keeps its self-attention over the
   // output (up to max_target_positions) and its cross-attention over the 1,500 encoder states.
   auto whisper = read_fixture("whisper-large-v3.json");
@@ -420,6 +443,15 @@ TEST_CASE("Llama 3.2 Vision, LLaVA-NeXT, Pixtral, Idefics3: towers and text from
   CHECK(mllama.spec.vision.patches_per_image() == 4 * 1601);  // 4 tiles of (560 / 14)^2 + a class token
   CHECK(tower_parameters(mllama.spec) == 863567379 + 31461376);  // MllamaVisionModel + multi_modal_projector
   CHECK(preset("llama-3.2-11b-vision").spec.vision.kind == VisionKind::mllama);
+  // One tile (max_num_tiles 1, not Mllama's default 4) survives vramfit's own keys (found by fuzz_hf_config).
+  json one_tile = json::parse(fixture_text("llama-3.2-11b-vision-instruct.json"));
+  one_tile["vision_config"]["max_num_tiles"] = 1;
+  auto single = read_hf_config(one_tile, "config.json");
+  REQUIRE(single);
+  CHECK(single->spec.vision.tiles == 1);
+  auto single_again = read_hf_config(write_hf_config(single->spec), "round trip");
+  REQUIRE(single_again);
+  CHECK(count_parameters(single_again->spec) == count_parameters(single->spec));
   CHECK(count_parameters(preset("llama-3.2-11b-vision").spec) == 10670220835);
 
   // No exact published total was found for the other three; each is the sum of published

@@ -227,10 +227,14 @@ void read_sequence_to_sequence(Reader& r, ModelSpec& s) {
   if (type != "t5" && type != "bart" && !whisper) return;
   if (r.has("decoder_layers") || (type == "t5" && !r.has("encoder_layers"))) {
     // The configs' own keys: T5's num_layers + num_decoder_layers, BART's encoder_ + decoder_layers.
-    s.encoder_layers = type == "t5" ? r.integer("num_layers", 0) : r.integer("encoder_layers", 0);
+    s.encoder_layers = type == "t5" ? r.integer("num_layers", 6) : r.integer("encoder_layers", 0);  // T5Config: 6
     s.layers = s.encoder_layers + (type == "t5" ? r.integer("num_decoder_layers", s.encoder_layers) : r.integer("decoder_layers", 0));
   } else {
     s.encoder_layers = r.integer("encoder_layers", 0);  // vramfit's own keys: num_hidden_layers is both stacks
+  }
+  if (s.encoder_layers < 1) {
+    r.fail(type == "t5" && !r.has("encoder_layers") ? "num_layers" : "encoder_layers", "must be a positive integer");
+    return;
   }
   if (type == "t5") {
     s.relative_attention_buckets = r.integer("relative_attention_buckets", r.integer("relative_attention_num_buckets", 32));
@@ -963,6 +967,11 @@ json write_hf_config(const ModelSpec& s) {
               {"output_bias", s.output_bias, false}, {"embedding_norm", s.embedding_norm, false},
               {"pooler", s.pooler, false}, {"encoder_only", s.encoder_only, false}});
   if (!s.final_norm) c["final_norm"] = false;
+  if (s.encoder_only) {  // BERT-style readers default these otherwise (type_vocab_size 2, positions, DeBERTa's norm)
+    c["position_embeddings"] = s.position_embeddings;
+    c["token_type_embeddings"] = s.token_type_embeddings;
+    c["final_norm"] = s.final_norm;
+  }
   if (s.mixer == Mixer::delta_net) {  // Qwen3-Next's own keys
     write_keys(c,
                {{"full_attention_interval", s.attention_layer_period, true}, {"linear_num_key_heads", s.linear_key_heads, true},
@@ -1069,13 +1078,12 @@ json write_hf_config(const ModelSpec& s) {
                 {"intermediate_size", v.intermediate, true}, {"patch_size", v.patch, true}, {"image_size", v.image_size, true},
                 {"num_channels", v.channels, true}, {"num_global_layers", v.global_layers, false},
                 {"vision_output_dim", v.projector_input, false}, {"aspect_ratio_count", v.aspect_ratios, false},
-                {"max_num_tiles", v.tiles > 1 ? v.tiles : 0, false}},  // vramfit's keys: tiles and aspect ratios
+                {"max_num_tiles", v.tiles, true}},  // vramfit's keys: tiles (always: Mllama's default is 4) and aspect ratios
                {});
   }
   if (v.kind == VisionKind::pixtral) vision["model_type"] = "pixtral";
   if (v.kind == VisionKind::llama4) {
     vision["projector_input_dim"] = vision["projector_output_dim"] = v.projector_input;
-    vision["max_num_tiles"] = v.tiles;
   }
   if (v.scale_factor > 0) root["scale_factor"] = v.scale_factor;
   if (!v.projector_bias) root["multimodal_projector_bias"] = false;
