@@ -966,11 +966,11 @@ json write_hf_config(const ModelSpec& s) {
               {"attention_sinks", s.attention_sinks, true}, {"fused_qkv", s.fused_qkv, true},
               {"output_bias", s.output_bias, false}, {"embedding_norm", s.embedding_norm, false},
               {"pooler", s.pooler, false}, {"encoder_only", s.encoder_only, false}});
-  if (!s.final_norm) c["final_norm"] = false;
-  if (s.encoder_only) {  // BERT-style readers default these otherwise (type_vocab_size 2, positions, DeBERTa's norm)
+  // Encoders' readers default these otherwise (type_vocab_size 2, positions, DeBERTa's norm): written even at 0 / true.
+  if (!s.final_norm || s.encoder_only) c["final_norm"] = s.final_norm;
+  if (s.encoder_only) {
     c["position_embeddings"] = s.position_embeddings;
     c["token_type_embeddings"] = s.token_type_embeddings;
-    c["final_norm"] = s.final_norm;
   }
   if (s.mixer == Mixer::delta_net) {  // Qwen3-Next's own keys
     write_keys(c,
