@@ -134,6 +134,15 @@ TEST_CASE("--config reads an audio model: Qwen2-Audio's tower in the weights and
   CHECK(json::parse(whisper.out)["model"]["parameters"] == 1543490560);
 }
 
+TEST_CASE("--config reads Mistral 3: Pixtral's tower in the weights, its pass over a 1,540-px image in the compute buffer", "[cli][config]") {
+  const std::string path = std::string(VRAMFIT_FIXTURES_DIR) + "/configs/mistral-small-3.1-24b-instruct-2503.json";
+  const Run r = run({"infer", "--config", path, "-w", "bf16"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("24,011,361,280 parameters") != std::string::npos);
+  CHECK(r.out.find("12,100 patches x 2 B x (5 x 1,024 hidden + 2 x 4,096 intermediate)") != std::string::npos);
+}
+
 TEST_CASE("--safetensors-index with --config sizes the checkpoint from its total_size", "[cli][safetensors]") {
   const std::string config = std::string(VRAMFIT_FIXTURES_DIR) + "/configs/pythia-1b.json";
   const std::string index = (std::filesystem::temp_directory_path() / "vramfit-pythia-1b.index.json").string();

@@ -519,6 +519,52 @@ TEST_CASE("Llama 3.2 Vision, LLaVA-NeXT, Pixtral, Idefics3: towers and text from
   CHECK(no_grid.error().field == "image_grid_pinpoints");
 }
 
+TEST_CASE("Mistral 3: Pixtral's encoder and the patch-merging projector, from Mistral Small 3.1's real config", "[config][parameters]") {
+  // mistralai/Mistral-Small-3.1-24B-Instruct-2503's config.json (3.2-24B-Instruct-2506 has the same
+  // shapes): 24,011,361,280 parameters, the Hub's total as public projects record it (Keras'
+  // mistral_small_3.1_24b presets: "params": 24011361280; "Mistral-Small-3.2-24B-Instruct-2506 |
+  // ... | 24,011,361,280").
+  const HfConfigRead m = read_published("mistral-small-3.1-24b-instruct-2503.json", 24011361280);
+  const ModelSpec& s = m.spec;
+  CHECK(s.vision.kind == VisionKind::pixtral);
+  CHECK(s.vision.projector == ProjectorKind::patch_merger);
+  // PixtralVisionModel at 14-px patches: the patch conv (3 x 14 x 14 x 1,024), ln_pre and 24 layers
+  // of 16,779,264; Mistral3MultiModalProjector: its RMSNorm, the patch merger (2 x 2 patches:
+  // 4,096 -> 1,024, no bias), linear_1 and linear_2 (multimodal_projector_bias false).
+  const int64_t pixtral = 3 * 14 * 14 * 1024 + 1024 + 24 * int64_t{16779264};
+  const int64_t projector = 1024 + 4096 * 1024 + 1024 * 5120 + 5120 * 5120;
+  CHECK(tower_parameters(s) == pixtral + projector);
+  // The text is Mistral Small 3 (2501), published at 23,572,403,200 (the preset).
+  CHECK(count_parameters(s) - tower_parameters(s) == count_parameters(preset("mistral-small-24b").spec));
+  CHECK(s.vision.patches_per_image() == 110 * 110);  // 1,540 px in 14-px patches, no class token
+
+  // Ministral 3 3B (mistralai/Ministral-3-3B-Instruct-2512): its published split, "language":
+  // 3429006336 and "vision": 420083712 (total 3,849,090,048, the Hub's), from the shapes its
+  // publishers list (26 layers, hidden 3,072, 32 heads, 8 KV heads, intermediate 9,216, tied
+  // embeddings) under a ministral3 text_config with YaRN rope_parameters.
+  json ministral = json::parse(fixture_text("mistral-small-3.1-24b-instruct-2503.json"));
+  ministral["text_config"] = json::parse(R"({"model_type": "ministral3", "hidden_size": 3072, "num_hidden_layers": 26,
+      "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 9216, "vocab_size": 131072,
+      "tie_word_embeddings": true, "max_position_embeddings": 262144, "rope_parameters": {"rope_type": "yarn", "factor": 16.0,
+      "original_max_position_embeddings": 16384, "llama_4_scaling_beta": 0.1, "rope_theta": 1000000.0}})");
+  auto small = read_hf_config(ministral, "config.json");
+  REQUIRE(small);
+  CHECK(tower_parameters(small->spec) == 420083712);
+  CHECK(count_parameters(small->spec) - tower_parameters(small->spec) == 3429006336);
+  CHECK(count_parameters(small->spec) == 3849090048);
+  CHECK(small->spec.max_context_tokens == 262144);  // YaRN's 16 x 16,384 is already max_position_embeddings
+  CHECK(small->assumptions.empty());
+  auto again = read_hf_config(write_hf_config(small->spec), "round trip");
+  REQUIRE(again);
+  CHECK(count_parameters(again->spec) == 3849090048);
+
+  json bad = json::parse(fixture_text("mistral-small-3.1-24b-instruct-2503.json"));
+  bad["spatial_merge_size"] = 0;
+  auto refused = read_hf_config(bad, "config.json");
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().field == "spatial_merge_size");
+}
+
 TEST_CASE("Jamba: attention every 8th layer, Mamba in the others, experts every 2nd, from its real config", "[config][parameters]") {
   // ai21labs/Jamba-v0.1: 51,570,323,328 parameters, the checkpoint's count as a public project's
   // notes reproduce it exactly ("Jamba-v0.1, reproducing 51,570,323,328 exactly", tensorcad's

@@ -272,7 +272,7 @@ namespace {
 // Idefics3VisionTransformer, Qwen2VisionTransformerPretrainedModel /
 // Qwen2_5_VisionTransformerPretrainedModel, Qwen3_5VisionModel, PixtralVisionModel, MllamaVisionModel,
 // Llama4VisionModel, Qwen2AudioEncoder;
-// LlavaMultiModalProjector, Gemma3MultiModalProjector, Idefics3Connector, Mllama's
+// LlavaMultiModalProjector, Mistral3MultiModalProjector, Gemma3MultiModalProjector, Idefics3Connector, Mllama's
 // multi_modal_projector, Llama4MultiModalProjector; LlavaNextModel's image_newline), all as TensorRole::vision at layer -1.
 void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
   if (v.kind == VisionKind::none) return;
@@ -334,7 +334,11 @@ void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
   } else if (!pixtral) {
     norm(h);  // post_layernorm / layernorm_post
   }
-  if (v.projector == ProjectorKind::llava_mlp) {
+  if (v.projector == ProjectorKind::patch_merger) {  // Mistral3MultiModalProjector: norm, patch_merger.merging_layer
+    add(h, 1);
+    add(h * v.merge * v.merge, h);
+  }
+  if (v.projector == ProjectorKind::llava_mlp || v.projector == ProjectorKind::patch_merger) {  // linear_1, linear_2
     linear(h, v.out_hidden, v.projector_bias);
     linear(v.out_hidden, v.out_hidden, v.projector_bias);
   } else if (v.projector == ProjectorKind::gemma3) {

@@ -28,11 +28,12 @@ enum class Mixer { attention, mamba, rwkv, delta_net };
 // An audio encoder is held the same way: Whisper's (Qwen2-Audio's audio_tower,
 // Qwen2AudioEncoder: two convs over num_mel_bins channels, a table of max_source_positions,
 // CLIP-like layers whose k has no bias, a final LayerNorm).
-// Projectors: LLaVA's 2-layer MLP, Gemma 3's one matrix and RMSNorm, Idefics3's pixel shuffle
+// Projectors: LLaVA's 2-layer MLP (Mistral 3's after an RMSNorm and a patch merger of
+// spatial_merge_size^2 patches into one), Gemma 3's one matrix and RMSNorm, Idefics3's pixel shuffle
 // into one matrix, one biased matrix from projector_input (Mllama's stacked layer outputs,
 // Qwen2-Audio's encoder width); Qwen's merger belongs to the tower.
 enum class VisionKind : uint8_t { none, clip, siglip, qwen2_vl, pixtral, mllama, llama4, whisper, qwen3_5 };
-enum class ProjectorKind : uint8_t { none, llava_mlp, gemma3, pixel_shuffle, linear, llama4 };
+enum class ProjectorKind : uint8_t { none, llava_mlp, gemma3, pixel_shuffle, linear, llama4, patch_merger };
 struct VisionTower {
   VisionKind kind = VisionKind::none;
   int64_t layers = 0, hidden = 0, heads = 0, intermediate = 0;
@@ -41,7 +42,7 @@ struct VisionTower {
   int64_t patch = 0, image_size = 0, channels = 3, temporal_patch = 1;
   bool rms_norm = false;    // Qwen2.5-VL, Pixtral: RMSNorm (a weight) instead of LayerNorm (weight + bias)
   bool gated_mlp = false;   // Qwen2.5-VL, Pixtral: gate, up, down instead of fc1, fc2
-  int64_t merge = 0;        // Qwen: spatial_merge_size (2: 4 patches per merged token)
+  int64_t merge = 0;        // Qwen, Mistral 3: spatial_merge_size (2: 4 patches per merged token)
   int64_t out_hidden = 0;   // the text model's hidden_size the projector or merger maps to
   ProjectorKind projector = ProjectorKind::none;
   bool projector_bias = true;

@@ -75,7 +75,7 @@ const char* const kKnownArchitectures[] = {
     "xlm-roberta", "opt", "bloom", "stablelm", "granite", "olmo2", "internlm2", "glm", "deberta-v2", "olmoe", "cohere",
     "gpt_neo", "t5", "bart", "mamba", "rwkv", "qwen2_vl", "qwen2_5_vl", "qwen2_vl_text", "qwen2_5_vl_text",
     "llava_next", "idefics3", "mllama", "mllama_text_model", "jamba", "qwen3_next", "llama4", "llama4_text", "whisper", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
-    "qwen3_5_moe_text"};
+    "qwen3_5_moe_text", "ministral3"};
 
 // Families whose configs have no num_key_value_heads: their KV heads are the attention heads
 // or set by their own keys (Falcon and GPT-BigCode's multi_query, DeepSeek's MLA).
@@ -474,7 +474,7 @@ json with_class_defaults(const json& text, HfConfigRead& out) {
 }
 
 // vision_config: the image encoder and projector of LLaVA and LLaVA-NeXT (CLIPVisionConfig, or
-// PixtralVisionConfig under a llava config), Gemma 3 and Idefics3 (SiglipVisionConfig,
+// PixtralVisionConfig under a llava config), Mistral 3 (PixtralVisionConfig), Gemma 3 and Idefics3 (SiglipVisionConfig,
 // Idefics3VisionConfig), Qwen2-VL / Qwen2.5-VL / Qwen3.5 (their VisionConfig: depth, embed_dim or
 // hidden_size, mlp_ratio or intermediate_size, out_hidden_size), Mllama (MllamaVisionConfig) and
 // Llama 4; Qwen2-Audio's audio_config (Qwen2AudioEncoderConfig). Other families' towers are not
@@ -487,7 +487,7 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
   if (!root.contains(key) || !root.at(key).is_object()) return;
   Reader v{root.at(key), origin + ": " + key, std::nullopt};
   VisionTower& t = s.vision;
-  const bool llava = family == "llava" || family == "llava_next";
+  const bool llava = family == "llava" || family == "llava_next", mistral3 = family == "mistral3";
   if (audio) {
     // Qwen2AudioEncoder (Whisper-large-v3's encoder; WhisperConfig's defaults where a key is
     // missing), then Qwen2AudioMultiModalProjector: one biased linear to the text width.
@@ -502,8 +502,8 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
     t.out_hidden = s.hidden_size;
     t.projector = ProjectorKind::linear;
     t.projector_input = t.hidden;
-  } else if (llava || family == "gemma3" || family == "idefics3" || family == "mllama") {
-    const bool pixtral = llava && v.text("model_type", "") == "pixtral";
+  } else if (llava || mistral3 || family == "gemma3" || family == "idefics3" || family == "mllama") {
+    const bool pixtral = mistral3 || (llava && v.text("model_type", "") == "pixtral");
     t.kind = pixtral ? VisionKind::pixtral : llava ? VisionKind::clip : family == "mllama" ? VisionKind::mllama : VisionKind::siglip;
     // PixtralVisionConfig's defaults (its config.json names only what differs).
     t.layers = v.integer("num_hidden_layers", pixtral ? 24 : 0);
@@ -514,14 +514,16 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
     t.image_size = v.integer("image_size", pixtral ? 1024 : 0);
     t.channels = v.integer("num_channels", 3);
     t.out_hidden = s.hidden_size;
-    t.projector = llava ? ProjectorKind::llava_mlp : family == "gemma3" ? ProjectorKind::gemma3
+    t.projector = llava ? ProjectorKind::llava_mlp : mistral3 ? ProjectorKind::patch_merger : family == "gemma3" ? ProjectorKind::gemma3
                   : family == "idefics3" ? ProjectorKind::pixel_shuffle : ProjectorKind::linear;
     t.projector_bias = top.boolean("multimodal_projector_bias", true);
     t.rms_norm = t.gated_mlp = pixtral;
     // Tiles per image: LLaVA-NeXT's crops, Idefics3's processor default, Mllama's max_num_tiles
     // (also vramfit's own key for the others, as write_hf_config writes them).
     int64_t tiles = 1;
-    if (family == "llava_next") {
+    if (mistral3) {
+      t.merge = top.integer("spatial_merge_size", 2);
+    } else if (family == "llava_next") {
       t.image_newline = true;
       tiles = llava_next_crops(root, t.image_size, top);
     } else if (family == "idefics3") {
@@ -582,8 +584,7 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
       if (qwen3_5) t.position_table = v.integer("num_position_embeddings", 2304);
     }
   } else {
-    out.assumptions.push_back("vision_config of model_type '" + family + "' is not counted (towers are read for llava, "
-                              "llava_next, pixtral under llava, gemma3, idefics3, mllama, llama4, qwen2_vl, qwen2_5_vl, qwen3_5).");
+    out.assumptions.push_back("vision_config of model_type '" + family + "' is not counted.");  // the README lists those that are
     return;
   }
   if (v.error && !r.error) r.error = v.error;
@@ -599,6 +600,7 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
       {mllama ? t.aspect_ratios : 1, 1 << 10, "supported_aspect_ratios", false},
       {mllama || llama4 ? t.projector_input : 1, 1 << 20, "vision_output_dim", false},
       {t.projector == ProjectorKind::pixel_shuffle ? t.scale_factor : 1, 64, "scale_factor", true},
+      {t.projector == ProjectorKind::patch_merger ? t.merge : 1, 16, "spatial_merge_size", true},
       {t.kind == VisionKind::qwen3_5 ? t.position_table : 1, 1 << 20, "num_position_embeddings", false}};
   for (const auto& b : bounds) {
     if (b.value <= 0 || b.value > b.limit) {
@@ -1053,6 +1055,7 @@ json write_hf_config(const ModelSpec& s) {
                        : v.kind == VisionKind::whisper ? "qwen2_audio"
                        : v.projector == ProjectorKind::pixel_shuffle ? "idefics3"
                        : v.projector == ProjectorKind::gemma3 ? "gemma3"
+                       : v.projector == ProjectorKind::patch_merger ? "mistral3"
                        : v.image_newline ? "llava_next" : "llava";
   json root = {{"model_type", family}, {"text_config", c}};
   json& vision = root[v.kind == VisionKind::whisper ? "audio_config" : "vision_config"];
@@ -1086,6 +1089,7 @@ json write_hf_config(const ModelSpec& s) {
     vision["projector_input_dim"] = vision["projector_output_dim"] = v.projector_input;
   }
   if (v.scale_factor > 0) root["scale_factor"] = v.scale_factor;
+  if (v.projector == ProjectorKind::patch_merger) root["spatial_merge_size"] = v.merge;
   if (!v.projector_bias) root["multimodal_projector_bias"] = false;
   return root;
 }

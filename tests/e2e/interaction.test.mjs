@@ -356,7 +356,7 @@ test("Open file... opens the picker inside the click or tap itself (browsers all
   }
 });
 
-test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's warning, an unknown model_type's notice, Mamba's fixed state, Llama 3.2 Vision's cross-attention, Qwen2-Audio's tower", async () => {
+test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's warning, an unknown model_type's notice, Mamba's fixed state, Llama 3.2 Vision's cross-attention, Qwen2-Audio's and Mistral 3's towers", async () => {
   const fixture = name => JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs", name), "utf8"));
   // SantaCoder's config (GPT-2 key names, multi_query): read by the page's own module.
   const santa = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: fixture("santacoder.json"), name: "santacoder" } }), SIZES.desktop);
@@ -398,6 +398,14 @@ test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's war
   assert.match(heard, /642,215,936 parameters are the audio tower and projector/);
   assert.deepEqual(audio.errors, []);
   await audio.context.close();
+  // Mistral Small 3.1 from its config: Pixtral's encoder and the patch-merging projector in the count.
+  const mistral3 = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: fixture("mistral-small-3.1-24b-instruct-2503.json") }, context_tokens: 8192 }), SIZES.desktop);
+  const seen = (await texts(mistral3.page)).join(" ");
+  assert.match(seen, /24,011,361,280 parameters/);
+  assert.match(seen, /438,958,080 parameters are the vision tower and projector/);
+  await shot(mistral3.page, "models-mistral3-config.png");
+  assert.deepEqual(mistral3.errors, []);
+  await mistral3.context.close();
   // A vision preset picked on the phone by touch: its tower is in the count the page shows.
   const phone = await open(browser, site.origin + "/", SIZES.phone);
   await tapWidget(phone.page, "Model");
