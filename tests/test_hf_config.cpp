@@ -454,8 +454,9 @@ TEST_CASE("Llama 3.2 Vision, LLaVA-NeXT, Pixtral, Idefics3: towers and text from
   CHECK(count_parameters(single_again->spec) == count_parameters(single->spec));
   CHECK(count_parameters(preset("llama-3.2-11b-vision").spec) == 10670220835);
 
-  // No exact published total was found for the other three; each is the sum of published
-  // counts and the tensors the modeling code adds, and equal to it exactly.
+  // No exact published total was found for these three checkpoints; each is the sum of published
+  // counts and the tensors the modeling code adds, and equal to it exactly (Idefics3's architecture
+  // meets a published total below, through SmolVLM; Pixtral's through Mistral 3).
   // LLaVA-NeXT (llava-hf/llava-v1.6-mistral-7b-hf): Mistral 7B (published at a 32,768 vocabulary,
   // the v0.3 preset) at 32,064 rows of embedding and LM head, LLaVA 1.5's CLIP tower and projector
   // (published above through llava-1.5-7b-hf's total), and image_newline (4,096).
@@ -495,7 +496,19 @@ TEST_CASE("Llama 3.2 Vision, LLaVA-NeXT, Pixtral, Idefics3: towers and text from
   CHECK(idefics->spec.vision.patches_per_image() == 17 * 26 * 26);
   CHECK(idefics->assumptions.size() == 2);  // LlamaConfig's defaults, and the processor's 17 tiles
 
-  for (const auto& spec : {mllama.spec, next->spec, pixtral->spec, idefics->spec}) {  // vramfit's own keys keep every tensor
+  // Idefics3 at its published total: SmolVLM-256M-Instruct (HuggingFaceTB/SmolVLM-256M-Instruct,
+  // revision 7e3e67e), "Parameter total: **256,484,928**" as a public loader's reference records
+  // it. The fixture holds the keys of its config.json that shape a tensor, as that reference
+  // tables them (its perceiver_config and generation keys, which shape none, left out): SmolLM2's
+  // 30 layers of 576 untied from a 49,280-row vocabulary, SigLIP-base at 512 px with 16-px
+  // patches (a 1,024-row position table) and the connector of 4 x 4 patches (12,288 -> 576).
+  auto smolvlm = read_fixture("smolvlm-256m-instruct.json");
+  REQUIRE(smolvlm);
+  CHECK(count_parameters(smolvlm->spec) == 256484928);
+  CHECK(tower_parameters(smolvlm->spec) == 86433024 + 12288 * 576);
+  CHECK(smolvlm->spec.vision.patches_per_image() == 17 * 32 * 32);  // the processor's 4 x 4 tiles of 512 px and the whole image
+
+  for (const auto& spec : {mllama.spec, next->spec, pixtral->spec, idefics->spec, smolvlm->spec}) {  // vramfit's own keys keep every tensor
     auto again = read_hf_config(write_hf_config(spec), "round trip");
     REQUIRE(again);
     CHECK(count_parameters(again->spec) == count_parameters(spec));

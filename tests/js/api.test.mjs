@@ -236,7 +236,7 @@ test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART, GP
   const towers = { "llama-3.2-11b-vision-instruct.json": 10670220835, "llava-v1.6-mistral-7b-hf.json": 7566747648,
                    "pixtral-12b.json": 12682739712, "idefics3-8b-llama3.json": 8462086384,
                    "whisper-large-v3.json": 1543490560, "qwen2-audio-7b-instruct.json": 8397094912,
-                   "mistral-small-3.1-24b-instruct-2503.json": 24011361280 };
+                   "mistral-small-3.1-24b-instruct-2503.json": 24011361280, "smolvlm-256m-instruct.json": 256484928 };
   for (const [file, parameters] of Object.entries(towers)) {
     const read = await vramfit.readModelFile(new File([fs.readFileSync(path.join(root, "tests/fixtures/configs", file))], "config.json"));
     const report = vramfit.estimate({ model: read.model, context_tokens: 8192 });
