@@ -5,6 +5,7 @@
 #include "io/gguf.hpp"
 #include "io/model_file.hpp"
 #include "io/safetensors.hpp"
+#include "report/engines.hpp"
 #include "support/model_file_writers.hpp"
 
 #include <fstream>
@@ -86,6 +87,66 @@ TEST_CASE("a Llama 4 GGUF: llama.cpp's widths and chunked layers read as Llama4T
   for (const TensorShape& t : enumerate_tensors(scout)) text += t.role == TensorRole::vision ? 0 : t.elements();
   CHECK(count_parameters(spec->spec) == text);
   CHECK(text == 108641793536 - 871932416);
+}
+
+TEST_CASE("a Qwen3.5 GGUF: the Gated DeltaNet widths from its ssm keys size llama.cpp's RS and KV buffers", "[gguf][model_files][llamacpp]") {
+  // Qwen3.5-0.8B as llama.cpp's log prints it (validation/engines/llamacpp.json, point
+  // qwen35-0.8b-q4km-cpu-ctx262144-np4): 24 layers, full attention in every 4th (8 heads, 2 KV
+  // heads of 256), ssm d_conv 4, d_inner 2048, d_state 128, n_group 16; its converter writes
+  // time_step_rank = 16 value heads. The file carries only llama.cpp's keys.
+  const json config = {{"model_type", "qwen3_5_text"}, {"hidden_size", 1024}, {"num_hidden_layers", 24}, {"num_attention_heads", 8},
+                       {"num_key_value_heads", 2}, {"head_dim", 256}, {"intermediate_size", 3584}, {"vocab_size", 248320},
+                       {"max_position_embeddings", 262144}, {"tie_word_embeddings", true}, {"linear_num_key_heads", 16},
+                       {"linear_num_value_heads", 16}, {"linear_key_head_dim", 128}, {"linear_value_head_dim", 128}};
+  auto spec = read_hf_config(config, "qwen3.5-0.8b");
+  REQUIRE(spec);
+  const auto bytes = write_gguf(tables(), spec->spec, format("gguf-q4_k_m"), "qwen35", 64,
+                                {{"ssm.conv_kernel", 4}, {"ssm.state_size", 128}, {"ssm.group_count", 16}, {"ssm.time_step_rank", 16},
+                                 {"ssm.inner_size", 2048}, {"full_attention_interval", 4}});
+  auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), "Qwen3.5-0.8B.Q4_K_M.gguf");
+  REQUIRE(gguf);
+  auto read = model_from_gguf(tables(), *gguf, "Qwen3.5-0.8B.Q4_K_M.gguf");
+  REQUIRE(read);
+  CHECK(read->config.at("model_type") == "qwen3_5_text");
+  CHECK(read->config.at("linear_value_head_dim") == 128);
+  const Report r = estimate_from(*read, {{"engine", "llama.cpp"}, {"gpu", {{"id", "rtx-4090"}}},
+                                          {"llama.cpp", {{"ctx-size", 262144}, {"parallel", 4}, {"n-gpu-layers", 0}}}});
+  // The log's "CPU KV buffer size = 3072.00 MiB" (6 layers) and "CPU RS buffer size = 77.06 MiB".
+  CHECK(r.engine->llamacpp.host.kv == 3072 * kMiB);
+  CHECK(std::abs(static_cast<double>(r.engine->llamacpp.host.rs) / static_cast<double>(kMiB) - 77.06) < 0.006);
+  // Without the ssm keys the widths are unknown: Qwen3NextConfig's defaults would be read instead.
+  const auto bare = write_gguf(tables(), spec->spec, format("gguf-q4_k_m"), "qwen35");
+  auto bare_gguf = read_gguf(bare.data(), static_cast<int64_t>(bare.size()), "bare.gguf");
+  REQUIRE(bare_gguf);
+  auto bare_read = model_from_gguf(tables(), *bare_gguf, "bare.gguf");
+  REQUIRE(bare_read);
+  CHECK_FALSE(bare_read->config.contains("linear_value_head_dim"));
+}
+
+TEST_CASE("a Mamba GGUF: the mixer's widths from its ssm keys, feed_forward_length 0 as the converter writes it", "[gguf][model_files][llamacpp]") {
+  std::ifstream in(std::string(VRAMFIT_FIXTURES_DIR) + "/configs/mamba-130m-hf.json");
+  auto config = read_hf_config(json::parse(in), "mamba-130m-hf");
+  REQUIRE(config);
+  ModelSpec written = config->spec;
+  written.intermediate_size = 0;  // conversion/mamba.py: add_feed_forward_length(0), add_head_count(0)
+  written.attention_heads = written.kv_heads = 0;
+  const ModelSpec& s = config->spec;
+  const auto bytes = write_gguf(tables(), written, format("gguf-q8_0"), "mamba", 64,
+                                {{"ssm.conv_kernel", static_cast<uint32_t>(s.ssm_conv_kernel)}, {"ssm.state_size", static_cast<uint32_t>(s.ssm_state)},
+                                 {"ssm.inner_size", static_cast<uint32_t>(s.ssm_inner)}, {"ssm.time_step_rank", static_cast<uint32_t>(s.ssm_dt_rank)}});
+  auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), "mamba-130m.Q8_0.gguf");
+  REQUIRE(gguf);
+  auto read = model_from_gguf(tables(), *gguf, "mamba-130m.Q8_0.gguf");
+  REQUIRE(read);
+  CHECK(read->config.at("intermediate_size") == s.ssm_inner);
+  const json request = {{"engine", "llama.cpp"}, {"gpu", {{"id", "rtx-4090"}}}, {"llama.cpp", {{"ctx-size", 4096}, {"parallel", 2}}}};
+  const Report from_file = estimate_from(*read, request);
+  json from_config = request;
+  from_config["model"] = {{"config", write_hf_config(s)}};
+  from_config["weights"] = {{"format", "gguf-q8_0"}};
+  const Report expected = estimate_ok(from_config);
+  CHECK(from_file.engine->llamacpp.gpus.front().rs == expected.engine->llamacpp.gpus.front().rs);
+  CHECK(from_file.engine->llamacpp.gpus.front().rs > 0);
 }
 
 TEST_CASE("GGUF: a prefix too short asks for more; the full header reads", "[gguf]") {

@@ -15,7 +15,8 @@ std::string hf_model_type_for_gguf(const std::string& arch) {
   static const std::map<std::string, std::string> names = {
       {"llama", "llama"}, {"qwen2", "qwen2"}, {"qwen2moe", "qwen2_moe"}, {"qwen3", "qwen3"},
       {"qwen3moe", "qwen3_moe"}, {"gemma", "gemma"}, {"gemma2", "gemma2"}, {"gemma3", "gemma3_text"},
-      {"phi3", "phi3"}, {"deepseek2", "deepseek_v3"}, {"gpt-oss", "gpt_oss"}, {"mistral3", "mistral"}};
+      {"phi3", "phi3"}, {"deepseek2", "deepseek_v3"}, {"gpt-oss", "gpt_oss"}, {"mistral3", "mistral"},
+      {"qwen3next", "qwen3_next"}, {"qwen35", "qwen3_5_text"}, {"qwen35moe", "qwen3_5_moe_text"}};
   auto it = names.find(arch);
   return it == names.end() ? arch : it->second;
 }
@@ -138,6 +139,32 @@ Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile
   } else if (key_length > 0) {
     c["head_dim"] = key_length;
     out.read.push_back(p + "attention.key_length = " + std::to_string(key_length));
+  }
+  if (arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe") {
+    // Gated DeltaNet widths as convert_hf_to_gguf writes them (conversion/qwen.py,
+    // Qwen3NextModel.set_gguf_parameters, which Qwen3.5's models inherit): ssm.conv_kernel =
+    // linear_conv_kernel_dim, ssm.state_size = linear_key_head_dim, ssm.group_count =
+    // linear_num_key_heads, ssm.time_step_rank = linear_num_value_heads, ssm.inner_size =
+    // linear_value_head_dim x linear_num_value_heads; full attention every
+    // full_attention_interval-th layer (llama_model::load_hparams, LLM_ARCH_QWEN3NEXT).
+    take("ssm.conv_kernel", "linear_conv_kernel_dim");
+    take("ssm.state_size", "linear_key_head_dim");
+    take("ssm.group_count", "linear_num_key_heads");
+    take("ssm.time_step_rank", "linear_num_value_heads");
+    take("full_attention_interval", "full_attention_interval");
+    take("expert_shared_feed_forward_length", "shared_expert_intermediate_size");
+    const int64_t inner = gguf.integer_or(p + "ssm.inner_size", -1), heads = c.value("linear_num_value_heads", int64_t(0));
+    if (inner > 0 && heads > 0 && inner % heads == 0) {
+      c["linear_value_head_dim"] = inner / heads;
+      out.derived.push_back("linear_value_head_dim = " + std::to_string(inner / heads) + " (ssm.inner_size / ssm.time_step_rank)");
+    }
+  } else if (arch == "mamba") {
+    // conversion/mamba.py, MambaModel.set_gguf_parameters: feed_forward_length is written as 0;
+    // the mixer's widths are the ssm keys (MambaConfig's names).
+    take("ssm.inner_size", "intermediate_size");
+    take("ssm.state_size", "state_size");
+    take("ssm.conv_kernel", "conv_kernel");
+    take("ssm.time_step_rank", "time_step_rank");
   }
   if (arch == "llama4") {
     // llama_model::load_hparams, LLM_ARCH_LLAMA4: feed_forward_length is the dense layers' width

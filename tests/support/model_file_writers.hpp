@@ -44,12 +44,14 @@ inline std::string gguf_tensor_name(const TensorShape& t, int vector_index) {
   return "blk." + std::to_string(t.layer) + "." + role + ".weight";
 }
 
-// A GGUF v3 header for `spec` with every tensor typed as `format` would type it.
+// A GGUF v3 header for `spec` with every tensor typed as `format` would type it; `extra` adds
+// the architecture's own integer keys (arch-prefixed, as "ssm.state_size").
 inline std::vector<uint8_t> write_gguf(const FormatTables& tables, const ModelSpec& spec, const WeightFormat& format,
-                                       const std::string& arch, int64_t vocab_tokens_to_list = 64) {
+                                       const std::string& arch, int64_t vocab_tokens_to_list = 64,
+                                       const std::vector<std::pair<std::string, uint32_t>>& extra = {}) {
   GgufWriter w;
   const std::vector<TensorShape> tensors = enumerate_tensors(spec);
-  const int kv_count = 10 + (spec.is_moe() ? 4 : 0) + (spec.sliding_window > 0 ? 1 : 0);
+  const int kv_count = 10 + (spec.is_moe() ? 4 : 0) + (spec.sliding_window > 0 ? 1 : 0) + static_cast<int>(extra.size());
   w.put<uint32_t>(0x46554747u);
   w.put<uint32_t>(3);
   w.put<uint64_t>(tensors.size());
@@ -74,6 +76,7 @@ inline std::vector<uint8_t> write_gguf(const FormatTables& tables, const ModelSp
     w.kv_u32(p + "vocab_size", static_cast<uint32_t>(spec.vocab_size));
   }
   if (spec.sliding_window > 0) w.kv_u32(p + "attention.sliding_window", static_cast<uint32_t>(spec.sliding_window));
+  for (const auto& [key, value] : extra) w.kv_u32(p + key, value);
   uint64_t offset = 0;
   int vector_index = 0;
   for (const TensorShape& t : tensors) {
