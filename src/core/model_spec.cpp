@@ -268,6 +268,14 @@ namespace {
   t.push_back(TensorShape{role, layer, row_length, rows, copies});
 }
 
+// Whisper's conv stem (WhisperEncoder's conv1 over the mel bins and conv2, kernel 3, each with a
+// bias): Whisper's own encoder and Qwen2-Audio's audio tower (Qwen2AudioEncoder), as vision tensors.
+void add_whisper_conv_stem(std::vector<TensorShape>& t, int64_t mel_bins, int64_t h) {
+  push_tensor(t, TensorRole::vision, -1, 3 * mel_bins, h, 1);
+  push_tensor(t, TensorRole::vision, -1, 3 * h, h, 1);
+  push_tensor(t, TensorRole::vision, -1, h, 2, 1);  // the two biases
+}
+
 // The vision tower and projector (transformers' CLIPVisionTransformer, SiglipVisionTransformer,
 // Idefics3VisionTransformer, Qwen2VisionTransformerPretrainedModel /
 // Qwen2_5_VisionTransformerPretrainedModel, Qwen3_5VisionModel, PixtralVisionModel, MllamaVisionModel,
@@ -285,9 +293,8 @@ void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
     add(in, out);
     if (bias) add(out, 1);
   };
-  if (whisper) {  // conv1 (mel bins -> h) and conv2 (h -> h), kernel 3, with biases
-    linear(3 * v.channels, h, true);
-    linear(3 * h, h, true);
+  if (whisper) {
+    add_whisper_conv_stem(t, v.channels, h);
   } else {
     // Patch embedding: a conv of channels x (temporal x) patch x patch per output channel.
     add(v.channels * v.temporal_patch * v.patch * v.patch, h);
@@ -377,11 +384,7 @@ std::vector<TensorShape> enumerate_tensors(const ModelSpec& s) {
   // GPT-2's wpe, BERT's position and token type tables, BERT's embeddings LayerNorm; an
   // encoder-decoder has one position table, embeddings norm and relative bias table per stack.
   const int stacks = s.is_encoder_decoder() ? 2 : 1;
-  if (s.audio_mel_bins > 0) {  // Whisper's conv stem: conv1 and conv2, kernel 3, with biases
-    add(TensorRole::vision, -1, 3 * s.audio_mel_bins, h);
-    add(TensorRole::vision, -1, 3 * h, h);
-    add(TensorRole::vision, -1, h, 2);
-  }
+  if (s.audio_mel_bins > 0) add_whisper_conv_stem(t, s.audio_mel_bins, h);
   for (int stack = 0; stack < stacks; ++stack) {
     const int64_t positions = stack == 0 && s.encoder_position_embeddings > 0 ? s.encoder_position_embeddings : s.position_embeddings;
     if (positions > 0) add(TensorRole::position_embd, -1, h, positions);
