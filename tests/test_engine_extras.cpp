@@ -389,6 +389,44 @@ TEST_CASE("llama.cpp's --lora: each pair on its layer's device, one 'LoRA buffer
   CHECK(half.gpus[0].total() - llamacpp_memory(tables, spec, weights, without, {24 * kGiB}).gpus[0].total() == 16LL * 851968);
 }
 
+TEST_CASE("llama.cpp's --lora against a log: one rank-1 F32 pair on Qwen3-8B's blk.0.attn_q", "[llamacpp]") {
+  // A public llama-server run (llama.cpp b10107, Qwen3-8B-Q4_K_M.gguf, -c 8192 -ngl 99 --parallel 1,
+  // Apple M4 Pro) with a probe adapter of one all-zero rank-1 F32 pair, blk.0.attn_q.weight.lora_a /
+  // .lora_b, printed "MTL0_Mapped LoRA buffer size = 0.03 MiB": (4,096 x 1 + 1 x 4,096) x 4 B.
+  GgufWriter w;
+  w.put<uint32_t>(0x46554747u);
+  w.put<uint32_t>(3);
+  w.put<uint64_t>(2);
+  w.put<uint64_t>(3);
+  w.kv_string("general.architecture", "qwen3");
+  w.kv_string("general.type", "adapter");
+  w.kv_string("adapter.type", "lora");
+  uint64_t offset = 0;
+  for (const auto& [name, dims] : {std::pair<std::string, std::vector<uint64_t>>{"blk.0.attn_q.weight.lora_a", {4096, 1}},
+                                   std::pair<std::string, std::vector<uint64_t>>{"blk.0.attn_q.weight.lora_b", {1, 4096}}}) {
+    w.put_string(name);
+    w.put<uint32_t>(2);
+    for (uint64_t d : dims) w.put<uint64_t>(d);
+    w.put<uint32_t>(0);  // F32
+    w.put<uint64_t>(offset);
+    offset += 4096 * 4;
+  }
+  auto gguf = read_gguf(w.bytes.data(), static_cast<int64_t>(w.bytes.size()), "probe_adapter.gguf");
+  REQUIRE(gguf);
+  auto lora = lora_from_gguf(builtin_catalog().formats, *gguf, "probe_adapter.gguf");
+  REQUIRE(lora);
+  CHECK(lora->rank == 1);
+  LlamaCppSettings s;
+  s.ctx_size = 8192;
+  s.lora.push_back(*lora);
+  const FormatTables& tables = builtin_catalog().formats;
+  const ModelSpec& spec = preset("qwen3-8b").spec;
+  const LlamaCppMemory m = llamacpp_memory(tables, spec, llamacpp_weights(tables, spec, format("gguf-q4_k_m")), s, {24 * kGiB});
+  CHECK(m.gpus[0].lora == 32768);
+  const std::vector<std::string> lines = llamacpp_log_lines(m);
+  CHECK(std::find(lines.begin(), lines.end(), "llama_adapter_lora_init_impl: CUDA0 LoRA buffer size =     0.03 MiB") != lines.end());
+}
+
 TEST_CASE("--lora in a request and a pasted llama-server line; an adapter for another model is refused", "[llamacpp][cli]") {
   namespace fs = std::filesystem;
   const fs::path folder = fs::temp_directory_path() / ("vramfit-lora-" + std::to_string(::getpid()));
