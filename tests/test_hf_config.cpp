@@ -692,6 +692,27 @@ TEST_CASE("Qwen3.5 / 3.6 (qwen3_5_moe): Qwen3-Next's hybrid layers, Qwen3.5's vi
   auto refused = read_hf_config(bad, "config.json");
   REQUIRE_FALSE(refused);
   CHECK(refused.error().field == "vision_config.num_position_embeddings");
+
+  // Qwen3.6-27B, Qwen3.5's dense layout (qwen3_5): the Hub's 27,781,427,952 in the same audit
+  // ("'Qwen/Qwen3.6-27B': ('Apache-2.0', 27781427952)"). Its config.json was not found; the widths
+  // are the ones llama.cpp printed loading unsloth's GGUF of it (validation/engines/llamacpp.json,
+  // point qwen36-27b-udq4kxl-mtp-rtx5090-ctx131072-np4: n_embd 5120, 64 layers + 1 MTP layer, 24
+  // heads, 4 KV heads of 256, n_ff 17408, ssm d_inner 6144 over dt_rank 48 value heads, d_state
+  // 128, 16 groups, n_vocab 248320, an output tensor of its own) and its mmproj (n_embd 1152,
+  // n_head 16, n_ff 4304, 27 layers, patch 16, n_merge 2, projection_dim 5120: the 35B-A3B's tower).
+  json dense = json::parse(fixture_text("qwen3.6-35b-a3b.json"));
+  dense["model_type"] = "qwen3_5";
+  dense["text_config"] = json::parse(R"({"model_type": "qwen3_5_text", "hidden_size": 5120, "num_hidden_layers": 64,
+      "num_attention_heads": 24, "num_key_value_heads": 4, "head_dim": 256, "intermediate_size": 17408, "vocab_size": 248320,
+      "tie_word_embeddings": false, "full_attention_interval": 4, "linear_num_key_heads": 16, "linear_num_value_heads": 48,
+      "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4, "mtp_num_hidden_layers": 1})");
+  dense["vision_config"]["out_hidden_size"] = 5120;
+  auto q27 = read_hf_config(dense, "config.json");
+  REQUIRE(q27);
+  CHECK_FALSE(q27->spec.is_moe());
+  CHECK(q27->spec.recurrent_layer_count() == 48);
+  CHECK(count_mtp_parameters(q27->spec) == 424699392);
+  CHECK(count_parameters(q27->spec) + count_mtp_parameters(q27->spec) == 27781427952);
 }
 
 TEST_CASE("Llama 4 Scout and Maverick: experts in every layer or every other, chunked attention, the vision tower, from their configs", "[config][parameters]") {
