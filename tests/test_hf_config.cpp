@@ -713,6 +713,34 @@ TEST_CASE("Qwen3.5 / 3.6 (qwen3_5_moe): Qwen3-Next's hybrid layers, Qwen3.5's vi
   CHECK(q27->spec.recurrent_layer_count() == 48);
   CHECK(count_mtp_parameters(q27->spec) == 424699392);
   CHECK(count_parameters(q27->spec) + count_mtp_parameters(q27->spec) == 27781427952);
+
+  // Qwen3.5-2B and 9B the same way, against the same audit's "'Qwen/Qwen3.5-2B': ('Apache-2.0',
+  // 2274069824)" and "'Qwen/Qwen3.5-9B': ('Apache-2.0', 9653104368)". 2B: llama.cpp's widths for
+  // its Q8_0 GGUF (validation point qwen35-2b-q80-cpu-ctx262144-np4-ub1024: n_embd 2048, 24 layers,
+  // 8 heads, 2 KV heads of 256, n_ff 6144, ssm d_inner 2048 over 16 value heads, no output tensor:
+  // tied) and its mmproj (n_embd 1024, 16 heads, n_ff 4096, 24 layers, projection_dim 2048). 9B:
+  // llama.cpp's widths for its Q4_K_S GGUF (n_embd 4096, 32 layers, 16 heads, 4 KV heads of 256,
+  // n_ff 12288, ssm d_inner 4096 over 32 value heads, an output tensor), whose text alone it counts
+  // as "n_params": 8953803264; its tower's widths were not printed: the 27B's, which the total
+  // then meets exactly.
+  struct Size { int64_t hidden, layers, heads, kv_heads, ffn, value_heads; bool tied; int64_t tower_depth, tower_width, tower_ffn; int64_t hub; };
+  for (const Size& z : {Size{2048, 24, 8, 2, 6144, 16, true, 24, 1024, 4096, 2274069824}, Size{4096, 32, 16, 4, 12288, 32, false, 27, 1152, 4304, 9653104368}}) {
+    INFO(z.hidden);
+    json c = dense;
+    c["text_config"].update({{"hidden_size", z.hidden}, {"num_hidden_layers", z.layers}, {"num_attention_heads", z.heads},
+                             {"num_key_value_heads", z.kv_heads}, {"intermediate_size", z.ffn}, {"linear_num_value_heads", z.value_heads},
+                             {"tie_word_embeddings", z.tied}});
+    c["vision_config"].update({{"depth", z.tower_depth}, {"hidden_size", z.tower_width}, {"intermediate_size", z.tower_ffn},
+                               {"out_hidden_size", z.hidden}});
+    auto read = read_hf_config(c, "config.json");
+    REQUIRE(read);
+    CHECK(count_parameters(read->spec) + count_mtp_parameters(read->spec) == z.hub);
+    if (!z.tied) {  // the text alone, as llama.cpp counts the 9B's GGUF
+      int64_t text = 0;
+      for (const TensorShape& t : enumerate_tensors(read->spec)) text += t.role == TensorRole::vision ? 0 : t.elements();
+      CHECK(text == 8953803264);
+    }
+  }
 }
 
 TEST_CASE("Llama 4 Scout and Maverick: experts in every layer or every other, chunked attention, the vision tower, from their configs", "[config][parameters]") {
