@@ -3,7 +3,6 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "active_fit.hpp"
@@ -11,22 +10,6 @@
 #include "widgets.hpp"
 
 namespace vramfit {
-
-namespace {
-
-double axis_position(const FitMapAxis& axis, double value) {
-  if (axis.max <= axis.min) return 0.0;
-  return (std::log2(value) - std::log2(static_cast<double>(axis.min))) /
-         (std::log2(static_cast<double>(axis.max)) - std::log2(static_cast<double>(axis.min)));
-}
-
-int64_t axis_value_at(const FitMapAxis& axis, double t) {
-  const double v = std::exp2(std::log2(static_cast<double>(axis.min)) +
-                             t * (std::log2(static_cast<double>(axis.max)) - std::log2(static_cast<double>(axis.min))));
-  return std::min(axis.max, std::max(axis.min, static_cast<int64_t>(std::llround(v))));
-}
-
-}  // namespace
 
 void apply_workload(Request& request, const FitMapView::Workload& workload) {
   if (request.mode == Mode::training) {
@@ -107,8 +90,8 @@ std::optional<FitMapView::Workload> FitMapView::draw(const Request& request, con
                   origin.y + std::max(avail.y - axis_h - legend_h, em(7.5f)));
   const int64_t cur_x = training ? request.training.sequence_length : request.settings.context_tokens;
   const int64_t cur_y = training ? request.training.micro_batch : request.settings.concurrent_sequences;
-  float mu = static_cast<float>(axis_position(x, static_cast<double>(cur_x)));
-  float mv = static_cast<float>(axis_position(y, static_cast<double>(cur_y)));
+  float mu = static_cast<float>(x.position(static_cast<double>(cur_x)));
+  float mv = static_cast<float>(y.position(static_cast<double>(cur_y)));
   if (mu < 0 || mu > 1 || mv < 0 || mv > 1) mu = mv = -1.0f;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   if (renderer_) renderer_->draw(dl, p0.x, p0.y, p1.x, p1.y, mu, mv);
@@ -119,7 +102,7 @@ std::optional<FitMapView::Workload> FitMapView::draw(const Request& request, con
   float next_free_x = -1e9f;
   for (int64_t v = 1; v <= x.max; v *= 2) {
     if (v < x.min) continue;
-    const float px = p0.x + static_cast<float>(axis_position(x, static_cast<double>(v))) * (p1.x - p0.x);
+    const float px = p0.x + static_cast<float>(x.position(static_cast<double>(v))) * (p1.x - p0.x);
     dl->AddLine(ImVec2(px, p1.y), ImVec2(px, p1.y + tick), text);
     const std::string label = v >= 1048576 ? std::to_string(v / 1048576) + "M" : v >= 1024 ? std::to_string(v / 1024) + "K" : std::to_string(v);
     const float w = ImGui::CalcTextSize(label.c_str()).x;
@@ -131,7 +114,7 @@ std::optional<FitMapView::Workload> FitMapView::draw(const Request& request, con
   float next_free_y = 1e9f;
   for (int64_t v = 1; v <= y.max; v *= 2) {
     if (v < y.min) continue;
-    const float py = p1.y - static_cast<float>(axis_position(y, static_cast<double>(v))) * (p1.y - p0.y);
+    const float py = p1.y - static_cast<float>(y.position(static_cast<double>(v))) * (p1.y - p0.y);
     dl->AddLine(ImVec2(p0.x - tick, py), ImVec2(p0.x, py), text);
     if (py + ImGui::GetFontSize() * 0.5f <= next_free_y) {
       const std::string label = std::to_string(v);
@@ -149,8 +132,8 @@ std::optional<FitMapView::Workload> FitMapView::draw(const Request& request, con
   std::optional<Workload> chosen;
   if (ImGui::IsItemHovered()) {
     const ImVec2 m = ImGui::GetMousePos();
-    const Workload at{axis_value_at(x, std::clamp((m.x - p0.x) / (p1.x - p0.x), 0.0f, 1.0f)),
-                      axis_value_at(y, std::clamp((p1.y - m.y) / (p1.y - p0.y), 0.0f, 1.0f))};
+    const Workload at{x.value_at(std::clamp((m.x - p0.x) / (p1.x - p0.x), 0.0f, 1.0f)),
+                      y.value_at(std::clamp((p1.y - m.y) / (p1.y - p0.y), 0.0f, 1.0f))};
     Request probe = request;
     apply_workload(probe, at);
     const int64_t total = training ? retotal_training_bytes(r.prepared.model, probe.training, r.training)

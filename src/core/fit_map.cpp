@@ -5,12 +5,25 @@
 
 namespace vramfit {
 
-int64_t FitMapAxis::value(int cell) const noexcept {
-  if (cells <= 1 || max <= min) return min;
-  const double t = (static_cast<double>(cell) + 0.5) / static_cast<double>(cells);
-  const double v = std::exp2(std::log2(static_cast<double>(min)) +
-                             t * (std::log2(static_cast<double>(max)) - std::log2(static_cast<double>(min))));
+// The axis is log-spaced: min x (max / min)^t. In float (log2f, exp2f): a workload is a whole
+// count rounded from it, and the page's module then carries none of double exp2's and log2's
+// tables (3.4 KB of its gzip size). Values up to 2^24 convert to float exactly.
+int64_t FitMapAxis::value_at(double t) const noexcept {
+  if (max <= min) return min;
+  const float lo = std::log2(static_cast<float>(min)), hi = std::log2(static_cast<float>(max));
+  const float v = std::exp2(lo + static_cast<float>(t) * (hi - lo));
   return std::min(max, std::max(min, static_cast<int64_t>(std::llround(v))));
+}
+
+int64_t FitMapAxis::value(int cell) const noexcept {
+  if (cells <= 1) return min;
+  return value_at((static_cast<double>(cell) + 0.5) / static_cast<double>(cells));
+}
+
+double FitMapAxis::position(double value) const noexcept {
+  if (max <= min) return 0.0;
+  const float lo = std::log2(static_cast<float>(min)), hi = std::log2(static_cast<float>(max));
+  return (std::log2(static_cast<float>(value)) - lo) / (hi - lo);
 }
 
 namespace {

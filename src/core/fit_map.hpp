@@ -13,7 +13,9 @@ namespace vramfit {
 struct FitMapAxis {
   int64_t min = 1, max = 1;  // inclusive; cells are spaced evenly in log2 between them
   int cells = 64;
-  int64_t value(int cell) const noexcept;  // the integer workload at a cell's centre
+  int64_t value(int cell) const noexcept;     // the integer workload at a cell's centre
+  int64_t value_at(double t) const noexcept;  // ... at a fraction t of the axis (0: min, 1: max)
+  double position(double value) const noexcept;  // where a workload lies on the axis (0 to 1 between min and max)
 };
 
 struct FitMap {
