@@ -143,6 +143,14 @@ TEST_CASE("--config reads Mistral 3: Pixtral's tower in the weights, its pass ov
   CHECK(r.out.find("12,100 patches x 2 B x (5 x 1,024 hidden + 2 x 4,096 intermediate)") != std::string::npos);
 }
 
+TEST_CASE("--config reads Granite Vision: LLaVA-NeXT with SigLIP, its pass over the base image and 10 crops", "[cli][config]") {
+  const Run r = run({"infer", "--config", std::string(VRAMFIT_FIXTURES_DIR) + "/configs/granite-vision-3.3-2b.json"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("2,975,396,928 parameters") != std::string::npos);
+  CHECK(r.out.find("8,019 patches x 2 B x (5 x 1,152 hidden + 2 x 4,304 intermediate)") != std::string::npos);
+}
+
 TEST_CASE("--safetensors-index with --config sizes the checkpoint from its total_size", "[cli][safetensors]") {
   const std::string config = std::string(VRAMFIT_FIXTURES_DIR) + "/configs/pythia-1b.json";
   const std::string index = (std::filesystem::temp_directory_path() / "vramfit-pythia-1b.index.json").string();

@@ -455,8 +455,9 @@ TEST_CASE("Llama 3.2 Vision, LLaVA-NeXT, Pixtral, Idefics3: towers and text from
   CHECK(count_parameters(preset("llama-3.2-11b-vision").spec) == 10670220835);
 
   // No exact published total was found for these three checkpoints; each is the sum of published
-  // counts and the tensors the modeling code adds, and equal to it exactly (Idefics3's architecture
-  // meets a published total below, through SmolVLM; Pixtral's through Mistral 3).
+  // counts and the tensors the modeling code adds, and equal to it exactly (each architecture meets
+  // a published total elsewhere: LLaVA-NeXT's through Granite Vision, Idefics3's through SmolVLM
+  // below, Pixtral's through Mistral 3).
   // LLaVA-NeXT (llava-hf/llava-v1.6-mistral-7b-hf): Mistral 7B (published at a 32,768 vocabulary,
   // the v0.3 preset) at 32,064 rows of embedding and LM head, LLaVA 1.5's CLIP tower and projector
   // (published above through llava-1.5-7b-hf's total), and image_newline (4,096).
@@ -530,6 +531,45 @@ TEST_CASE("Llama 3.2 Vision, LLaVA-NeXT, Pixtral, Idefics3: towers and text from
   auto no_grid = read_hf_config(grid, "config.json");
   REQUIRE_FALSE(no_grid);
   CHECK(no_grid.error().field == "image_grid_pinpoints");
+}
+
+TEST_CASE("LLaVA-NeXT at a published total: Granite Vision 3.3 2B, SigLIP with its pooling head and four feature layers", "[config][parameters]") {
+  // ibm-granite/granite-vision-3.3-2b (LlavaNextForConditionalGeneration): "Params: 2,975,396,928"
+  // as a public model survey records the Hub's total. No copy of its config.json was found whole;
+  // the fixture holds the keys that shape a tensor as public sources give them: the vision_config,
+  // image_grid_pinpoints and vision_feature_layer [-24, -20, -12, -1] as llama.cpp's Granite Vision
+  // guide (docs/multimodal/granitevision.md) copies them from the model's config.json; the
+  // text_config's widths and vocab_size 49,156 as torch-spyre/sendnn-inference's model_configs.yaml
+  // lists them (image_token_index 49,155 is its last row); the rest of the text_config is
+  // granite-3.1-2b-instruct's (the fixture above), the language model Granite Vision is tuned from.
+  const HfConfigRead g = read_published("granite-vision-3.3-2b.json", 2975396928);
+  const VisionTower& v = g.spec.vision;
+  CHECK(v.kind == VisionKind::siglip);
+  CHECK(v.pooling_head);  // SiglipVisionTransformer builds the head: the config does not set vision_use_head
+  // SiglipVisionModel at 384 px in 14-px patches: the patch conv and its bias, a 729-row position
+  // table, 27 layers of 15,239,504, post_layernorm; the pooling head: probe, in_proj (3 x 1,152 rows
+  // and bias), out_proj, layernorm, fc1 / fc2. The projector takes the 4 feature layers
+  // concatenated (4 x 1,152 -> 2,048 -> 2,048, biased), then image_newline.
+  const int64_t siglip = 3 * 14 * 14 * 1152 + 1152 + 729 * 1152 + 27 * int64_t{15239504} + 2 * 1152;
+  const int64_t head = 1152 + (1152 * 3456 + 3456) + (1152 * 1152 + 1152) + 2 * 1152 + (1152 * 4304 + 4304) + (4304 * 1152 + 1152);
+  const int64_t projector = (4 * 1152 * 2048 + 2048) + (2048 * 2048 + 2048) + 2048;
+  CHECK(head == 15238352);
+  CHECK(tower_parameters(g.spec) == siglip + head + projector);
+  // The text: granite-3.1-2b-instruct's published 2,533,531,648 with one more (tied) row.
+  CHECK(count_parameters(g.spec) - tower_parameters(g.spec) == 2533531648 + 2048);
+  // An image: the base and the largest pinpoint grid (3,840 x 384: 10 crops) through the tower.
+  CHECK(v.patches_per_image() == 11 * 27 * 27);
+
+  // vision_use_head false drops the head; an empty vision_feature_layer is refused by name.
+  json config = json::parse(fixture_text("granite-vision-3.3-2b.json"));
+  config["vision_config"]["vision_use_head"] = false;
+  auto headless = read_hf_config(config, "config.json");
+  REQUIRE(headless);
+  CHECK(count_parameters(headless->spec) == 2975396928 - head);
+  config["vision_feature_layer"] = json::array();
+  auto no_layers = read_hf_config(config, "config.json");
+  REQUIRE_FALSE(no_layers);
+  CHECK(no_layers.error().field == "vision_feature_layer");
 }
 
 TEST_CASE("Mistral 3: Pixtral's encoder and the patch-merging projector, from Mistral Small 3.1's real config", "[config][parameters]") {

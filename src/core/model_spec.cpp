@@ -277,7 +277,8 @@ void add_whisper_conv_stem(std::vector<TensorShape>& t, int64_t mel_bins, int64_
 }
 
 // The vision tower and projector (transformers' CLIPVisionTransformer, SiglipVisionTransformer,
-// Idefics3VisionTransformer, Qwen2VisionTransformerPretrainedModel /
+// with SiglipMultiheadAttentionPoolingHead when vision_use_head, Idefics3VisionTransformer,
+// Qwen2VisionTransformerPretrainedModel /
 // Qwen2_5_VisionTransformerPretrainedModel, Qwen3_5VisionModel, PixtralVisionModel, MllamaVisionModel,
 // Llama4VisionModel, Qwen2AudioEncoder;
 // LlavaMultiModalProjector, Mistral3MultiModalProjector, Gemma3MultiModalProjector, Idefics3Connector, Mllama's
@@ -341,12 +342,20 @@ void add_vision_tower(const VisionTower& v, std::vector<TensorShape>& t) {
   } else if (!pixtral) {
     norm(h);  // post_layernorm / layernorm_post
   }
+  if (v.pooling_head) {  // SiglipMultiheadAttentionPoolingHead: probe, in_proj (q, k, v), out_proj, layernorm, mlp
+    add(h, 1);
+    linear(h, 3 * h, true);
+    linear(h, h, true);
+    norm(h);
+    linear(h, v.intermediate, true);
+    linear(v.intermediate, h, true);
+  }
   if (v.projector == ProjectorKind::patch_merger) {  // Mistral3MultiModalProjector: norm, patch_merger.merging_layer
     add(h, 1);
     add(h * v.merge * v.merge, h);
   }
   if (v.projector == ProjectorKind::llava_mlp || v.projector == ProjectorKind::patch_merger) {  // linear_1, linear_2
-    linear(h, v.out_hidden, v.projector_bias);
+    linear(v.projector_input > 0 ? v.projector_input : h, v.out_hidden, v.projector_bias);
     linear(v.out_hidden, v.out_hidden, v.projector_bias);
   } else if (v.projector == ProjectorKind::gemma3) {
     add(h, v.out_hidden);  // mm_input_projection_weight

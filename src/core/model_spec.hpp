@@ -42,6 +42,7 @@ struct VisionTower {
   int64_t patch = 0, image_size = 0, channels = 3, temporal_patch = 1;
   bool rms_norm = false;    // Qwen2.5-VL, Pixtral: RMSNorm (a weight) instead of LayerNorm (weight + bias)
   bool gated_mlp = false;   // Qwen2.5-VL, Pixtral: gate, up, down instead of fc1, fc2
+  bool pooling_head = false;  // SigLIP's attention-pooling head (vision_use_head): probe, attention, norm, MLP
   int64_t merge = 0;        // Qwen, Mistral 3: spatial_merge_size (2: 4 patches per merged token)
   int64_t out_hidden = 0;   // the text model's hidden_size the projector or merger maps to
   ProjectorKind projector = ProjectorKind::none;
@@ -53,7 +54,9 @@ struct VisionTower {
   int64_t scale_factor = 0;       // Idefics3: pixel shuffle of scale x scale patches into one
   int64_t global_layers = 0;      // Mllama: num_global_layers of the gated global encoder
   int64_t aspect_ratios = 0;      // Mllama: len(supported_aspect_ratios)
-  int64_t projector_input = 0;    // Mllama: vision_output_dim (the stacked intermediate layers); Llama 4: the adapter's width
+  // Mllama: vision_output_dim (the stacked intermediate layers); Llama 4: the adapter's width;
+  // LLaVA: hidden x the layers of vision_feature_layer (Granite Vision concatenates 4), 0 = hidden.
+  int64_t projector_input = 0;
   int64_t position_table = 0;     // Qwen3.5: num_position_embeddings (interpolated to each image's grid)
   bool dynamic_resolution() const { return kind == VisionKind::qwen2_vl || kind == VisionKind::qwen3_5; }
   // Patches of one tile at image_size (CLIP and Mllama add a class token); Qwen's are as many

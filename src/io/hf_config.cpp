@@ -503,8 +503,11 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
     t.projector = ProjectorKind::linear;
     t.projector_input = t.hidden;
   } else if (llava || mistral3 || family == "gemma3" || family == "idefics3" || family == "mllama") {
-    const bool pixtral = mistral3 || (llava && v.text("model_type", "") == "pixtral");
-    t.kind = pixtral ? VisionKind::pixtral : llava ? VisionKind::clip : family == "mllama" ? VisionKind::mllama : VisionKind::siglip;
+    // LLaVA's tower is CLIP's unless its vision_config says Pixtral or SigLIP (Granite Vision).
+    const std::string tower = v.text("model_type", "");
+    const bool pixtral = mistral3 || (llava && tower == "pixtral");
+    t.kind = pixtral ? VisionKind::pixtral : llava && tower != "siglip_vision_model" ? VisionKind::clip
+             : family == "mllama" ? VisionKind::mllama : VisionKind::siglip;
     // PixtralVisionConfig's defaults (its config.json names only what differs).
     t.layers = v.integer("num_hidden_layers", pixtral ? 24 : 0);
     t.hidden = v.integer("hidden_size", pixtral ? 1024 : 0);
@@ -540,7 +543,13 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
       t.aspect_ratios = v.integer("aspect_ratio_count", ratios.is_array() && !ratios.empty() ? static_cast<int64_t>(ratios.size()) : 8);
     }
     t.tiles = v.integer("max_num_tiles", tiles);
-    if (v.boolean("vision_use_head", false)) v.fail("vision_use_head", "true (SigLIP's attention-pooling head) is not counted yet");
+    // SiglipVisionTransformer builds its pooling head unless vision_use_head says no (Gemma 3's
+    // does); Idefics3VisionTransformer has none.
+    t.pooling_head = t.kind == VisionKind::siglip && family != "idefics3" && v.boolean("vision_use_head", true);
+    // LLaVA's projector takes the vision_feature_layer outputs concatenated (LlavaNextModel.get_image_features);
+    // vision_output_dim is vramfit's own key for the width, as write_hf_config writes it.
+    const json& feature_layers = root.value("vision_feature_layer", json());
+    if (llava) t.projector_input = v.integer("vision_output_dim", sat_mul(t.hidden, feature_layers.is_array() ? int64_t(feature_layers.size()) : 1));
   } else if (family == "llama4") {
     // Llama4VisionModel: a CLIP-like encoder of one 336-px tile, then the pixel-shuffle adapter.
     t.kind = VisionKind::llama4;
@@ -598,7 +607,7 @@ void read_vision_tower(const json& root, const std::string& origin, ModelSpec& s
       {t.tiles, 64, mllama || llama4 ? "max_num_tiles" : "image_grid_pinpoints", !mllama && !llama4},
       {mllama ? t.global_layers : 1, 1 << 10, "num_global_layers", false},
       {mllama ? t.aspect_ratios : 1, 1 << 10, "supported_aspect_ratios", false},
-      {mllama || llama4 ? t.projector_input : 1, 1 << 20, "vision_output_dim", false},
+      {mllama || llama4 || llava ? t.projector_input : 1, 1 << 20, llava ? "vision_feature_layer" : "vision_output_dim", llava},
       {t.projector == ProjectorKind::pixel_shuffle ? t.scale_factor : 1, 64, "scale_factor", true},
       {t.projector == ProjectorKind::patch_merger ? t.merge : 1, 16, "spatial_merge_size", true},
       {t.kind == VisionKind::qwen3_5 ? t.position_table : 1, 1 << 20, "num_position_embeddings", false}};
@@ -1085,6 +1094,10 @@ json write_hf_config(const ModelSpec& s) {
                {});
   }
   if (v.kind == VisionKind::pixtral) vision["model_type"] = "pixtral";
+  if (v.kind == VisionKind::siglip) {
+    vision["model_type"] = "siglip_vision_model";
+    vision["vision_use_head"] = v.pooling_head;
+  }
   if (v.kind == VisionKind::llama4) {
     vision["projector_input_dim"] = vision["projector_output_dim"] = v.projector_input;
   }

@@ -231,12 +231,13 @@ test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART, GP
                                    ["qwen2-audio-7b", 8397094912], ["whisper-large-v3", 1543490560]]) {
     assert.equal(vramfit.estimate({ model: { preset } }).model.parameters, parameters, preset);
   }
-  // Llama 3.2 Vision, LLaVA-NeXT, Pixtral (under llava and Mistral 3) and Idefics3 from their real configs, dropped as the page
+  // Llama 3.2 Vision, LLaVA-NeXT (CLIP; SigLIP in Granite Vision), Pixtral (under llava and Mistral 3) and Idefics3 from their configs, dropped as the page
   // drops them; Llama 3.2 Vision's 8 cross-attention layers hold one image's 4 x 1,601 tokens.
   const towers = { "llama-3.2-11b-vision-instruct.json": 10670220835, "llava-v1.6-mistral-7b-hf.json": 7566747648,
                    "pixtral-12b.json": 12682739712, "idefics3-8b-llama3.json": 8462086384,
                    "whisper-large-v3.json": 1543490560, "qwen2-audio-7b-instruct.json": 8397094912,
-                   "mistral-small-3.1-24b-instruct-2503.json": 24011361280, "smolvlm-256m-instruct.json": 256484928 };
+                   "mistral-small-3.1-24b-instruct-2503.json": 24011361280, "smolvlm-256m-instruct.json": 256484928,
+                   "granite-vision-3.3-2b.json": 2975396928 };
   for (const [file, parameters] of Object.entries(towers)) {
     const read = await vramfit.readModelFile(new File([fs.readFileSync(path.join(root, "tests/fixtures/configs", file))], "config.json"));
     const report = vramfit.estimate({ model: read.model, context_tokens: 8192 });
