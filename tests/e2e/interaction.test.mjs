@@ -406,6 +406,13 @@ test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's war
   await shot(mistral3.page, "models-mistral3-config.png");
   assert.deepEqual(mistral3.errors, []);
   await mistral3.context.close();
+  // Granite Vision 3.3 2B (LLaVA-NeXT with SigLIP): the pooling head and the four-layer projector in the count.
+  const granite = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: fixture("granite-vision-3.3-2b.json") }, context_tokens: 8192 }), SIZES.desktop);
+  const graniteText = (await texts(granite.page)).join(" ");
+  assert.match(graniteText, /2,975,396,928 parameters/);
+  assert.match(graniteText, /441,863,232 parameters are the vision tower and projector/);
+  assert.deepEqual(granite.errors, []);
+  await granite.context.close();
   // A vision preset picked on the phone by touch: its tower is in the count the page shows.
   const phone = await open(browser, site.origin + "/", SIZES.phone);
   await tapWidget(phone.page, "Model");
