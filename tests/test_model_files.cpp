@@ -123,6 +123,45 @@ TEST_CASE("a Qwen3.5 GGUF: the Gated DeltaNet widths from its ssm keys size llam
   CHECK_FALSE(bare_read->config.contains("linear_value_head_dim"));
 }
 
+TEST_CASE("an MTP GGUF: block_count counts the MTP layer, placed and loaded, with no KV or RS in the main context", "[gguf][model_files][llamacpp]") {
+  // unsloth's Qwen3.6-27B-MTP GGUF as llama.cpp logs it (validation/engines/llamacpp.json, point
+  // qwen36-27b-udq4kxl-mtp-rtx5090-ctx131072-np4): qwen35.block_count 65, nextn_predict_layers 1,
+  // full attention every 4th layer; "offloaded 66/66 layers to GPU", "KV buffer size = 4352.00 MiB"
+  // (131072 cells, 16 layers, q8_0), "RS buffer size = 598.50 MiB" (48 Gated DeltaNet layers). The
+  // file's 65th block is written here as a decoder layer of the same widths.
+  const json config = {{"model_type", "qwen3_5_text"}, {"hidden_size", 5120}, {"num_hidden_layers", 65}, {"num_attention_heads", 24},
+                       {"num_key_value_heads", 4}, {"head_dim", 256}, {"intermediate_size", 17408}, {"vocab_size", 248320},
+                       {"max_position_embeddings", 262144}, {"tie_word_embeddings", false}, {"linear_num_key_heads", 16},
+                       {"linear_num_value_heads", 48}, {"linear_key_head_dim", 128}, {"linear_value_head_dim", 128}};
+  auto blocks = read_hf_config(config, "qwen3.6-27b, 65 blocks");
+  REQUIRE(blocks);
+  const auto bytes = write_gguf(tables(), blocks->spec, format("gguf-q4_k_m"), "qwen35", 64,
+                                {{"ssm.conv_kernel", 4}, {"ssm.state_size", 128}, {"ssm.group_count", 16}, {"ssm.time_step_rank", 48},
+                                 {"ssm.inner_size", 6144}, {"full_attention_interval", 4}, {"nextn_predict_layers", 1}});
+  auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), "Qwen3.6-27B-UD-Q4_K_XL.gguf");
+  REQUIRE(gguf);
+  auto read = model_from_gguf(tables(), *gguf, "Qwen3.6-27B-UD-Q4_K_XL.gguf");
+  REQUIRE(read);
+  CHECK(read->config.at("num_hidden_layers") == 64);
+  CHECK(read->config.at("num_nextn_predict_layers") == 1);
+  CHECK(read->weights.by_layer.layer.size() == 65);  // blk.64's tensors stay in the weights
+  const Report r = estimate_from(*read, {{"engine", "llama.cpp"}, {"gpus", {"rtx-5090"}},
+                                          {"llama.cpp", {{"ctx-size", 131072}, {"parallel", 4}, {"cache-type-k", "q8_0"},
+                                                         {"cache-type-v", "q8_0"}, {"flash-attn", "on"}}}});
+  REQUIRE(r.engine);
+  const LlamaCppMemory& m = r.engine->llamacpp;
+  CHECK(m.offloaded_layers == 66);
+  CHECK(m.layer_slots == 66);
+  CHECK(m.gpus.at(0).kv == 4352 * kMiB);
+  CHECK(std::abs(static_cast<double>(m.gpus.at(0).rs) / static_cast<double>(kMiB) - 598.50) < 0.006);
+  // Every block's bytes are on the GPU, the MTP layer's too; token_embd stays on the CPU.
+  int64_t on_gpu = read->weights.by_layer.output;
+  for (int64_t b : read->weights.by_layer.layer) on_gpu += b;
+  for (int64_t b : read->weights.by_layer.layer_experts) on_gpu += b;
+  CHECK(m.gpus.at(0).model == on_gpu);
+  CHECK(m.host.model == read->weights.by_layer.input);
+}
+
 TEST_CASE("a Mamba GGUF: the mixer's widths from its ssm keys, feed_forward_length 0 as the converter writes it", "[gguf][model_files][llamacpp]") {
   std::ifstream in(std::string(VRAMFIT_FIXTURES_DIR) + "/configs/mamba-130m-hf.json");
   auto config = read_hf_config(json::parse(in), "mamba-130m-hf");

@@ -29,11 +29,12 @@ struct Placement {
   }
 };
 
-Placement place_layers(const ModelSpec& m, const LlamaCppSettings& s, const std::vector<int64_t>& free_bytes) {
+// blocks: the model's n_layer, its MTP (NextN) layers included when the file holds them.
+Placement place_layers(int64_t blocks, const LlamaCppSettings& s, const std::vector<int64_t>& free_bytes) {
   Placement p;
   const int64_t gpus = static_cast<int64_t>(free_bytes.size());
   if (gpus == 0) return p;
-  const int64_t slots = m.layers + 1;  // the repeating layers and the output layer
+  const int64_t slots = blocks + 1;  // the repeating layers and the output layer
   const int64_t ngl = s.n_gpu_layers < 0 ? slots : s.n_gpu_layers;
   p.i_gpu_start = std::max<int64_t>(slots - ngl, 0);
   p.act_gpu_layers = std::min(ngl, slots);
@@ -143,15 +144,21 @@ LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, c
     r.swa_cells = s.swa_full ? r.n_ctx : std::min(r.n_ctx, m.sliding_window * s.parallel + ubatch);
   }
 
-  const Placement place = place_layers(m, s, gpu_free_bytes);
-  r.layer_slots = m.layers + 1;
-  for (int64_t il = 0; il <= m.layers; ++il) {
+  // The blocks llama.cpp places: the model's layers, and the MTP (NextN) layers a GGUF holds after
+  // them (block_count counts them: llama_model::load_hparams, LLM_KV_NEXTN_PREDICT_LAYERS). They
+  // are placed and loaded like any block, but the main context keeps no KV cache or recurrent
+  // state for them (the loops below stop at m.layers): Qwen3.6-27B's MTP GGUF, 65 blocks, logs
+  // "offloaded 66/66 layers", KV for 16 layers and RS for its 48 Gated DeltaNet layers.
+  const int64_t blocks = std::max<int64_t>(m.layers, static_cast<int64_t>(w.layer.size()));
+  const Placement place = place_layers(blocks, s, gpu_free_bytes);
+  r.layer_slots = blocks + 1;
+  for (int64_t il = 0; il <= blocks; ++il) {
     const int64_t d = place.device(il);
     if (d != kHost) ++r.offloaded_layers;
-    if (il == m.layers) buffers(d).output_layer = true;
+    if (il == blocks) buffers(d).output_layer = true;
     else buffers(d).layers += 1;
   }
-  const int64_t output_device = place.device(m.layers);
+  const int64_t output_device = place.device(blocks);
 
   // -fa auto: on unless the attention's device and its KV cache's differ (llama_context:
   // "Flash Attention was auto, set to disabled" when -nkvo keeps the cache on the CPU).
@@ -173,14 +180,14 @@ LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, c
   if (rows_split) {
     LlamaCppSettings by_ts;
     by_ts.tensor_split = s.tensor_split;
-    const Placement proportions = place_layers(m, by_ts, gpu_free_bytes);
+    const Placement proportions = place_layers(blocks, by_ts, gpu_free_bytes);
     double previous = 0.0;
     for (double split : proportions.splits) {
       row_shares.push_back(split - previous);
       previous = split;
     }
   }
-  for (int64_t il = 0; il < m.layers; ++il) {
+  for (int64_t il = 0; il < blocks; ++il) {
     const size_t i = static_cast<size_t>(il);
     const int64_t device = place.device(il);
     const bool experts_on_host = s.cpu_moe || il < s.n_cpu_moe;
@@ -345,7 +352,7 @@ LlamaCppFit llamacpp_fit(const FormatTables& tables, const ModelSpec& m, const L
   const LlamaCppMemory now = llamacpp_memory(tables, m, w, s, capacity);
   f.fits = fits(now, &f);
   // -ngl: more GPU layers only add to the GPUs, so the most that fit is the first from the top.
-  for (int64_t ngl = m.layers + 1; ngl >= 0; --ngl) {
+  for (int64_t ngl = std::max<int64_t>(m.layers, static_cast<int64_t>(w.layer.size())) + 1; ngl >= 0; --ngl) {
     LlamaCppSettings t = s;
     t.n_gpu_layers = ngl;
     if (fits(llamacpp_memory(tables, m, w, t, capacity), nullptr) || ngl == 0) {

@@ -929,9 +929,10 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
     return *e;
   }
   if (s.mtp_layers > 0) {  // counted once the dimensions are known to be in range
-    out.assumptions.push_back(mtp_key + (" " + std::to_string(s.mtp_layers)) + ": the checkpoint also holds " +
-                              std::to_string(count_mtp_parameters(s)) + " parameters of multi-token prediction, loaded "
-                              "only to speculate; not counted.");
+    const std::string mtp = std::to_string(count_mtp_parameters(s)) + " parameters of multi-token prediction";
+    out.assumptions.push_back(mtp_key + (" " + std::to_string(s.mtp_layers)) +
+                              (weights_from_file ? ": " + mtp + ", in the file's weights (loaded to speculate)."
+                                                 : ": the checkpoint also holds " + mtp + ", loaded only to speculate; not counted."));
   }
   return out;
 }

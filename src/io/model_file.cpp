@@ -113,6 +113,17 @@ Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile
     }
   };
   take("block_count", "num_hidden_layers");
+  // block_count counts the MTP (NextN) layers too, the last nextn_predict_layers of them
+  // (llama_model::load_hparams, LLM_KV_NEXTN_PREDICT_LAYERS; Qwen3.6's and GLM's MTP GGUFs): as a
+  // config, the decoder's layers and num_nextn_predict_layers. Their tensors stay in the weights.
+  const int64_t nextn = gguf.integer_or(p + "nextn_predict_layers", 0);
+  if (nextn > 0 && c.value("num_hidden_layers", int64_t(0)) > nextn) {
+    c["num_hidden_layers"] = c["num_hidden_layers"].get<int64_t>() - nextn;
+    c["num_nextn_predict_layers"] = nextn;
+    out.read.push_back(p + "nextn_predict_layers = " + std::to_string(nextn));
+    out.derived.push_back("num_hidden_layers = block_count - nextn_predict_layers = " + c["num_hidden_layers"].dump() +
+                          " (the last " + std::to_string(nextn) + " block(s) are MTP layers)");
+  }
   take("embedding_length", "hidden_size");
   take("attention.head_count", "num_attention_heads", true);
   take("attention.head_count_kv", "num_key_value_heads", true);

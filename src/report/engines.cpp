@@ -119,9 +119,11 @@ Result<LlamaCppWeights> llamacpp_placed_weights(const Request& request, const Ca
                           (stored.source.empty() ? std::string("a file") : stored.source) +
                           " without llama.cpp's layer placement");
   }
-  if (request.has_stored_weights && static_cast<int64_t>(stored.by_layer.layer.size()) != model.layers) {
+  // A GGUF's blocks: the model's layers, and its MTP layers when the file holds them.
+  const int64_t blocks = static_cast<int64_t>(stored.by_layer.layer.size());
+  if (request.has_stored_weights && blocks != model.layers && blocks != model.layers + model.mtp_layers) {
     return make_error("request.bad_value", prefix + "weights.stored.by_layer",
-                      prefix + "weights.stored.by_layer: " + std::to_string(stored.by_layer.layer.size()) +
+                      prefix + "weights.stored.by_layer: " + std::to_string(blocks) +
                           " layers, but the model has " + std::to_string(model.layers));
   }
   if (request.has_stored_weights) return stored.by_layer;
