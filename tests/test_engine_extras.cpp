@@ -508,6 +508,70 @@ TEST_CASE("--mmproj: a projector GGUF's weights and one image's graph on the fir
   CHECK(on_cpu.host.mmproj == p.weight_bytes + on_cpu.mmproj_compute);
 }
 
+TEST_CASE("--mmproj of Qwen3-VL's family: clip's 1,472-px warmup image, checked against two logs", "[llamacpp][gguf]") {
+  // Qwen3.6-27B's mmproj as llama.cpp logs it (validation/engines/llamacpp.json, point
+  // qwen36-27b-udq4kxl-mtp-rtx5090-ctx131072-np4): projector qwen3vl_merger, n_embd 1152, n_ff 4304,
+  // 16 heads, image_size 768, patch_size 16, n_merge 2; "warmup with image size = 1472 x 1472",
+  // "CUDA0 compute buffer size = 248.10 MiB", "CPU compute buffer size = 24.93 MiB".
+  const std::vector<std::pair<std::string, std::vector<int64_t>>> tensors = {{"v.blk.0.attn_qkv.weight", {1152, 3456}},
+                                                                              {"v.blk.0.ffn_up.weight", {1152, 4304}}};
+  const auto bytes = write_clip_gguf(tensors, 7, [](GgufWriter& w) {
+    w.kv_string("clip.projector_type", "qwen3vl_merger");
+    w.kv_u32("clip.vision.image_size", 768);
+    w.kv_u32("clip.vision.patch_size", 16);
+    w.kv_u32("clip.vision.embedding_length", 1152);
+    w.kv_u32("clip.vision.feed_forward_length", 4304);
+    w.kv_u32("clip.vision.attention.head_count", 16);
+    w.kv_u32("clip.vision.spatial_merge_size", 2);
+  });
+  auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), "mmproj-BF16.gguf");
+  REQUIRE(gguf);
+  auto read = mmproj_from_gguf(builtin_catalog().formats, *gguf, "mmproj-BF16.gguf");
+  REQUIRE(read);
+  LlamaCppMmproj p = *read;
+  CHECK(p.qwen3vl());
+  CHECK(p.warmup_side() == 1472);    // 46 tokens x 2 x 16 px (set_warmup_n_tokens(46*46))
+  CHECK(p.patches() == 92 * 92);     // 8,464
+  const FormatTables& tables = builtin_catalog().formats;
+  const ModelSpec& spec = preset("qwen3.6-27b").spec;
+  LlamaCppSettings s;
+  s.ctx_size = 4096;
+  s.flash_attn = LlamaFlashAttn::on;
+  s.has_mmproj = true;
+  s.mmproj = p;
+  const LlamaCppWeights weights = llamacpp_weights(tables, spec, format("gguf-q4_k_m"));
+  const LlamaCppMemory on_gpu = llamacpp_memory(tables, spec, weights, s, {32 * kGiB});
+  // 6.5 x 1,152 f32 values a patch (the residual, fused qkv, roped q and k, k in f16) over the MLP's
+  // 2 x 1,152 + 4,304: 241.77 MiB against the log's 248.10, 2.6 % under.
+  CHECK(on_gpu.mmproj_compute == 8464LL * 26 * 1152);
+  const double gpu_miss = static_cast<double>(on_gpu.mmproj_compute) / (248.10 * static_cast<double>(kMiB)) - 1.0;
+  CHECK(gpu_miss < 0.0);
+  CHECK(gpu_miss > -0.03);
+  // The warmup image's three f32 planes and 4 i32 M-RoPE positions a patch, in host memory: the log's 24.93 MiB.
+  CHECK(on_gpu.mmproj_host_input == 1472LL * 1472 * 12 + 8464LL * 16);
+  CHECK(std::abs(static_cast<double>(on_gpu.mmproj_host_input) / static_cast<double>(kMiB) - 24.93) < 0.005);
+  CHECK(on_gpu.host.mmproj == on_gpu.mmproj_host_input);
+  // Qwen3.5-2B's mmproj on a CPU (point qwen35-2b-q80-cpu-ctx262144-np4-ub1024: n_embd 1024, n_ff 4096,
+  // the same warmup): one buffer, "CPU compute buffer size = 223.30 MiB"; vramfit 214.91 MiB, 3.8 % under.
+  s.mmproj.hidden = 1024;
+  s.mmproj.intermediate = 4096;
+  const LlamaCppMemory on_cpu = llamacpp_memory(tables, spec, weights, s, {});
+  CHECK(on_cpu.mmproj_compute == 8464LL * 26 * 1024);
+  CHECK(on_cpu.mmproj_host_input == 0);
+  const double cpu_miss = static_cast<double>(on_cpu.mmproj_compute) / (223.30 * static_cast<double>(kMiB)) - 1.0;
+  CHECK(cpu_miss < 0.0);
+  CHECK(cpu_miss > -0.04);
+  // The request keeps n_merge.
+  Request request;
+  request.engine = Engine::llamacpp;
+  request.llamacpp.has_mmproj = true;
+  request.llamacpp.mmproj = p;
+  auto again = request_from_json(request_to_json(request));
+  REQUIRE(again);
+  CHECK(again->llamacpp.mmproj.merge == 2);
+  CHECK(again->llamacpp.mmproj.patches() == 8464);
+}
+
 TEST_CASE("--mmproj with an audio projector: clip.audio.* keys, Whisper's encoder over clip's 3,000-frame warmup", "[llamacpp][gguf]") {
   const auto bytes = write_audio_mmproj_gguf();
   auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), "mmproj-Qwen2-Audio-7B-Instruct-f16.gguf");

@@ -231,16 +231,29 @@ LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, c
   }
 
   // A multimodal projector (--mmproj): its weights on the first GPU (or the CPU with
-  // --no-mmproj-offload), and the graph clip reserves for one image at its largest size — here
-  // vramfit's estimate of one encoder layer over the patches in f32 (the residual and normed
-  // input, q, k, v, the attention output: 5 h, the MLP: 2 x intermediate), with the scores
-  // without flash attention; not llama.cpp's own allocator.
+  // --no-mmproj-offload), and the graph clip reserves for its warmup image (LlamaCppMmproj::
+  // warmup_side) — an estimate of the tensors alive at once, said so in the report, not
+  // llama.cpp's own allocator. Qwen3-VL (tools/mtmd/models/qwen3vl.cpp, clip_graph_qwen3vl::build):
+  // while a layer's attention runs, the residual, the fused qkv (3 h, alive until v is cast), the
+  // roped q and k and k cast to f16 for flash attention (clip_graph::build_attn): 6.5 h floats a
+  // patch; the MLP holds the residual, the normed input or the output, and the up projection:
+  // 2 h + intermediate. On a GPU the input image (3 f32 planes) and the M-RoPE positions (4 i32 a
+  // patch) sit in a host buffer. Other projectors: one encoder layer's residual and normed input,
+  // q, k, v, the attention output (5 h) and the MLP (2 x intermediate), in f32. Without flash
+  // attention the heads x patches^2 f32 scores are added.
   if (s.has_mmproj) {
     const LlamaCppMmproj& p = s.mmproj;
     const int64_t patches = p.patches();
-    r.mmproj_compute = sat_mul(patches, 4, 5 * p.hidden + 2 * p.intermediate);
+    const bool on_host = s.no_mmproj_offload || gpus == 0;
+    if (p.qwen3vl()) {
+      r.mmproj_compute = sat_mul(patches, std::max(26 * p.hidden, 8 * p.hidden + 4 * p.intermediate));
+      if (!on_host) r.mmproj_host_input = sat_add(sat_mul(p.warmup_side(), p.warmup_side(), 3 * 4), sat_mul(patches, 4 * 4));
+    } else {
+      r.mmproj_compute = sat_mul(patches, 4, 5 * p.hidden + 2 * p.intermediate);
+    }
     if (!r.flash_attention) r.mmproj_compute = sat_add(r.mmproj_compute, sat_mul(patches, patches, p.heads, 4));
-    buffers(s.no_mmproj_offload || gpus == 0 ? kHost : 0).mmproj = sat_add(p.weight_bytes, r.mmproj_compute);
+    buffers(on_host ? kHost : 0).mmproj = sat_add(p.weight_bytes, r.mmproj_compute);
+    r.host.mmproj = sat_add(r.host.mmproj, r.mmproj_host_input);
   }
 
   // KV cache (llama_kv_cache::llama_kv_cache): per layer, cells x (K row + V row) in the

@@ -50,9 +50,16 @@ struct LlamaCppMmproj {
   // Whisper's encoder over clip_ctx's warmup of warmup_audio_size = 3000 mel frames, held here as
   // image_size 3000 and patch_size 2 (conv2's stride): 1,500 positions.
   bool audio = false;
+  int64_t merge = 0;            // clip.vision.spatial_merge_size (clip_hparams::n_merge; Qwen-VL's default 2)
+  // Qwen3-VL's graph (clip.projector_type qwen3vl_merger: Qwen3-VL, Qwen3.5, Qwen3.6's projectors).
+  bool qwen3vl() const { return projector == "qwen3vl_merger"; }
+  // The side of the square image clip_ctx warms up with, the graph it reserves: image_size, but
+  // Qwen-VL's load_hparams calls set_warmup_n_tokens(46*46): 46 merged tokens a side, each
+  // n_merge x n_merge patches (1,472 px at 16-px patches).
+  int64_t warmup_side() const { return qwen3vl() ? 46 * patch_size * (merge > 0 ? merge : 2) : image_size; }
   int64_t patches() const {
     if (patch_size <= 0) return 0;
-    const int64_t side = image_size / patch_size;
+    const int64_t side = warmup_side() / patch_size;
     return audio ? side : side * side;
   }
 };
@@ -115,6 +122,7 @@ struct LlamaCppMemory {
   bool flash_attention = true;         // after -fa auto is resolved
   std::vector<std::vector<int64_t>> lora_by_device;  // per --lora file: its bytes on each GPU, then the host
   int64_t mmproj_compute = 0;          // of the projector's device's `mmproj`, the image graph (estimated)
+  int64_t mmproj_host_input = 0;       // of the host's `mmproj` when the projector is on a GPU: the warmup image and its positions
 };
 
 // From a weight format's per-tensor types (the same rules as the breakdown's weights).

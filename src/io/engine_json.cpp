@@ -79,7 +79,7 @@ std::optional<Error> llamacpp_settings_from_json(const json& j, LlamaCppSettings
   l.no_mmproj_offload = f.boolean("no-mmproj-offload", l.no_mmproj_offload);
   if (const json* mmproj = f.sub("mmproj")) {  // --mmproj's file as read from its header
     Fields mf{*mmproj, "llama.cpp.mmproj.", std::nullopt};
-    mf.only({"file", "projector", "weight_bytes", "image_size", "patch_size", "hidden", "intermediate", "heads", "audio"});
+    mf.only({"file", "projector", "weight_bytes", "image_size", "patch_size", "hidden", "intermediate", "heads", "audio", "merge"});
     LlamaCppMmproj& p = l.mmproj;
     p.file = mf.text("file", "");
     p.projector = mf.text("projector", "mlp");
@@ -90,6 +90,7 @@ std::optional<Error> llamacpp_settings_from_json(const json& j, LlamaCppSettings
     p.intermediate = mf.integer("intermediate", 0, 1, 1 << 20);
     p.heads = mf.integer("heads", 0, 1, 1 << 20);
     p.audio = mf.boolean("audio", false);
+    p.merge = mf.integer("merge", 0, 0, 64);
     if (mf.error) return mf.error;
     l.has_mmproj = true;
   }
@@ -149,6 +150,7 @@ json llamacpp_settings_to_json(const LlamaCppSettings& l) {
                    {"image_size", p.image_size}, {"patch_size", p.patch_size}, {"hidden", p.hidden},
                    {"intermediate", p.intermediate}, {"heads", p.heads}};
     if (p.audio) j["mmproj"]["audio"] = true;
+    if (p.merge > 0) j["mmproj"]["merge"] = p.merge;
   }
   for (const LlamaCppLora& a : l.lora) {
     j["lora"].push_back({{"file", a.file}, {"rank", a.rank}, {"input", a.pairs.input}, {"output", a.pairs.output},

@@ -296,6 +296,7 @@ Result<LlamaCppMmproj> mmproj_from_gguf(const FormatTables& tables, const GgufFi
   p.hidden = gguf.integer_or(keys + "embedding_length", 0);
   p.intermediate = gguf.integer_or(keys + "feed_forward_length", 0);
   p.heads = gguf.integer_or(keys + "attention.head_count", 0);
+  p.merge = std::clamp<int64_t>(gguf.integer_or("clip.vision.spatial_merge_size", 0), 0, 64);
   for (int64_t v : {p.image_size, p.patch_size, p.hidden, p.intermediate, p.heads}) {
     if (v <= 0 || v > (int64_t(1) << 20)) {
       return make_error("gguf.bad_mmproj", "file", file + ": " + keys + (p.audio ? "" : "image_size, patch_size, ") +

@@ -223,8 +223,10 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
                             (l.no_mmproj_offload || e.devices.empty() ? std::string("the CPU") : std::string("CUDA0")) +
                             (l.mmproj.audio ? ", and one 30 s clip's graph, " : ", and one image's graph, ") +
                             format_bytes(e.llamacpp.mmproj_compute, DisplayUnits::gib) + " for " + std::to_string(l.mmproj.patches()) +
-                            (l.mmproj.audio ? " positions" : " patches") + ": vramfit's estimate of one encoder layer in f32, not clip's own allocator (not yet checked "
-                            "against a log)");
+                            (l.mmproj.audio ? " positions" : " patches") +
+                            (l.mmproj.qwen3vl() ? " of clip's warmup image: vramfit's estimate of the tensors one Qwen3-VL encoder layer holds at once, "
+                                                  "not clip's own allocator (checked against two logs: 2.6 % and 3.8 % under)"
+                                                : ": vramfit's estimate of one encoder layer in f32, not clip's own allocator (not checked against a log)"));
   } else if (report.prepared.model.vision.kind != VisionKind::none) {
     report.breakdown.assumptions.push_back("llama.cpp: the image or audio tower and projector live in a separate mmproj GGUF "
                                            "(llama-server --mmproj); they are not in these buffers.");
