@@ -515,15 +515,7 @@ TEST_CASE("--mmproj of Qwen3-VL's family: clip's 1,472-px warmup image, checked 
   // "CUDA0 compute buffer size = 248.10 MiB", "CPU compute buffer size = 24.93 MiB".
   const std::vector<std::pair<std::string, std::vector<int64_t>>> tensors = {{"v.blk.0.attn_qkv.weight", {1152, 3456}},
                                                                               {"v.blk.0.ffn_up.weight", {1152, 4304}}};
-  const auto bytes = write_clip_gguf(tensors, 7, [](GgufWriter& w) {
-    w.kv_string("clip.projector_type", "qwen3vl_merger");
-    w.kv_u32("clip.vision.image_size", 768);
-    w.kv_u32("clip.vision.patch_size", 16);
-    w.kv_u32("clip.vision.embedding_length", 1152);
-    w.kv_u32("clip.vision.feed_forward_length", 4304);
-    w.kv_u32("clip.vision.attention.head_count", 16);
-    w.kv_u32("clip.vision.spatial_merge_size", 2);
-  });
+  const auto bytes = write_vision_clip_gguf(tensors, {"qwen3vl_merger", 768, 16, 1152, 4304, 16, 2});
   auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), "mmproj-BF16.gguf");
   REQUIRE(gguf);
   auto read = mmproj_from_gguf(builtin_catalog().formats, *gguf, "mmproj-BF16.gguf");

@@ -162,6 +162,26 @@ std::vector<uint8_t> write_clip_gguf(const std::vector<std::pair<std::string, st
 // A multimodal projector GGUF as llama.cpp's converters write one (general.architecture "clip"):
 // LLaVA-1.5's CLIP ViT-L/14 at 336 px (1024 wide, 4096 MLP, 16 heads, `layers` layers: q, k, v,
 // o and the MLP in F16) and its two-layer projector into `text_hidden`.
+// A vision projector GGUF's clip.* keys: its projector type, image and patch size, the tower's
+// widths and (when > 0) clip.vision.spatial_merge_size.
+struct ClipVision {
+  std::string projector = "mlp";
+  uint32_t image_size = 336, patch_size = 14, hidden = 1024, intermediate = 4096, heads = 16, merge = 0;
+};
+
+inline std::vector<uint8_t> write_vision_clip_gguf(const std::vector<std::pair<std::string, std::vector<int64_t>>>& tensors,
+                                                   const ClipVision& v) {
+  return write_clip_gguf(tensors, v.merge > 0 ? 7 : 6, [&v](GgufWriter& w) {
+    w.kv_string("clip.projector_type", v.projector);
+    w.kv_u32("clip.vision.image_size", v.image_size);
+    w.kv_u32("clip.vision.patch_size", v.patch_size);
+    w.kv_u32("clip.vision.embedding_length", v.hidden);
+    w.kv_u32("clip.vision.feed_forward_length", v.intermediate);
+    w.kv_u32("clip.vision.attention.head_count", v.heads);
+    if (v.merge > 0) w.kv_u32("clip.vision.spatial_merge_size", v.merge);
+  });
+}
+
 inline std::vector<uint8_t> write_mmproj_gguf(int64_t layers = 23, int64_t text_hidden = 4096) {
   std::vector<std::pair<std::string, std::vector<int64_t>>> tensors;
   for (int64_t i = 0; i < layers; ++i) {
@@ -172,14 +192,7 @@ inline std::vector<uint8_t> write_mmproj_gguf(int64_t layers = 23, int64_t text_
   }
   tensors.push_back({"mm.0.weight", {1024, text_hidden}});
   tensors.push_back({"mm.2.weight", {text_hidden, text_hidden}});
-  return write_clip_gguf(tensors, 6, [](GgufWriter& w) {
-    w.kv_string("clip.projector_type", "mlp");
-    w.kv_u32("clip.vision.image_size", 336);
-    w.kv_u32("clip.vision.patch_size", 14);
-    w.kv_u32("clip.vision.embedding_length", 1024);
-    w.kv_u32("clip.vision.feed_forward_length", 4096);
-    w.kv_u32("clip.vision.attention.head_count", 16);
-  });
+  return write_vision_clip_gguf(tensors, ClipVision{});
 }
 
 // An audio projector GGUF as llama.cpp's converter writes Qwen2-Audio's (clip.has_audio_encoder,
