@@ -65,6 +65,12 @@ Placement place_layers(int64_t blocks, const LlamaCppSettings& s, const std::vec
 
 int64_t pad_to(int64_t value, int64_t multiple) { return ceil_div(value, multiple) * multiple; }
 
+// The blocks llama.cpp places: the model's layers, and the MTP (NextN) layers a GGUF holds after
+// them (block_count counts them: llama_model::load_hparams, LLM_KV_NEXTN_PREDICT_LAYERS).
+int64_t placed_blocks(const ModelSpec& m, const LlamaCppWeights& w) {
+  return std::max<int64_t>(m.layers, static_cast<int64_t>(w.layer.size()));
+}
+
 // The widest activations of one layer while the graph runs over `tokens` tokens, in f32 (the
 // graph computes in f32 whatever the weights: llm_build_* in src/models/*.cpp).
 int64_t layer_peak(const ModelSpec& m, int64_t tokens, int64_t kv_cells, bool flash_attention) {
@@ -144,12 +150,10 @@ LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, c
     r.swa_cells = s.swa_full ? r.n_ctx : std::min(r.n_ctx, m.sliding_window * s.parallel + ubatch);
   }
 
-  // The blocks llama.cpp places: the model's layers, and the MTP (NextN) layers a GGUF holds after
-  // them (block_count counts them: llama_model::load_hparams, LLM_KV_NEXTN_PREDICT_LAYERS). They
-  // are placed and loaded like any block, but the main context keeps no KV cache or recurrent
-  // state for them (the loops below stop at m.layers): Qwen3.6-27B's MTP GGUF, 65 blocks, logs
-  // "offloaded 66/66 layers", KV for 16 layers and RS for its 48 Gated DeltaNet layers.
-  const int64_t blocks = std::max<int64_t>(m.layers, static_cast<int64_t>(w.layer.size()));
+  // MTP blocks are placed and loaded like any block, but the main context keeps no KV cache or
+  // recurrent state for them (the loops below stop at m.layers): Qwen3.6-27B's MTP GGUF, 65
+  // blocks, logs "offloaded 66/66 layers", KV for 16 layers and RS for its 48 Gated DeltaNet layers.
+  const int64_t blocks = placed_blocks(m, w);
   const Placement place = place_layers(blocks, s, gpu_free_bytes);
   r.layer_slots = blocks + 1;
   for (int64_t il = 0; il <= blocks; ++il) {
@@ -365,7 +369,7 @@ LlamaCppFit llamacpp_fit(const FormatTables& tables, const ModelSpec& m, const L
   const LlamaCppMemory now = llamacpp_memory(tables, m, w, s, capacity);
   f.fits = fits(now, &f);
   // -ngl: more GPU layers only add to the GPUs, so the most that fit is the first from the top.
-  for (int64_t ngl = std::max<int64_t>(m.layers, static_cast<int64_t>(w.layer.size())) + 1; ngl >= 0; --ngl) {
+  for (int64_t ngl = placed_blocks(m, w) + 1; ngl >= 0; --ngl) {
     LlamaCppSettings t = s;
     t.n_gpu_layers = ngl;
     if (fits(llamacpp_memory(tables, m, w, t, capacity), nullptr) || ngl == 0) {
