@@ -33,13 +33,19 @@ Report estimate_from(const ModelFileRead& read, const json& base) {
   return std::move(report).value();
 }
 
-ModelFileRead gguf_read(const std::string& preset_id, const std::string& format_id, const std::string& arch) {
-  const auto bytes = write_gguf(tables(), preset(preset_id).spec, format(format_id), arch);
-  auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), preset_id + ".gguf");
+// A GGUF header written for `spec` (with `extra` architecture keys), read back as a model file.
+ModelFileRead gguf_read(const ModelSpec& spec, const std::string& format_id, const std::string& arch, const std::string& file,
+                        const std::vector<std::pair<std::string, uint32_t>>& extra = {}) {
+  const auto bytes = write_gguf(tables(), spec, format(format_id), arch, 64, extra);
+  auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), file);
   if (!gguf) FAIL(gguf.error().message);
-  auto read = model_from_gguf(tables(), *gguf, preset_id + ".gguf");
+  auto read = model_from_gguf(tables(), *gguf, file);
   if (!read) FAIL(read.error().message);
   return std::move(read).value();
+}
+
+ModelFileRead gguf_read(const std::string& preset_id, const std::string& format_id, const std::string& arch) {
+  return gguf_read(preset(preset_id).spec, format_id, arch, preset_id + ".gguf");
 }
 
 }  // namespace
@@ -100,27 +106,18 @@ TEST_CASE("a Qwen3.5 GGUF: the Gated DeltaNet widths from its ssm keys size llam
                        {"linear_num_value_heads", 16}, {"linear_key_head_dim", 128}, {"linear_value_head_dim", 128}};
   auto spec = read_hf_config(config, "qwen3.5-0.8b");
   REQUIRE(spec);
-  const auto bytes = write_gguf(tables(), spec->spec, format("gguf-q4_k_m"), "qwen35", 64,
-                                {{"ssm.conv_kernel", 4}, {"ssm.state_size", 128}, {"ssm.group_count", 16}, {"ssm.time_step_rank", 16},
-                                 {"ssm.inner_size", 2048}, {"full_attention_interval", 4}});
-  auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), "Qwen3.5-0.8B.Q4_K_M.gguf");
-  REQUIRE(gguf);
-  auto read = model_from_gguf(tables(), *gguf, "Qwen3.5-0.8B.Q4_K_M.gguf");
-  REQUIRE(read);
-  CHECK(read->config.at("model_type") == "qwen3_5_text");
-  CHECK(read->config.at("linear_value_head_dim") == 128);
-  const Report r = estimate_from(*read, {{"engine", "llama.cpp"}, {"gpu", {{"id", "rtx-4090"}}},
+  const ModelFileRead read = gguf_read(spec->spec, "gguf-q4_k_m", "qwen35", "Qwen3.5-0.8B.Q4_K_M.gguf",
+                                       {{"ssm.conv_kernel", 4}, {"ssm.state_size", 128}, {"ssm.group_count", 16},
+                                        {"ssm.time_step_rank", 16}, {"ssm.inner_size", 2048}, {"full_attention_interval", 4}});
+  CHECK(read.config.at("model_type") == "qwen3_5_text");
+  CHECK(read.config.at("linear_value_head_dim") == 128);
+  const Report r = estimate_from(read, {{"engine", "llama.cpp"}, {"gpu", {{"id", "rtx-4090"}}},
                                           {"llama.cpp", {{"ctx-size", 262144}, {"parallel", 4}, {"n-gpu-layers", 0}}}});
   // The log's "CPU KV buffer size = 3072.00 MiB" (6 layers) and "CPU RS buffer size = 77.06 MiB".
   CHECK(r.engine->llamacpp.host.kv == 3072 * kMiB);
   CHECK(std::abs(static_cast<double>(r.engine->llamacpp.host.rs) / static_cast<double>(kMiB) - 77.06) < 0.006);
   // Without the ssm keys the widths are unknown: Qwen3NextConfig's defaults would be read instead.
-  const auto bare = write_gguf(tables(), spec->spec, format("gguf-q4_k_m"), "qwen35");
-  auto bare_gguf = read_gguf(bare.data(), static_cast<int64_t>(bare.size()), "bare.gguf");
-  REQUIRE(bare_gguf);
-  auto bare_read = model_from_gguf(tables(), *bare_gguf, "bare.gguf");
-  REQUIRE(bare_read);
-  CHECK_FALSE(bare_read->config.contains("linear_value_head_dim"));
+  CHECK_FALSE(gguf_read(spec->spec, "gguf-q4_k_m", "qwen35", "bare.gguf").config.contains("linear_value_head_dim"));
 }
 
 TEST_CASE("an MTP GGUF: block_count counts the MTP layer, placed and loaded, with no KV or RS in the main context", "[gguf][model_files][llamacpp]") {
@@ -135,17 +132,14 @@ TEST_CASE("an MTP GGUF: block_count counts the MTP layer, placed and loaded, wit
                        {"linear_num_value_heads", 48}, {"linear_key_head_dim", 128}, {"linear_value_head_dim", 128}};
   auto blocks = read_hf_config(config, "qwen3.6-27b, 65 blocks");
   REQUIRE(blocks);
-  const auto bytes = write_gguf(tables(), blocks->spec, format("gguf-q4_k_m"), "qwen35", 64,
-                                {{"ssm.conv_kernel", 4}, {"ssm.state_size", 128}, {"ssm.group_count", 16}, {"ssm.time_step_rank", 48},
-                                 {"ssm.inner_size", 6144}, {"full_attention_interval", 4}, {"nextn_predict_layers", 1}});
-  auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), "Qwen3.6-27B-UD-Q4_K_XL.gguf");
-  REQUIRE(gguf);
-  auto read = model_from_gguf(tables(), *gguf, "Qwen3.6-27B-UD-Q4_K_XL.gguf");
-  REQUIRE(read);
-  CHECK(read->config.at("num_hidden_layers") == 64);
-  CHECK(read->config.at("num_nextn_predict_layers") == 1);
-  CHECK(read->weights.by_layer.layer.size() == 65);  // blk.64's tensors stay in the weights
-  const Report r = estimate_from(*read, {{"engine", "llama.cpp"}, {"gpus", {"rtx-5090"}},
+  const ModelFileRead read = gguf_read(blocks->spec, "gguf-q4_k_m", "qwen35", "Qwen3.6-27B-UD-Q4_K_XL.gguf",
+                                       {{"ssm.conv_kernel", 4}, {"ssm.state_size", 128}, {"ssm.group_count", 16},
+                                        {"ssm.time_step_rank", 48}, {"ssm.inner_size", 6144}, {"full_attention_interval", 4},
+                                        {"nextn_predict_layers", 1}});
+  CHECK(read.config.at("num_hidden_layers") == 64);
+  CHECK(read.config.at("num_nextn_predict_layers") == 1);
+  CHECK(read.weights.by_layer.layer.size() == 65);  // blk.64's tensors stay in the weights
+  const Report r = estimate_from(read, {{"engine", "llama.cpp"}, {"gpus", {"rtx-5090"}},
                                           {"llama.cpp", {{"ctx-size", 131072}, {"parallel", 4}, {"cache-type-k", "q8_0"},
                                                          {"cache-type-v", "q8_0"}, {"flash-attn", "on"}}}});
   REQUIRE(r.engine);
@@ -155,11 +149,11 @@ TEST_CASE("an MTP GGUF: block_count counts the MTP layer, placed and loaded, wit
   CHECK(m.gpus.at(0).kv == 4352 * kMiB);
   CHECK(std::abs(static_cast<double>(m.gpus.at(0).rs) / static_cast<double>(kMiB) - 598.50) < 0.006);
   // Every block's bytes are on the GPU, the MTP layer's too; token_embd stays on the CPU.
-  int64_t on_gpu = read->weights.by_layer.output;
-  for (int64_t b : read->weights.by_layer.layer) on_gpu += b;
-  for (int64_t b : read->weights.by_layer.layer_experts) on_gpu += b;
+  int64_t on_gpu = read.weights.by_layer.output;
+  for (int64_t b : read.weights.by_layer.layer) on_gpu += b;
+  for (int64_t b : read.weights.by_layer.layer_experts) on_gpu += b;
   CHECK(m.gpus.at(0).model == on_gpu);
-  CHECK(m.host.model == read->weights.by_layer.input);
+  CHECK(m.host.model == read.weights.by_layer.input);
 }
 
 TEST_CASE("a Mamba GGUF: the mixer's widths from its ssm keys, feed_forward_length 0 as the converter writes it", "[gguf][model_files][llamacpp]") {
@@ -170,16 +164,14 @@ TEST_CASE("a Mamba GGUF: the mixer's widths from its ssm keys, feed_forward_leng
   written.intermediate_size = 0;  // conversion/mamba.py: add_feed_forward_length(0), add_head_count(0)
   written.attention_heads = written.kv_heads = 0;
   const ModelSpec& s = config->spec;
-  const auto bytes = write_gguf(tables(), written, format("gguf-q8_0"), "mamba", 64,
-                                {{"ssm.conv_kernel", static_cast<uint32_t>(s.ssm_conv_kernel)}, {"ssm.state_size", static_cast<uint32_t>(s.ssm_state)},
-                                 {"ssm.inner_size", static_cast<uint32_t>(s.ssm_inner)}, {"ssm.time_step_rank", static_cast<uint32_t>(s.ssm_dt_rank)}});
-  auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), "mamba-130m.Q8_0.gguf");
-  REQUIRE(gguf);
-  auto read = model_from_gguf(tables(), *gguf, "mamba-130m.Q8_0.gguf");
-  REQUIRE(read);
-  CHECK(read->config.at("intermediate_size") == s.ssm_inner);
+  const ModelFileRead read = gguf_read(written, "gguf-q8_0", "mamba", "mamba-130m.Q8_0.gguf",
+                                       {{"ssm.conv_kernel", static_cast<uint32_t>(s.ssm_conv_kernel)},
+                                        {"ssm.state_size", static_cast<uint32_t>(s.ssm_state)},
+                                        {"ssm.inner_size", static_cast<uint32_t>(s.ssm_inner)},
+                                        {"ssm.time_step_rank", static_cast<uint32_t>(s.ssm_dt_rank)}});
+  CHECK(read.config.at("intermediate_size") == s.ssm_inner);
   const json request = {{"engine", "llama.cpp"}, {"gpu", {{"id", "rtx-4090"}}}, {"llama.cpp", {{"ctx-size", 4096}, {"parallel", 2}}}};
-  const Report from_file = estimate_from(*read, request);
+  const Report from_file = estimate_from(read, request);
   json from_config = request;
   from_config["model"] = {{"config", write_hf_config(s)}};
   from_config["weights"] = {{"format", "gguf-q8_0"}};
