@@ -356,7 +356,7 @@ test("Open file... opens the picker inside the click or tap itself (browsers all
   }
 });
 
-test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's warning, an unknown model_type's notice, Mamba's fixed state, Llama 3.2 Vision's cross-attention, Qwen2-Audio's and Mistral 3's towers", async () => {
+test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's warning, an unknown model_type's notice, Mamba's fixed state, Llama 3.2 Vision's cross-attention, Qwen2-Audio's, Mistral 3's and Granite Vision's towers", async () => {
   const fixture = name => JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs", name), "utf8"));
   // SantaCoder's config (GPT-2 key names, multi_query): read by the page's own module.
   const santa = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: fixture("santacoder.json"), name: "santacoder" } }), SIZES.desktop);
@@ -376,43 +376,33 @@ test("models in the app: a GPT-BigCode config's one KV head, a YaRN config's war
   assert.match(notice, /model_type 'mpt' is not one vramfit knows/);
   assert.match(notice, /n_heads, n_layers/);
   await mpt.context.close();
+  // A config opened in the app (desktop): the texts it must show, no page errors, an optional screenshot.
+  const showsConfig = async (model, context_tokens, patterns, screenshot) => {
+    const opened = await open(browser, site.origin + "/#" + hashOf({ v: 1, model, context_tokens }), SIZES.desktop);
+    const text = (await texts(opened.page)).join(" ");
+    for (const pattern of patterns) assert.match(text, pattern);
+    if (screenshot) await shot(opened.page, screenshot);
+    assert.deepEqual(opened.errors, []);
+    await opened.context.close();
+  };
   // Mamba: a fixed recurrent state instead of a KV cache, any context.
-  const mamba = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: fixture("mamba-130m-hf.json"), name: "mamba-130m" }, context_tokens: 65536 }), SIZES.desktop);
-  const shown = (await texts(mamba.page)).join(" ");
-  assert.match(shown, /Recurrent state/);
-  assert.match(shown, /Longest context: any \(a fixed state\)/);
-  assert.deepEqual(mamba.errors, []);
-  await mamba.context.close();
+  await showsConfig({ config: fixture("mamba-130m-hf.json"), name: "mamba-130m" }, 65536,
+                    [/Recurrent state/, /Longest context: any \(a fixed state\)/]);
   // Llama 3.2 Vision from its config (its floats read by the page's strtod, the browser's Number()):
   // the towers in the count, 8 cross-attention layers holding one image's tiles.
-  const mllama = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: fixture("llama-3.2-11b-vision-instruct.json") }, context_tokens: 8192 }), SIZES.desktop);
-  const drawn = (await texts(mllama.page)).join(" ");
-  assert.match(drawn, /10,670,220,835 parameters/);
-  assert.match(drawn, /209,846,272 B \(cross-attention layers\)/);  // 2 x 8 layers x 8 x 128 x 2 B x 6,404 tokens
-  assert.deepEqual(mllama.errors, []);
-  await mllama.context.close();
+  await showsConfig({ config: fixture("llama-3.2-11b-vision-instruct.json") }, 8192,
+                    [/10,670,220,835 parameters/,
+                     /209,846,272 B \(cross-attention layers\)/]);  // 2 x 8 layers x 8 x 128 x 2 B x 6,404 tokens
   // Qwen2-Audio from its config: Whisper's encoder and the projector in the count, named as audio.
-  const audio = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: fixture("qwen2-audio-7b-instruct.json") }, context_tokens: 8192 }), SIZES.desktop);
-  const heard = (await texts(audio.page)).join(" ");
-  assert.match(heard, /8,397,094,912 parameters/);
-  assert.match(heard, /642,215,936 parameters are the audio tower and projector/);
-  assert.deepEqual(audio.errors, []);
-  await audio.context.close();
+  await showsConfig({ config: fixture("qwen2-audio-7b-instruct.json") }, 8192,
+                    [/8,397,094,912 parameters/, /642,215,936 parameters are the audio tower and projector/]);
   // Mistral Small 3.1 from its config: Pixtral's encoder and the patch-merging projector in the count.
-  const mistral3 = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: fixture("mistral-small-3.1-24b-instruct-2503.json") }, context_tokens: 8192 }), SIZES.desktop);
-  const seen = (await texts(mistral3.page)).join(" ");
-  assert.match(seen, /24,011,361,280 parameters/);
-  assert.match(seen, /438,958,080 parameters are the vision tower and projector/);
-  await shot(mistral3.page, "models-mistral3-config.png");
-  assert.deepEqual(mistral3.errors, []);
-  await mistral3.context.close();
+  await showsConfig({ config: fixture("mistral-small-3.1-24b-instruct-2503.json") }, 8192,
+                    [/24,011,361,280 parameters/, /438,958,080 parameters are the vision tower and projector/],
+                    "models-mistral3-config.png");
   // Granite Vision 3.3 2B (LLaVA-NeXT with SigLIP): the pooling head and the four-layer projector in the count.
-  const granite = await open(browser, site.origin + "/#" + hashOf({ v: 1, model: { config: fixture("granite-vision-3.3-2b.json") }, context_tokens: 8192 }), SIZES.desktop);
-  const graniteText = (await texts(granite.page)).join(" ");
-  assert.match(graniteText, /2,975,396,928 parameters/);
-  assert.match(graniteText, /441,863,232 parameters are the vision tower and projector/);
-  assert.deepEqual(granite.errors, []);
-  await granite.context.close();
+  await showsConfig({ config: fixture("granite-vision-3.3-2b.json") }, 8192,
+                    [/2,975,396,928 parameters/, /441,863,232 parameters are the vision tower and projector/]);
   // A vision preset picked on the phone by touch: its tower is in the count the page shows.
   const phone = await open(browser, site.origin + "/", SIZES.phone);
   await tapWidget(phone.page, "Model");
