@@ -11,9 +11,10 @@ declare -A allowed=(
   [catalog]="core io catalog"
   [text]="core io text"
   [report]="core io catalog report"
-  [cli]="core io catalog report text cli"
+  [net]="core io catalog report net"
+  [cli]="core io catalog report text net cli"
   [app]="core io catalog report text app"
-  [platform]="core io catalog report text app platform"
+  [platform]="core io catalog report text app net platform"
 )
 failed=0
 for layer in "${!allowed[@]}"; do

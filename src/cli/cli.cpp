@@ -15,6 +15,7 @@
 #include "io/hf_config.hpp"
 #include "io/model_file.hpp"
 #include "io/request_json.hpp"
+#include "hub_option.hpp"
 #include "text/messages.hpp"
 #include "text_report.hpp"
 
@@ -52,13 +53,25 @@ struct InferOptions {
   int64_t group_size = 0, context = 0, sequences = 0, gpu_count = 0, runtime_mib = -1, prefill_chunk = 0;
   double margin = -1, capacity_gib = 0, host_ram_gib = 0;
   bool no_flash_attention = false, compare = false, as_json = false;
+  HubOptions hub;  // --hf, --hf-endpoint, --offline
 };
+
+// --hf and the settings of reading it (infer and train).
+CLI::Option* add_hub_options(CLI::App& app, HubOptions& hub) {
+  auto* hf = app.add_option("--hf", hub.id, "A Hugging Face model: org/name, org/name@revision, org/name:Q4_K_M (a GGUF "
+                                            "quantization) or a Hub URL; config.json and the weights' headers are read "
+                                            "by range requests, nothing is downloaded whole (HF_TOKEN for gated models)");
+  app.add_option("--hf-endpoint", hub.endpoint, "The Hub or a mirror (default HF_ENDPOINT, else https://huggingface.co)");
+  app.add_flag("--offline", hub.offline, "Read --hf from the cache only (as HF_HUB_OFFLINE=1)");
+  return hf;
+}
 
 void add_infer_options(CLI::App& app, InferOptions& o) {
   app.add_option("--request", o.request_file, "Request JSON file (schema in README); other options override it")
       ->check(CLI::ExistingFile);
   auto* model = app.add_option("-m,--model", o.model, "Model preset id (vramfit models)");
-  app.add_option("--config", o.config_file, "Hugging Face config.json of the model")->check(CLI::ExistingFile)->excludes(model);
+  auto* config = app.add_option("--config", o.config_file, "Hugging Face config.json of the model")->check(CLI::ExistingFile)->excludes(model);
+  add_hub_options(app, o.hub)->excludes(model)->excludes(config);
   auto* gguf = app.add_option("--gguf", o.gguf_file, "GGUF file: architecture and exact tensor bytes from its header")
                    ->check(CLI::ExistingFile)->excludes(model);
   auto* st = app.add_option("--safetensors", o.safetensors_files, "safetensors file(s) (all shards): exact tensor bytes")
@@ -296,15 +309,16 @@ bool read_model_files(const InferOptions& o, const Catalog& catalog, Request& re
 bool draft_given(const InferOptions& o) { return !o.draft.empty() || !o.draft_config.empty() || !o.draft_gguf.empty(); }
 
 bool model_given(const InferOptions& o) {
-  return !o.model.empty() || !o.config_file.empty() || !o.gguf_file.empty() || !o.safetensors_files.empty() || !o.index_file.empty();
+  return !o.model.empty() || !o.config_file.empty() || !o.gguf_file.empty() || !o.safetensors_files.empty() ||
+         !o.index_file.empty() || !o.hub.id.empty();
 }
 
 // vLLM's model argument: a GGUF file, a folder with a config.json, or a Hugging Face repository
 // id, read as the preset of that repository (an -Instruct or other suffix of it has the same
-// shapes). vramfit downloads nothing: any other id is an error that says what to give instead.
-// The draft of --speculative-config is read the same way, into the --draft* options.
+// shapes) or, without a preset and where hub_id is given, from the Hub (--hf). The draft of
+// --speculative-config is read the same way, into the --draft* options (no Hub).
 bool resolve_vllm_model(const std::string& model, const Catalog& catalog, std::string& gguf_file, std::string& config_file,
-                        std::string& preset, std::ostream& err) {
+                        std::string& preset, std::string* hub_id, std::ostream& err) {
   auto lower = [](std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
@@ -320,8 +334,12 @@ bool resolve_vllm_model(const std::string& model, const Catalog& catalog, std::s
     return true;
   }
   const ModelPreset* best = catalog.find_model_by_repo(model);
+  if (!best && hub_id && parse_hub_ref(model)) {
+    *hub_id = model;
+    return true;
+  }
   if (!best) {
-    err << "error: " << model << ": no preset has this model and vramfit downloads nothing: give its config.json with "
+    err << "error: " << model << ": no preset has this model: give its config.json with "
         << "--config, a preset with -m (vramfit models), or the local folder vLLM reads\n";
     return false;
   }
@@ -330,9 +348,22 @@ bool resolve_vllm_model(const std::string& model, const Catalog& catalog, std::s
   return true;
 }
 
+// A config.json as the request's model; a quantized checkpoint is sized in the format it is
+// stored in, unless -w says otherwise (stored_format_wanted false).
+void config_into_request(const json& config, const std::string& name, bool stored_format_wanted, json& request) {
+  request["model"] = {{"config", config}, {"name", name}};
+  auto read = read_hf_config(config, name);
+  if (read && !read->stored_format.empty() && stored_format_wanted) {
+    request["weights"]["format"] = read->stored_format;
+    if (read->stored_group_size > 0) request["weights"]["group_size"] = read->stored_group_size;
+  }
+}
+
 // Builds the request JSON: the --request file, then each option given.
 // command: the engine's flags (--cmd and llama.cpp's flags given directly), read once.
-bool build_request(const InferOptions& o, const EngineCommand* command, json& request, std::ostream& err) {
+// hub: the --hf model, when it gives a config.json alone.
+bool build_request(const InferOptions& o, const EngineCommand* command, const std::optional<HubModel>& hub, json& request,
+                   std::ostream& err) {
   request = json::object();
   if (!o.request_file.empty()) {
     std::string text;
@@ -348,14 +379,9 @@ bool build_request(const InferOptions& o, const EngineCommand* command, json& re
     if (!read_file(o.config_file, text)) { err << "error: --config: cannot read " << o.config_file << "\n"; return false; }
     json config = parse_json(text);
     if (config.is_discarded()) { err << "error: --config: " << o.config_file << " is not valid JSON\n"; return false; }
-    request["model"] = {{"config", config}, {"name", base_name(o.config_file)}};
-    // A quantized checkpoint is sized in the format it is stored in, unless -w says otherwise.
-    auto read = read_hf_config(config, o.config_file);
-    if (read && !read->stored_format.empty() && o.weights.empty()) {
-      request["weights"]["format"] = read->stored_format;
-      if (read->stored_group_size > 0) request["weights"]["group_size"] = read->stored_group_size;
-    }
+    config_into_request(config, base_name(o.config_file), o.weights.empty(), request);
   }
+  if (hub && !hub->has_weights) config_into_request(hub->config, hub->config_name, o.weights.empty(), request);
   if (!o.model.empty()) request["model"] = {{"preset", o.model}};
   if (!o.weights.empty()) request["weights"]["format"] = o.weights;
   if (o.group_size > 0) request["weights"]["group_size"] = o.group_size;
@@ -411,6 +437,7 @@ struct TrainOptions {
   double margin = -1, capacity_gib = 0;
   bool foreach = false, no_double_quant = false, no_flash_attention = false, dropout = false, compare = false,
        as_json = false;
+  HubOptions hub;  // train --hf
 };
 
 void add_common_train_options(CLI::App& app, TrainOptions& o) {
@@ -429,7 +456,8 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   app.add_option("--request", o.request_file, "Request JSON file (mode training); other options override it")
       ->check(CLI::ExistingFile);
   auto* model = app.add_option("-m,--model", o.model, "Model preset id (vramfit models)");
-  app.add_option("--config", o.config_file, "Hugging Face config.json of the model")->check(CLI::ExistingFile)->excludes(model);
+  auto* config = app.add_option("--config", o.config_file, "Hugging Face config.json of the model")->check(CLI::ExistingFile)->excludes(model);
+  add_hub_options(app, o.hub)->excludes(model)->excludes(config);
   app.add_option("--recipe", o.recipe, "fp32, amp_bf16, amp_fp16, mixed_bf16 (default), mixed_fp16, bf16")
       ->check(CLI::IsMember({"fp32", "amp_bf16", "amp_fp16", "mixed_bf16", "mixed_fp16", "bf16"}));
   app.add_flag("--foreach", o.foreach, "Count foreach Adam's state-sized temporary in step()");
@@ -462,7 +490,8 @@ void add_net_options(CLI::App& app, TrainOptions& o) {
   add_common_train_options(app, o);
 }
 
-bool build_train_request(const TrainOptions& o, bool network, json& request, std::ostream& err) {
+bool build_train_request(const TrainOptions& o, bool network, const std::optional<HubModel>& hub, json& request,
+                         std::ostream& err) {
   request = json::object();
   std::string text;
   if (!o.request_file.empty()) {
@@ -490,6 +519,7 @@ bool build_train_request(const TrainOptions& o, bool network, json& request, std
       if (config.is_discarded()) { err << "error: --config: " << o.config_file << " is not valid JSON\n"; return false; }
       request["model"] = {{"config", config}, {"name", base_name(o.config_file)}};
     }
+    if (hub) request["model"] = hub_model_config_json(*hub);
     if (!o.model.empty()) request["model"] = {{"preset", o.model}};
     json& t = request["training"];
     if (!o.recipe.empty()) t["recipe"] = o.recipe;
@@ -608,7 +638,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   json request_json;
   if (*train_cmd || *net_cmd) {
     const TrainOptions& o = *train_cmd ? train : net;
-    if (!build_train_request(o, static_cast<bool>(*net_cmd), request_json, err)) return 2;
+    std::optional<HubModel> hub;
+    if (!o.hub.id.empty() && !read_hub_option(o.hub, catalog, hub, err)) return 2;
+    if (!build_train_request(o, static_cast<bool>(*net_cmd), hub, request_json, err)) return 2;
     auto request = request_from_json(request_json);
     if (!request) { err << error_line(o.lang, request.error().message); return 2; }
     auto report = estimate(*request, catalog);
@@ -630,15 +662,24 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     for (const std::string& file : command->lora_files) infer.lora_gguf.push_back(file);  // --lora: like --lora-gguf
     if (!command->mmproj_file.empty() && infer.mmproj_gguf.empty()) infer.mmproj_gguf = command->mmproj_file;  // --mmproj
     if (!command->draft_model.empty() && !draft_given(infer)) {  // --speculative-config's model
-      if (!resolve_vllm_model(command->draft_model, catalog, infer.draft_gguf, infer.draft_config, infer.draft, err)) return 2;
+      if (!resolve_vllm_model(command->draft_model, catalog, infer.draft_gguf, infer.draft_config, infer.draft, nullptr, err)) return 2;
+    }
+    if (!command->hf_repo.empty() && !model_given(infer)) {  // llama.cpp's -hf (and -hff): from the Hub
+      infer.hub.id = command->hf_repo;
+      infer.hub.file = command->hf_file;
     }
     if (!command->model.empty() && !model_given(infer)) {
-      if (!resolve_vllm_model(command->model, catalog, infer.gguf_file, infer.config_file, infer.model, err)) return 2;
+      if (!resolve_vllm_model(command->model, catalog, infer.gguf_file, infer.config_file, infer.model, &infer.hub.id, err)) return 2;
     }
   }
-  if (!build_request(infer, command ? &*command : nullptr, request_json, err)) return 2;
+  std::optional<HubModel> hub;
+  if (!infer.hub.id.empty() && !read_hub_option(infer.hub, catalog, hub, err)) return 2;
+  if (!build_request(infer, command ? &*command : nullptr, hub, request_json, err)) return 2;
   auto request = request_from_json(request_json);
   if (!request) { err << error_line(infer.lang, request.error().message); return 2; }
+  if (hub && hub->has_weights) {
+    if (auto e = apply_model_file(request.value(), hub->read)) { err << "error: --hf: " << e->message << "\n"; return 2; }
+  }
   if (!read_model_files(infer, catalog, request.value(), err)) return 2;
   if (!read_draft_file(infer, catalog, request.value(), err)) return 2;
   if (!read_lora_files(infer, catalog, request.value(), err)) return 2;

@@ -89,7 +89,7 @@ const EngineFlags& llamacpp_flags() {
        "--repeat-penalty", "--repeat-last-n", "-n", "--n-predict", "-s", "--seed", "--log-file", "-a", "--alias",
        "--api-key", "--chat-template", "--chat-template-file", "-p", "--prompt", "-f", "--file", "-sys", "--system-prompt",
        "--timeout", "--numa", "-r", "--reverse-prompt", "--keep", "--reasoning-format", "--reasoning-budget",
-       "-hf", "--hf-repo", "-hff", "--hf-file", "--path", "--slot-save-path", "--grammar", "--grammar-file", "-C",
+       "--path", "--slot-save-path", "--grammar", "--grammar-file", "-C",
        "--cpu-mask", "--prio", "--poll", "--media-path", "--threads-http", "--cache-reuse",
        "--rope-scaling", "--rope-scale", "--rope-freq-base", "--rope-freq-scale", "--yarn-orig-ctx", "--device", "-dev",
        // speculative decoding: how many tokens to draft, and llama.cpp's older per-slot draft context
@@ -312,6 +312,14 @@ Result<EngineCommand> read_engine_words(const std::vector<std::string>& words, c
     };
     if (engine == "llama.cpp" && (flag == "-m" || flag == "--model")) {
       if (!next_value(command.model_file)) return fail("needs a file");
+      continue;
+    }
+    if (engine == "llama.cpp" && (flag == "-hf" || flag == "-hfr" || flag == "--hf-repo")) {  // <user>/<model>[:quant]
+      if (!next_value(command.hf_repo)) return fail("needs a Hugging Face repository, e.g. unsloth/Qwen3-8B-GGUF:Q4_K_M");
+      continue;
+    }
+    if (engine == "llama.cpp" && (flag == "-hff" || flag == "--hf-file")) {  // overrides the quant of -hf
+      if (!next_value(command.hf_file)) return fail("needs a file of the repository");
       continue;
     }
     if (engine == "llama.cpp" && (flag == "-md" || flag == "--model-draft")) {

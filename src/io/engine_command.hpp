@@ -21,6 +21,8 @@ struct EngineCommand {
   std::string draft_file;             // llama.cpp's -md / --model-draft: the draft model of speculative decoding
   std::vector<std::string> lora_files;  // llama.cpp's --lora / --lora-scaled: adapter files to read
   std::string mmproj_file;            // llama.cpp's -mm / --mmproj: the multimodal projector's file
+  std::string hf_repo;                // llama.cpp's -hf <user>/<model>[:quant]: read from the Hub
+  std::string hf_file;                // llama.cpp's -hff: the repository's file (overrides -hf's quant)
   std::string model;                  // vLLM's model: a Hugging Face repository id or a path
   std::string draft_model;            // vLLM's --speculative-config "model": the draft's id or path
   std::string weights_format;         // vLLM's --dtype / --quantization as a weight format ("" : the model's own)
