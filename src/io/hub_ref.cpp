@@ -65,6 +65,10 @@ bool starts_with(std::string_view text, std::string_view prefix) {
   return text.size() >= prefix.size() && text.substr(0, prefix.size()) == prefix;
 }
 
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
 std::string lower(std::string_view text) {
   std::string out(text);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -151,11 +155,17 @@ Result<HubRef> parse_hub_ref(std::string_view input) {
     HubRef ref;
     const size_t colon = rest.rfind(':');
     if (colon != std::string_view::npos) {
-      ref.quant = std::string(rest.substr(colon + 1));
+      const std::string after(rest.substr(colon + 1));
       rest = rest.substr(0, colon);
-      if (ref.quant.empty()) return bad(text, "nothing after ':' (a quantization, e.g. :Q4_K_M)");
-      for (char c : ref.quant) {
-        if (!is_id_char(c)) return bad(text, "'" + ref.quant + "' is not a quantization name (e.g. Q4_K_M)");
+      if (after.empty()) return bad(text, "nothing after ':' (a quantization, e.g. :Q4_K_M)");
+      const std::string l = lower(after);
+      if (ends_with(l, ".gguf") || ends_with(l, ".safetensors") || ends_with(l, ".json")) {
+        ref.file = after;  // org/name:<file>, as hub_ref_text writes a named file
+      } else {
+        ref.quant = after;
+        for (char c : ref.quant) {
+          if (!is_id_char(c)) return bad(text, "'" + ref.quant + "' is not a quantization name (e.g. Q4_K_M)");
+        }
       }
     }
     const size_t at = rest.find('@');

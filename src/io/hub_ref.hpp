@@ -6,6 +6,7 @@
 //   org/name@revision                 a branch, a tag or a commit sha
 //   org/name:quant                    llama.cpp's -hf form: unsloth/Qwen3-8B-GGUF:Q4_K_M
 //   org/name@revision:quant
+//   org/name[@revision]:<file>        a file by its path in the repo (a name ending .gguf, .safetensors, .json)
 //   https://huggingface.co/org/name   and hf.co/..., any host (a mirror's), http or https,
 //   .../tree/<rev>[/dir]              a revision;  .../blob/<rev>/<file>, .../resolve/<rev>/<file>: a file
 // Repository ids follow huggingface_hub's validate_repo_id (utils/_validators.py): letters,
@@ -29,7 +30,7 @@ struct HubRef {
 constexpr const char* kDefaultHubEndpoint = "https://huggingface.co";
 
 Result<HubRef> parse_hub_ref(std::string_view text);
-// "org/name", with "@revision" unless main and ":quant" or "/file" as given: what a link carries.
+// "org/name", with "@revision" unless main and ":quant" or ":file" as given: what a link carries.
 std::string hub_ref_text(const HubRef& ref);
 bool is_commit_sha(std::string_view revision);
 
