@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test suite: set up, build native and web, run the Catch2 suite natively and under
-# Node.js (WebAssembly), check the native and the wasm CLI print the same JSON, test the JS
+# Node.js (WebAssembly), read models by Hub id from a local Hub-shaped server (tests/hub), check the native and the wasm CLI print the same JSON, test the JS
 # API, the page in headless Chromium and the desktop app under Xvfb, then run the suite
 # under AddressSanitizer + UndefinedBehaviorSanitizer and each fuzz target briefly.
 set -euo pipefail
@@ -13,6 +13,8 @@ tests/check_layers.sh
 python3 tests/check_messages.py  # every text the app draws has its Arabic, every Arabic entry is drawable
 echo "== native build and tests"
 cmake --workflow --preset native
+echo "== the Hub client (CLI, libcurl) against a local Hub-shaped server"
+node --test tests/hub/
 echo "== WebAssembly build and tests (Node.js)"
 cmake --workflow --preset web
 echo "== native and WebAssembly CLI agree"

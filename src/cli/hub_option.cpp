@@ -36,8 +36,13 @@ bool read_hub_option(const HubOptions& options, const Catalog& catalog, std::opt
   for (const std::string& note : read->notes) err << "note: " << note << "\n";
   err << "hf: " << read->ref.repo << "@" << read->sha.substr(0, 12) << ": read " << read->files_read.size() << " file(s) ("
       << (read->chosen.empty() ? "config.json" : read->chosen) << (read->files_read.size() > 1 && read->chosen.empty() ? ", ..." : "")
-      << "), " << with_thousands(read->bytes_fetched) << " B fetched in " << read->fetches << " request(s)"
-      << (read->bytes_fetched == 0 ? ", from the cache" : "") << "\n";
+      << "), ";
+  if (read->fetches == 0) {
+    err << "all from the cache";
+  } else {
+    err << with_thousands(read->bytes_fetched) << " B fetched in " << read->fetches << " request(s)";
+  }
+  err << "\n";
   model = std::move(read).value();
   return true;
 }

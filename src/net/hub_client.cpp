@@ -67,9 +67,10 @@ struct HubCache {
   }
 };
 
-HubAnswer cached_answer(std::string body) {
+// A cached body answers as the server did: 206 for a range, 200 for a whole file.
+HubAnswer cached_answer(const HubFetch& fetch, std::string body) {
   HubAnswer a;
-  a.status = 200;
+  a.status = fetch.first >= 0 ? 206 : 200;
   a.body = std::move(body);
   a.from_cache = true;
   return a;
@@ -133,11 +134,11 @@ Result<HubModel> read_hub_model(const HubRef& ref, const HubSettings& settings, 
         std::string known = sha;
         if (known.empty() && settings.offline && read_whole(cache.ref_path(ref.revision), text)) known = trimmed(text);
         if (!known.empty() && (settings.offline || known == ref.revision) && read_whole(cache.file_list_path(known), text)) {
-          answer = cached_answer(text);
+          answer = cached_answer(f, text);
           have = true;
         }
       } else if (!sha.empty() && read_whole(cache.fetch_path(sha, f), text)) {
-        answer = cached_answer(text);
+        answer = cached_answer(f, text);
         have = true;
       }
     }

@@ -134,8 +134,10 @@ bool HubReading::file_answer(const HubAnswer& a) {
 
 void HubReading::answer(const HubAnswer& a) {
   if (!pending_) return;
-  if (!a.from_cache) model_.bytes_fetched += static_cast<int64_t>(a.body.size());
-  model_.fetches += 1;
+  if (!a.from_cache) {
+    model_.bytes_fetched += static_cast<int64_t>(a.body.size());
+    model_.fetches += 1;
+  }
   if (!file_answer(a)) return;
   const HubFetch fetch = *pending_;
   if (stage_ == Stage::file_list) {

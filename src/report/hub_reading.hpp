@@ -80,7 +80,7 @@ struct HubModel {
   std::string config_name;
   std::vector<std::string> notes;     // what was chosen and assumed, for the CLI and the page
   int64_t bytes_fetched = 0;          // bodies, from the network (not the cache)
-  int fetches = 0;
+  int fetches = 0;                    // requests over the network (not answered by the cache)
 };
 
 class HubReading {

@@ -1,16 +1,18 @@
 // A GGUF v3 header written byte by byte in llama.cpp's tensor names and ggml type numbers
 // (Q8_0 8, Q4_K 12, Q6_K 14, F32 0), for the JavaScript API and page tests. Tensor data is
 // not written: `offset` steps 1 MiB per tensor, so a file of the header alone is "cut".
-export function ggufBytes({ layers = 2, hidden = 256, tokens = 20000 }) {
+// `type` (a ggml type number), when given, types every layer matrix (a Q8_0 file: 8).
+export function ggufBytes({ layers = 2, hidden = 256, tokens = 20000, type = 0 }) {
   const parts = [];
   const u32 = v => { const b = Buffer.alloc(4); b.writeUInt32LE(v); parts.push(b); };
   const u64 = v => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); parts.push(b); };
   const str = s => { u64(Buffer.byteLength(s)); parts.push(Buffer.from(s)); };
   const tensors = [["token_embd.weight", [hidden, 1000], 8], ["output_norm.weight", [hidden], 0]];
   for (let i = 0; i < layers; i++) {
-    for (const n of ["attn_q", "attn_output", "ffn_gate", "ffn_up"]) tensors.push([`blk.${i}.${n}.weight`, [hidden, hidden], 12]);
-    tensors.push([`blk.${i}.attn_k.weight`, [hidden, 64], 12], [`blk.${i}.attn_v.weight`, [hidden, 64], 14]);
-    tensors.push([`blk.${i}.ffn_down.weight`, [hidden, hidden], 14], [`blk.${i}.attn_norm.weight`, [hidden], 0]);
+    const t = (k_quant) => type || k_quant;
+    for (const n of ["attn_q", "attn_output", "ffn_gate", "ffn_up"]) tensors.push([`blk.${i}.${n}.weight`, [hidden, hidden], t(12)]);
+    tensors.push([`blk.${i}.attn_k.weight`, [hidden, 64], t(12)], [`blk.${i}.attn_v.weight`, [hidden, 64], t(14)]);
+    tensors.push([`blk.${i}.ffn_down.weight`, [hidden, hidden], t(14)], [`blk.${i}.attn_norm.weight`, [hidden], 0]);
   }
   u32(0x46554747); u32(3); u64(tensors.length); u64(8);
   const kv = (k, v) => { str(k); u32(4); u32(v); };
