@@ -77,6 +77,8 @@ test("a sharded 70B safetensors model by id: the same report as its files on dis
   assert.equal(ranges.length, 2 * shards.length);
   assert.ok(ranges.every(e => /^bytes=\d+-\d+$/.test(e.range) && e.status === 206));
   assert.ok(ranges.every(e => e.bytes <= 64 * 1024), "no range over 64 KiB");
+  // Kept-alive connections: one to the endpoint and one to the storage host, not one per request.
+  assert.equal(new Set(requests.map(e => `${e.cdn}:${e.connection}`)).size, 2);
   // What the CLI says it fetched is what the server sent (a redirect has no body).
   const said = new RegExp(`hf: ${llamaId}@([0-9a-f]{12}): read ${shards.length + 2} file\\(s\\) .*, ([\\d,]+) B fetched in (\\d+) request`).exec(fromHub.stderr);
   assert.ok(said, fromHub.stderr);

@@ -16,7 +16,7 @@
 //   the model API), fault/cut (the connection closed half way through a range), fault/slow (a
 //   range that stalls), fault/loop (a redirect loop), fault/no-range (Range ignored: 200, the
 //   whole file).
-// Every request is logged: {host, path, range, authorization, status, bytes}.
+// Every request is logged: {host, path, range, authorization, connection (the client's port), status, bytes}.
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
@@ -55,7 +55,7 @@ export async function startHub({ root, token }) {
   const record = (req, res, extra = {}) => {
     const entry = {
       host: req.headers.host, path: req.url, range: req.headers.range || "",
-      authorization: req.headers.authorization || "", status: 0, bytes: 0, ...extra,
+      authorization: req.headers.authorization || "", connection: req.socket.remotePort, status: 0, bytes: 0, ...extra,
     };
     log.push(entry);
     const write = res.write.bind(res), end = res.end.bind(res);
