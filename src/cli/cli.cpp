@@ -71,13 +71,14 @@ void add_infer_options(CLI::App& app, InferOptions& o) {
       ->check(CLI::ExistingFile);
   auto* model = app.add_option("-m,--model", o.model, "Model preset id (vramfit models)");
   auto* config = app.add_option("--config", o.config_file, "Hugging Face config.json of the model")->check(CLI::ExistingFile)->excludes(model);
-  add_hub_options(app, o.hub)->excludes(model)->excludes(config);
+  auto* hf = add_hub_options(app, o.hub)->excludes(model)->excludes(config);
   auto* gguf = app.add_option("--gguf", o.gguf_file, "GGUF file: architecture and exact tensor bytes from its header")
                    ->check(CLI::ExistingFile)->excludes(model);
   auto* st = app.add_option("--safetensors", o.safetensors_files, "safetensors file(s) (all shards): exact tensor bytes")
                  ->check(CLI::ExistingFile)->excludes(model)->excludes(gguf);
-  app.add_option("--safetensors-index", o.index_file, "model.safetensors.index.json (needs --config)")
-      ->check(CLI::ExistingFile)->excludes(model)->excludes(gguf)->excludes(st);
+  auto* index = app.add_option("--safetensors-index", o.index_file, "model.safetensors.index.json (needs --config)")
+                    ->check(CLI::ExistingFile)->excludes(model)->excludes(gguf)->excludes(st);
+  hf->excludes(gguf)->excludes(st)->excludes(index);
   app.add_option("-w,--weights", o.weights, "Weight format id (vramfit formats), e.g. bf16, gguf-q4_k_m, gptq-int4");
   app.add_option("--group-size", o.group_size, "Group size of GPTQ/AWQ formats")->check(CLI::Range(int64_t(16), int64_t(65536)));
   app.add_option("--kv", o.kv, "KV cache dtype: f16, bf16, f32, fp8, q8_0, q4_0, ...");
@@ -457,7 +458,7 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
       ->check(CLI::ExistingFile);
   auto* model = app.add_option("-m,--model", o.model, "Model preset id (vramfit models)");
   auto* config = app.add_option("--config", o.config_file, "Hugging Face config.json of the model")->check(CLI::ExistingFile)->excludes(model);
-  add_hub_options(app, o.hub)->excludes(model)->excludes(config);
+  auto* hf = add_hub_options(app, o.hub)->excludes(model)->excludes(config);
   app.add_option("--recipe", o.recipe, "fp32, amp_bf16, amp_fp16, mixed_bf16 (default), mixed_fp16, bf16")
       ->check(CLI::IsMember({"fp32", "amp_bf16", "amp_fp16", "mixed_bf16", "mixed_fp16", "bf16"}));
   app.add_flag("--foreach", o.foreach, "Count foreach Adam's state-sized temporary in step()");

@@ -121,6 +121,12 @@ export function writeFixtureRepos(root) {
   fs.mkdirSync(internlm, { recursive: true });
   fs.copyFileSync(path.join(configs, "internlm2_5-7b-chat.json"), path.join(internlm, "config.json"));
 
+  // An architecture vramfit does not know, config.json alone (refused, as a local config.json is).
+  writeText(repo("org", "Mystery-LM", "config.json"),
+            JSON.stringify({ architectures: ["MysteryForCausalLM"], model_type: "mystery_lm", hidden_size: 4096,
+                             num_hidden_layers: 32, num_attention_heads: 32, vocab_size: 32000 }));
+  writeText(repo("org", "Mystery-LM", "pytorch_model.bin"), "PK");
+
   // A renamed repository: the old id answers 307 to the new one.
   writeText(repo("org", "Old-Name", ".moved"), "org/Tiny-GGUF\n");
 

@@ -210,6 +210,9 @@ test("every failure is a message naming the repo and the file, and nothing is pr
     [["--hf", "org/Tiny-GGUF", "--hf-endpoint", "http://127.0.0.1:9"], /^error: hf: org\/Tiny-GGUF: cannot reach 127\.0\.0\.1:9 \(.*\): offline\? --offline answers from the cache$/m],
     [["--hf", "org/Tiny-GGUF", "--hf-endpoint", "ftp://mirror"], /^error: --hf-endpoint: endpoint: 'ftp:\/\/mirror' is not an http\(s\):\/\/ address/m],
     [["--hf", "https://huggingface.co/datasets/org/data"], /^error: --hf: /m],
+    [["--hf", "org/Mystery-LM"], /^error: model.config: model_type 'mystery_lm' is not one vramfit knows/m],
+    [["--hf", "org/Tiny-GGUF:Q8_0", "-m", "llama-3.1-8b"], /^error: --model excludes --hf$/m],
+    [["--hf", "org/Tiny-GGUF:Q8_0", "--gguf", path.join(repos.gguf, "Tiny-Q8_0.gguf")], /^error: --hf excludes --gguf$/m],
   ];
   for (const [args, message] of cases) {
     const r = await run(["infer", ...args, "-g", "rtx-4090"]);

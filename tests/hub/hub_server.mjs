@@ -16,6 +16,7 @@
 //   the model API), fault/cut (the connection closed half way through a range), fault/slow (a
 //   range that stalls), fault/loop (a redirect loop), fault/no-range (Range ignored: 200, the
 //   whole file).
+//   Both answer CORS as the Hub does (preflights included).
 // Every request is logged: {host, path, range, authorization, connection (the client's port), status, bytes}.
 import http from "node:http";
 import fs from "node:fs";
@@ -99,8 +100,20 @@ export async function startHub({ root, token }) {
     return { repo: parts[0] || "", rest: parts.slice(1) };
   };
 
+  // CORS as the Hub answers it, for the page's fetch(): any origin, the token and Range headers
+  // allowed, the Hub's error headers readable.
+  const cors = (req, res) => {
+    res.setHeader("Access-Control-Allow-Origin", "*");
+    res.setHeader("Access-Control-Expose-Headers", "X-Error-Code, X-Error-Message, Retry-After, Content-Range, X-Repo-Commit, ETag");
+    if (req.method !== "OPTIONS") return false;
+    res.writeHead(204, { "Access-Control-Allow-Headers": "Authorization, Range", "Access-Control-Allow-Methods": "GET, HEAD" });
+    res.end();
+    return true;
+  };
+
   const hub = http.createServer((req, res) => {
     const entry = record(req, res);
+    if (cors(req, res)) return;
     const url = new URL(req.url, "http://hub");
     const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
     const api = parts[0] === "api" && parts[1] === "models";
@@ -169,6 +182,7 @@ export async function startHub({ root, token }) {
   // The storage host: answers any path /repos/<repo>/<sha>/<file> with the file, ranges honoured.
   const cdn = http.createServer((req, res) => {
     record(req, res, { cdn: true });
+    if (cors(req, res)) return;
     const url = new URL(req.url, "http://cdn");
     const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
     if (parts[0] !== "repos" || parts.length < 4) return error(res, 404, "", "Not found");
