@@ -11,6 +11,7 @@
 #include "io/safetensors.hpp"
 #include "report/hub_reading.hpp"
 #include "support/model_file_writers.hpp"
+#include "text/messages.hpp"
 
 using namespace vramfit;
 using namespace vramfit::test;
@@ -359,6 +360,12 @@ TEST_CASE("the Hub's refusals and a server's misbehaviour, each in words", "[hub
   CHECK(gated.message.find("https://huggingface.co/org/model") != std::string::npos);
   CHECK(gated.message.find("HF_TOKEN") != std::string::npos);
   CHECK(with(true, on_list(403, "GatedRepo")).message.find("the token given has no access") != std::string::npos);
+  // In Arabic (data/messages/ar.json), the repository and the page's URL kept as they are.
+  enable_arabic_messages();
+  CHECK(translate_text(Language::arabic, gated.message) ==
+        "hf: org/model: مقيد: اقبل الترخيص في صفحة النموذج (https://huggingface.co/org/model)، ثم أعط "
+        "رمز قراءة (HF_TOKEN)");
+  set_message_table(Language::arabic, nullptr);
   CHECK(with(false, on_list(401, "RepoNotFound")).id == "hub.unauthorized");
   Error missing = with(false, on_list(404, "RepoNotFound"));
   CHECK(missing.id == "hub.not_found");

@@ -113,12 +113,14 @@ bool HubReading::file_answer(const HubAnswer& a) {
     fail(make_error("hub.unauthorized", "hf",
                     what + ": " + std::to_string(a.status) + ": not found, private or gated: check the id" +
                         (token_given_ ? "; the token given has no access to it" : ", or give a read token (HF_TOKEN)")));
+  } else if (a.status == 404 && code == "RevisionNotFound") {
+    fail(make_error("hub.not_found", "hf", what + ": revision " + model_.ref.revision + " not found"));
+  } else if (a.status == 404 && code == "EntryNotFound") {
+    fail(make_error("hub.not_found", "hf", what + ": no such file in the repository"));
+  } else if (a.status == 404 && file.empty()) {
+    fail(make_error("hub.not_found", "hf", what + ": no such model on " + model_.endpoint + ": check the id"));
   } else if (a.status == 404) {
-    std::string why = code == "RevisionNotFound" ? "revision " + model_.ref.revision + " not found"
-                      : code == "EntryNotFound"  ? "no such file in the repository"
-                      : file.empty()             ? "no such model on " + model_.endpoint + ": check the id"
-                                                 : "not found (404)";
-    fail(make_error("hub.not_found", "hf", what + ": " + why));
+    fail(make_error("hub.not_found", "hf", what + ": not found (404)"));
   } else if (a.status == 429) {
     fail(make_error("hub.rate_limited", "hf",
                     what + ": rate-limited by the Hub (429)" +
