@@ -84,7 +84,7 @@ function writeShardedSafetensors(dir, tensors, shardBytes) {
 
 function writeGguf(file, options) {
   const header = ggufBytes(options);
-  const tensors = 2 + 9 * options.layers;
+  const tensors = options.split ? options.split.to - options.split.from : 2 + 9 * options.layers;
   writeSparse(file, header, header.length + 32 + tensors * (1 << 20));
 }
 
@@ -109,6 +109,13 @@ export function writeFixtureRepos(root) {
   const mmproj = mmprojGgufBytes();
   writeSparse(path.join(gguf, "mmproj-Tiny-F16.gguf"), mmproj, mmproj.length + 1024 * 4096 * 2 + 32);
   writeText(path.join(gguf, "README.md"), "# Tiny GGUF\n");
+
+  // The same Q4_K_M model split in two, as llama.cpp's gguf-split writes it.
+  const split = repo("org", "Tiny-GGUF-split");
+  for (const [no, from, to] of [[0, 0, 20], [1, 20, 38]]) {
+    writeGguf(path.join(split, `Tiny-Q4_K_M-0000${no + 1}-of-00002.gguf`),
+              { layers: 4, hidden: 256, tokens: 100000, split: { no, count: 2, from, to } });
+  }
 
   // A legacy one-part id with only pytorch_model.bin (GPT-2's config.json).
   const gpt2 = repo("gpt2");

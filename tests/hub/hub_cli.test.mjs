@@ -168,6 +168,13 @@ test("a GGUF repo: llama.cpp's -hf choice, :quant, a blob URL and a pasted llama
   const hffLocal = await run(["infer", "-g", "rtx-4090", "--cmd", `llama-cli -m ${q8} -c 8192`]);
   assert.equal(hff.status, 0, hff.stderr);
   assert.equal(hff.stdout, hffLocal.stdout);
+  // A split GGUF: the parts' tensors together, the report the single file's (its name aside).
+  const split = await run(["infer", "--hf", "org/Tiny-GGUF-split", "-g", "rtx-4090", "--json"]);
+  assert.equal(split.status, 0, split.stderr);
+  assert.match(split.stderr, /a split GGUF: the tensors of its 2 parts together/);
+  assert.equal(split.stdout.replaceAll("Tiny-Q4_K_M-00001-of-00002.gguf", "Tiny-Q4_K_M.gguf"), localQ4.stdout);
+  const part2 = await run(["infer", "--hf", "https://huggingface.co/org/Tiny-GGUF-split/blob/main/Tiny-Q4_K_M-00002-of-00002.gguf", "-g", "rtx-4090"]);
+  assert.match(part2.stderr, /a projector or a later part of a split GGUF: name the model's \(first\) GGUF/);
   // A renamed repository answers 307 to its new id, as the Hub does.
   const renamed = await run(["infer", "--hf", "org/Old-Name", "-g", "rtx-4090", "--json"]);
   assert.equal(renamed.status, 0, renamed.stderr);

@@ -2,7 +2,10 @@
 // (Q8_0 8, Q4_K 12, Q6_K 14, F32 0), for the JavaScript API and page tests. Tensor data is
 // not written: `offset` steps 1 MiB per tensor, so a file of the header alone is "cut".
 // `type` (a ggml type number), when given, types every layer matrix (a Q8_0 file: 8).
-export function ggufBytes({ layers = 2, hidden = 256, tokens = 20000, type = 0 }) {
+// `split` ({no, count, from, to}) writes one part of a split file as llama.cpp's gguf-split
+// does (examples/gguf-split): split.no, split.count and split.tensors.count in every part,
+// the model's keys in the first only, tensors from..to-1 (offsets from 0 in each part).
+export function ggufBytes({ layers = 2, hidden = 256, tokens = 20000, type = 0, split = null }) {
   const parts = [];
   const u32 = v => { const b = Buffer.alloc(4); b.writeUInt32LE(v); parts.push(b); };
   const u64 = v => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); parts.push(b); };
@@ -14,15 +17,25 @@ export function ggufBytes({ layers = 2, hidden = 256, tokens = 20000, type = 0 }
     tensors.push([`blk.${i}.attn_k.weight`, [hidden, 64], t(12)], [`blk.${i}.attn_v.weight`, [hidden, 64], t(14)]);
     tensors.push([`blk.${i}.ffn_down.weight`, [hidden, hidden], t(14)], [`blk.${i}.attn_norm.weight`, [hidden], 0]);
   }
-  u32(0x46554747); u32(3); u64(tensors.length); u64(8);
+  const written = split ? tensors.slice(split.from, split.to) : tensors;
+  const first = !split || split.no === 0;
+  u32(0x46554747); u32(3); u64(written.length); u64((first ? 8 : 0) + (split ? 3 : 0));
   const kv = (k, v) => { str(k); u32(4); u32(v); };
-  str("general.architecture"); u32(8); str("llama");
-  kv("llama.block_count", layers); kv("llama.embedding_length", hidden); kv("llama.attention.head_count", 4);
-  kv("llama.attention.head_count_kv", 1); kv("llama.feed_forward_length", hidden); kv("llama.context_length", 4096);
-  str("tokenizer.ggml.tokens"); u32(9); u32(8); u64(tokens);
-  for (let i = 0; i < tokens; i++) str("token-" + i);
+  if (first) {
+    str("general.architecture"); u32(8); str("llama");
+    kv("llama.block_count", layers); kv("llama.embedding_length", hidden); kv("llama.attention.head_count", 4);
+    kv("llama.attention.head_count_kv", 1); kv("llama.feed_forward_length", hidden); kv("llama.context_length", 4096);
+    str("tokenizer.ggml.tokens"); u32(9); u32(8); u64(tokens);
+    for (let i = 0; i < tokens; i++) str("token-" + i);
+  }
+  if (split) {
+    const u16 = v => { const b = Buffer.alloc(2); b.writeUInt16LE(v); parts.push(b); };
+    str("split.no"); u32(2); u16(split.no);
+    str("split.count"); u32(2); u16(split.count);
+    str("split.tensors.count"); u32(5); u32(tensors.length);
+  }
   let offset = 0;
-  for (const [name, dims, type] of tensors) {
+  for (const [name, dims, type] of written) {
     str(name); u32(dims.length); dims.forEach(u64); u32(type); u64(offset); offset += 1 << 20;
   }
   return Buffer.concat(parts);
