@@ -63,7 +63,90 @@
           length = next;
         }
       },
+      // A model by its Hugging Face id, as people copy it: "Qwen/Qwen3-8B", "org/name@revision",
+      // "unsloth/Qwen3-8B-GGUF:Q4_K_M", "https://huggingface.co/org/name/blob/main/x.gguf".
+      // Reads the file list, config.json and the safetensors or GGUF headers with fetch() and
+      // Range (never the weights) and returns {model, weights, hub: {repo, revision, sha, file,
+      // ggufs, files_read, notes, bytes_fetched, fetches}} or {error: {id, field, message}}.
+      // options: endpoint (a mirror; default the Hub), token (sent only to the endpoint, as a
+      // bearer header; kept nowhere), signal (an AbortSignal: cancel), onProgress({files_done,
+      // files_planned, bytes_fetched}), fetch (another fetch()).
+      async readHubModel(id, options = {}) {
+        const token = options.token || "";
+        const doFetch = options.fetch || globalThis.fetch;
+        let step = JSON.parse(withString(String(id), idPointer => withString(options.endpoint || "", endpointPointer =>
+          takeString(module._vramfit_hub_begin(idPointer, endpointPointer, token ? 1 : 0)))));
+        if (step.error) return step;
+        const handle = step.handle;
+        const endpointOrigin = new URL(step.fetch.url).origin;
+        try {
+          while (step.fetch) {
+            const answer = await hubGet(doFetch, step.fetch, token, endpointOrigin, options.signal);
+            if (answer.cancelled) {
+              return { error: { id: "hub.cancelled", field: "hf", message: `hf: ${id}: cancelled` } };
+            }
+            step = JSON.parse(withBytes(answer.body, pointer => withString(JSON.stringify(answer.headers), headersPointer =>
+              takeString(module._vramfit_hub_answer(handle, answer.status, pointer, answer.body.length, headersPointer)))));
+            if (options.onProgress) options.onProgress(step.progress);
+          }
+        } finally {
+          module._vramfit_hub_end(handle);
+        }
+        return step.error ? { error: step.error } : step.model;
+      },
     };
+
+    // One GET: the Range asked, the token only to the endpoint's origin (fetch drops an
+    // Authorization header on a redirect to another origin, as the Hub sends files to its
+    // storage), the body read up to what was asked (a server that ignores Range is not read on).
+    async function hubGet(doFetch, fetch, token, endpointOrigin, signal) {
+      const headers = {};
+      if (fetch.first >= 0) headers.Range = `bytes=${fetch.first}-${fetch.last}`;
+      if (token && new URL(fetch.url).origin === endpointOrigin) headers.Authorization = `Bearer ${token}`;
+      const limit = fetch.first >= 0 ? fetch.last - fetch.first + 1 : 64 * 1024 * 1024;
+      const host = new URL(fetch.url).host;
+      let response;
+      try {
+        response = await doFetch(fetch.url, { headers, signal, credentials: "omit", redirect: "follow" });
+      } catch (e) {
+        if (signal && signal.aborted) return { cancelled: true };
+        return { status: 0, body: new Uint8Array(0), headers: { transport_error: `cannot reach ${host} (${e.message})` } };
+      }
+      const got = name => response.headers.get(name) || "";
+      const answer = { status: response.status, body: new Uint8Array(0),
+                       headers: { content_type: got("content-type"), error_code: got("x-error-code"),
+                                  error_message: got("x-error-message"), retry_after: got("retry-after") } };
+      const chunks = [];
+      let length = 0;
+      try {
+        const reader = response.body.getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          length += value.length;
+          if (length > limit) {
+            await reader.cancel();
+            const more = fetch.first >= 0 ? `the server ignored the Range request (it sent more than the ${limit.toLocaleString("en")} B asked)`
+                                          : "more than 64 MiB: not a file vramfit reads whole";
+            return { status: 0, body: new Uint8Array(0), headers: { transport_error: more } };
+          }
+          chunks.push(value);
+        }
+      } catch (e) {
+        if (signal && signal.aborted) return { cancelled: true };
+        return { status: 0, body: new Uint8Array(0), headers: { transport_error: `the connection was cut after ${length.toLocaleString("en")} B` } };
+      }
+      answer.body = new Uint8Array(length);
+      let at = 0;
+      for (const c of chunks) { answer.body.set(c, at); at += c.length; }
+      return answer;
+    }
+
+    function takeString(pointer) {
+      const text = module.UTF8ToString(pointer);
+      module._vramfit_free(pointer);
+      return text;
+    }
 
     function withBytes(bytes, use) {
       const pointer = module._malloc(Math.max(1, bytes ? bytes.length : 0));
