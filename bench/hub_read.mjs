@@ -3,12 +3,14 @@
 // Llama 3.1 70B Instruct's 31 safetensors shards (a cold cache each time) and for a GGUF repo,
 // each beside the same model read from the files on disk in the same run (the ratio is what
 // carries from machine to machine; loopback has no latency, so a real Hub adds its round
-// trips: 2 per shard, one after the other).
-//   node bench/hub_read.mjs [runs]   (after the native build)
+// trips: 2 per shard, one after the other). With the web build, the JavaScript API's
+// readHubModel() (Node.js fetch) reads the 70B model too.
+//   node bench/hub_read.mjs [runs]   (after the native build; the web build for the JS API)
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { startHub } from "../tests/hub/hub_server.mjs";
 import { writeFixtureRepos } from "../tests/hub/fixture_repos.mjs";
@@ -54,5 +56,19 @@ await measure("Llama-3.1-70B-Instruct (31 shards, 141 GB)", ["--hf", "meta-llama
               ["--config", path.join(repos.llamaDir, "config.json"), "--safetensors",
                ...repos.llamaShards.map(s => path.join(repos.llamaDir, s))]);
 await measure("Tiny-GGUF:Q8_0 (a 4 MiB header)", ["--hf", "org/Tiny-GGUF:Q8_0"], ["--gguf", path.join(repos.gguf, "Tiny-Q8_0.gguf")]);
+const estimator = path.join(here, "..", "build", "web", "vramfit_estimator.js");
+if (fs.existsSync(estimator)) {
+  const require = createRequire(import.meta.url);
+  const { wrap } = require(path.join(here, "..", "site", "vramfit-api.js"));
+  const vramfit = wrap(await require(estimator)({ wasmBinary: fs.readFileSync(estimator.replace(/\.js$/, ".wasm")) }));
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const start = process.hrtime.bigint();
+    const read = await vramfit.readHubModel("meta-llama/Llama-3.1-70B-Instruct", { endpoint: hub.url, token });
+    if (read.error) throw new Error(read.error.message);
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  console.log(`Llama-3.1-70B-Instruct with the JavaScript API (readHubModel, Node.js fetch): ${median(times).toFixed(0)} ms (median of ${runs})`);
+}
 await hub.close();
 fs.rmSync(root, { recursive: true, force: true });

@@ -14,7 +14,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 # runtime libraries (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer), libstb-dev
 # (stb_image_write: the desktop app's PNG screenshots), fonts-wqy-microhei (CJK glyphs for the desktop
 # and the browser tests), libfribidi-dev (GNU FriBidi: the native tests' oracle for the app's Arabic
-# shaping and right-to-left ordering, src/text/), libcurl4-openssl-dev (libcurl: the CLI's and the desktop's
+# shaping and right-to-left ordering, src/text/), libcurl4-openssl-dev (libcurl: the CLI's
 # HTTPS range requests to the Hugging Face Hub, src/net/).
 packages=(cmake ninja-build g++ emscripten binaryen libglfw3-dev libgl-dev libstb-dev fonts-wqy-microhei
           nlohmann-json3-dev catch2 libcli11-dev nodejs dpkg-dev xauth xvfb
