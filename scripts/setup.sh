@@ -37,10 +37,12 @@ if ! command -v npm >/dev/null; then
 fi
 
 # --- npm tools, pinned in package-lock.json: playwright-core (drives /usr/bin/chromium in the
-# browser tests) and google-closure-compiler 20220104 (the version Emscripten 3.1.6 pins;
-# minifies the page's JavaScript)
+# browser tests), google-closure-compiler 20220104 (the version Emscripten 3.1.6 pins;
+# minifies the page's JavaScript) and @huggingface/gguf (huggingface.js's GGUF parser: the
+# independent reader tests/js/gguf_oracle.test.mjs checks vramfit's against)
 if [ ! -f "$here/node_modules/playwright-core/package.json" ] ||
-   [ ! -x "$here/node_modules/.bin/google-closure-compiler" ]; then
+   [ ! -x "$here/node_modules/.bin/google-closure-compiler" ] ||
+   [ ! -f "$here/node_modules/@huggingface/gguf/package.json" ]; then
   (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 

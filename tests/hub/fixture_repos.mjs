@@ -84,7 +84,7 @@ function writeShardedSafetensors(dir, tensors, shardBytes) {
 
 function writeGguf(file, options) {
   const header = ggufBytes(options);
-  const tensors = options.split ? options.split.to - options.split.from : 2 + 9 * options.layers;
+  const tensors = options.split ? options.split.to - options.split.from : 2 + 8 * options.layers;
   writeSparse(file, header, header.length + 32 + tensors * (1 << 20));
 }
 
@@ -112,7 +112,7 @@ export function writeFixtureRepos(root) {
 
   // The same Q4_K_M model split in two, as llama.cpp's gguf-split writes it.
   const split = repo("org", "Tiny-GGUF-split");
-  for (const [no, from, to] of [[0, 0, 20], [1, 20, 38]]) {
+  for (const [no, from, to] of [[0, 0, 20], [1, 20, 34]]) {
     writeGguf(path.join(split, `Tiny-Q4_K_M-0000${no + 1}-of-00002.gguf`),
               { layers: 4, hidden: 256, tokens: 100000, split: { no, count: 2, from, to } });
   }
