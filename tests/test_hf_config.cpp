@@ -29,9 +29,33 @@ TEST_CASE("a real Llama 3.1 8B config.json gives the preset's count", "[config]"
 }
 
 TEST_CASE("head_dim is taken as given, not hidden / heads", "[config]") {
-  // Gemma 2 9B: 3584 / 16 = 224, but head_dim is 256.
-  CHECK(preset("gemma-2-9b").spec.head_dim == 256);
-  CHECK(preset("qwen3-0.6b").spec.head_dim == 128);  // 1024 / 16 = 64
+  // The keys of google/gemma-2-9b's and Qwen/Qwen3-0.6B's config.json (the Hub repositories),
+  // written out: 3584 / 16 = 224 but head_dim is 256; 1024 / 16 = 64 but head_dim is 128.
+  const json gemma2 = {{"model_type", "gemma2"}, {"hidden_size", 3584}, {"intermediate_size", 14336},
+                       {"num_hidden_layers", 42}, {"num_attention_heads", 16}, {"num_key_value_heads", 8},
+                       {"head_dim", 256}, {"vocab_size", 256000}, {"max_position_embeddings", 8192},
+                       {"sliding_window", 4096}, {"query_pre_attn_scalar", 256}, {"rms_norm_eps", 1e-06},
+                       {"torch_dtype", "float32"}};
+  auto g = read_hf_config(gemma2, "config.json");
+  REQUIRE(g);
+  CHECK(g->spec.head_dim == 256);
+  const json qwen3 = {{"model_type", "qwen3"}, {"hidden_size", 1024}, {"intermediate_size", 3072},
+                      {"num_hidden_layers", 28}, {"num_attention_heads", 16}, {"num_key_value_heads", 8},
+                      {"head_dim", 128}, {"vocab_size", 151936}, {"max_position_embeddings", 40960},
+                      {"tie_word_embeddings", true}, {"torch_dtype", "bfloat16"}};
+  auto q = read_hf_config(qwen3, "config.json");
+  REQUIRE(q);
+  CHECK(q->spec.head_dim == 128);
+  // Without head_dim, LlamaConfig takes hidden_size // num_attention_heads (configuration_llama.py).
+  json divided = qwen3;
+  divided.erase("head_dim");
+  divided["model_type"] = "llama";
+  auto d = read_hf_config(divided, "config.json");
+  REQUIRE(d);
+  CHECK(d->spec.head_dim == 64);
+  INFO("gemma-2-9b: " << count_parameters(g->spec) << ", qwen3-0.6b: " << count_parameters(q->spec));
+  CHECK(count_parameters(g->spec) == 9241705984);  // the Hub's safetensors total for google/gemma-2-9b
+  CHECK(count_parameters(q->spec) == 596049920);   // and for Qwen/Qwen3-0.6B
 }
 
 TEST_CASE("multimodal configs are read from text_config", "[config]") {

@@ -37,8 +37,9 @@ TEST_CASE("counts are read as people write them: 32k, 128K, 1M, 32,768", "[units
   auto count = [](const std::string& text) {
     int64_t value = -1;
     std::string why;
-    INFO(text << ": " << why);
-    REQUIRE(parse_count(text, value, why));
+    const bool read = parse_count(text, value, why);
+    INFO(text << ": " << why);  // after the reading, so a refusal shows its reason
+    REQUIRE(read);
     return value;
   };
   auto refused = [](const std::string& text) {
@@ -76,8 +77,9 @@ TEST_CASE("memory sizes are read as people write them: 48, 48.5, 24 GB, 81,920 M
   auto bytes = [](const std::string& text) {
     int64_t value = -1;
     std::string why;
-    INFO(text << ": " << why);
-    REQUIRE(parse_memory_size(text, value, why));
+    const bool read = parse_memory_size(text, value, why);
+    INFO(text << ": " << why);  // after the reading, so a refusal shows its reason
+    REQUIRE(read);
     return value;
   };
   auto refused = [](const std::string& text) {
