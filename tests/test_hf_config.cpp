@@ -53,6 +53,12 @@ TEST_CASE("head_dim is taken as given, not hidden / heads", "[config]") {
   auto d = read_hf_config(divided, "config.json");
   REQUIRE(d);
   CHECK(d->spec.head_dim == 64);
+  // Qwen3Config's default is its own: 128 (configuration_qwen3.py), not 1024 / 16.
+  json qwen3_default = qwen3;
+  qwen3_default.erase("head_dim");
+  auto qd = read_hf_config(qwen3_default, "config.json");
+  REQUIRE(qd);
+  CHECK(qd->spec.head_dim == 128);
   INFO("gemma-2-9b: " << count_parameters(g->spec) << ", qwen3-0.6b: " << count_parameters(q->spec));
   CHECK(count_parameters(g->spec) == 9241705984);  // the Hub's safetensors total for google/gemma-2-9b
   CHECK(count_parameters(q->spec) == 596049920);   // and for Qwen/Qwen3-0.6B

@@ -678,7 +678,9 @@ Result<HfConfigRead> read_hf_config(const json& root, const std::string& origin,
   if (!r.has("num_key_value_heads") && s.attention_heads > 0 && !has_no_gqa_key(type)) {
     out.assumptions.push_back("num_key_value_heads missing: taken equal to num_attention_heads (no GQA).");
   }
-  const int64_t derived_head_dim = s.attention_heads > 0 ? s.hidden_size / s.attention_heads : 0;
+  // Without head_dim: hidden_size / num_attention_heads (LlamaConfig and most others), but
+  // Qwen3Config's own default, 128 (configuration_qwen3.py, Qwen3Config.__init__ head_dim=128).
+  const int64_t derived_head_dim = type == "qwen3" ? 128 : s.attention_heads > 0 ? s.hidden_size / s.attention_heads : 0;
   s.head_dim = r.integer("head_dim", r.integer("d_kv", derived_head_dim));
   // n_inner null: 4 x n_embd (GPT2MLP, GPTJMLP); Falcon: 4 x hidden_size.
   const int64_t wide = falcon || gpt2_family || bloom || type == "gpt_neo" || type == "rwkv" ? 4 * s.hidden_size : 0;
