@@ -228,12 +228,7 @@ void HubReading::answer(const HubAnswer& a) {
         return;
       }
     }
-    queue_ = index->shards;
-    files_planned_ += static_cast<int>(queue_.size());
-    queue_index_ = 0;
-    stage_ = Stage::safetensors;
-    bytes_.clear();
-    next_header_range();
+    read_headers(Stage::safetensors, index->shards);
   }
 }
 
@@ -296,9 +291,7 @@ void HubReading::plan_from_file_list(const json& info) {
         fail(make_error("hub.bad_file", "hf", where(ref.file) + ": a projector or a later part of a split GGUF: name the model's (first) GGUF"));
         return;
       }
-    } else if (kind == ModelFileKind::safetensors) {
-      queue_ = {ref.file};
-    } else if (ref.file != "config.json") {
+    } else if (kind != ModelFileKind::safetensors && ref.file != "config.json") {  // a shard: read after config.json
       fail(make_error("hub.bad_file", "hf", where(ref.file) + ": not a .gguf, .safetensors or config.json file"));
       return;
     }
@@ -351,10 +344,7 @@ void HubReading::plan_from_file_list(const json& info) {
         queue_.push_back(name);
       }
     }
-    files_planned_ = static_cast<int>(queue_.size());
-    stage_ = Stage::gguf;
-    bytes_.clear();
-    next_header_range();
+    read_headers(Stage::gguf, queue_);
     return;
   }
   if (!has_config) {
@@ -370,11 +360,7 @@ void HubReading::plan_from_file_list(const json& info) {
 
 void HubReading::plan_weights_after_config() {
   if (!model_.ref.file.empty() && model_file_kind(model_.ref.file) == ModelFileKind::safetensors) {
-    files_planned_ += 1;
-    stage_ = Stage::safetensors;
-    queue_index_ = 0;
-    bytes_.clear();
-    next_header_range();
+    read_headers(Stage::safetensors, {model_.ref.file});
     return;
   }
   if (!model_.ref.file.empty()) {  // config.json itself
@@ -391,18 +377,23 @@ void HubReading::plan_weights_after_config() {
     }
   }
   if (entry("model.safetensors")) {
-    queue_ = {"model.safetensors"};
-    files_planned_ += 1;
-    stage_ = Stage::safetensors;
-    queue_index_ = 0;
-    bytes_.clear();
-    next_header_range();
+    read_headers(Stage::safetensors, {"model.safetensors"});
     return;
   }
   model_.notes.push_back(entry("pytorch_model.bin")
                              ? "only pytorch_model.bin (no header to read): the weights from config.json, in its torch_dtype"
                              : "no weights files: the weights from config.json, in its torch_dtype");
   finish();
+}
+
+// Reads the headers of `files` in turn (safetensors shards, or a GGUF and its split parts).
+void HubReading::read_headers(Stage stage, std::vector<std::string> files) {
+  queue_ = std::move(files);
+  files_planned_ += static_cast<int>(queue_.size());
+  queue_index_ = 0;
+  stage_ = stage;
+  bytes_.clear();
+  next_header_range();
 }
 
 // The next range of the current file under io/header_reads.hpp's policy (only the bytes not

@@ -105,6 +105,7 @@ class HubReading {
   void plan_from_file_list(const json& info);
   void plan_weights_after_config();
   void fetch_file(const std::string& file, int64_t first, int64_t last);
+  void read_headers(Stage stage, std::vector<std::string> files);
   void next_header_range();
   bool file_answer(const HubAnswer& answer);
   const HubFileEntry* entry(const std::string& name) const;
