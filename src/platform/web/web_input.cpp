@@ -59,12 +59,13 @@ ImGuiWindow* scrollable(ImGuiWindow* window, int axis) {
 }  // namespace
 
 void install_web_input() {
-  // The wheel comes from the page's own handler (site/shell.js -> vramfit_wheel); the page's
-  // copy of the GLFW backend registers none (cmake/imgui.cmake).
+  // The wheel comes from the page's own handler (web/shell.js -> vramfit_wheel): the GLFW
+  // backend's handler on the document (imgui_impl_glfw.cpp, ImGui_ImplGlfw_Init) is removed.
+  emscripten_set_wheel_callback(EMSCRIPTEN_EVENT_TARGET_DOCUMENT, nullptr, false, nullptr);
   ImGuiIO& io = ImGui::GetIO();
   // Copy goes to the browser's clipboard (and is kept here); the browser's paste event hands
   // its text over before Dear ImGui sees the Ctrl+V or Shift+Insert that caused it, so ImGui's
-  // own paste reads it (site/shell.js; a paste from the context menu arrives as typed text).
+  // own paste reads it (web/shell.js; a paste from the context menu arrives as typed text).
   io.SetClipboardTextFn = [](void*, const char* text) {
     g_clipboard = text;
     js_write_clipboard(text);
@@ -119,7 +120,7 @@ void place_text_field() {
 
 }  // namespace vramfit
 
-// The browser's events, from site/shell.js (CSS pixels).
+// The browser's events, from web/shell.js (CSS pixels).
 extern "C" {
 
 EMSCRIPTEN_KEEPALIVE void vramfit_pointer(double x, double y, int source) {

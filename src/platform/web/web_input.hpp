@@ -1,4 +1,4 @@
-// The page's input for Dear ImGui, from the browser's own events (site/shell.js calls the
+// The page's input for Dear ImGui, from the browser's own events (web/shell.js calls the
 // vramfit_* exports below): the mouse and pen as a mouse, a finger's tap as a click where it
 // is, a finger's swipe as scrolling of what is under it, the wheel in the browser's
 // direction, and typed, composed and pasted text through an invisible text field that
