@@ -13,6 +13,8 @@ tests/check_layers.sh
 python3 tests/check_messages.py  # every text the app draws has its Arabic, every Arabic entry is drawable
 echo "== native build and tests"
 cmake --workflow --preset native
+echo "== README.md and docs/: links, page links and the examples' printed lines"
+python3 tests/check_docs.py
 echo "== the Hub client (CLI, libcurl) against a local Hub-shaped server"
 node --test tests/hub/
 echo "== WebAssembly build and tests (Node.js)"
