@@ -5,6 +5,10 @@
 //   estimate_json:    request JSON text -> report JSON text (the JS API path)
 //   fit map:          256 x 256 cells (inference: context x sequences; training: sequence x
 //                     micro-batch), milliseconds per map
+//   recompute:        what the app does after an input change (App::recompute and the fit
+//                     map's first draw): the estimate with every catalog GPU and llama.cpp's
+//                     placement over two GPUs, then the 192 x 96 map; bench/web_perf.mjs times
+//                     the same change in the page
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -67,10 +71,26 @@ int main() {
     sink = sink + static_cast<int64_t>(map.fraction[0] * 1000.0f);
   }, 1.0);
 
+  // The page's recompute benchmark's request (bench/web_perf.mjs, recompute_request there).
+  Request engine = *request_from_json({{"model", {{"preset", "llama-3.1-70b"}}}, {"weights", {{"format", "gguf-q4_k_m"}}},
+                                        {"gpus", {"rtx-3090", "rtx-3090"}}, {"engine", "llama.cpp"},
+                                        {"llama.cpp", {{"ctx-size", 16384}}}});
+  engine.compare_gpus = true;
+  const double recompute_rate = per_second([&](int64_t i) {
+    engine.llamacpp.ctx_size = 16384 + (i & 1) * 256;
+    const Report report = estimate(engine, catalog).value();
+    const int64_t trained = report.prepared.model.max_context_tokens;
+    const FitMap map = inference_fit_map(report.prepared, engine.settings, report.gpu.usable_bytes(),
+                                         {256, std::min<int64_t>(std::max<int64_t>(trained, 4096), kMaxContextTokens), 192}, {1, 256, 96});
+    sink = sink + static_cast<int64_t>(map.fraction[0] * 1000.0f);
+  }, 1.0);
+
   std::printf("fit map 256 x 256, inference (Llama 3.1 70B Q4_K_M): %.2f ms\n", 1000.0 / map_rate);
   std::printf("fit map 256 x 256, training (Llama 3.1 8B QLoRA): %.2f ms\n", 1000.0 / training_map_rate);
   std::printf("inference_memory (Llama 3.1 70B Q4_K_M, varying context x sequences): %.2f M estimates/s\n", memory_rate / 1e6);
   std::printf("estimate (Llama 3.1 8B BF16, request -> report incl. breakdown and fit): %.0f estimates/s\n", estimate_rate);
   std::printf("estimate_json (JSON text in, JSON text out): %.0f estimates/s\n", json_rate);
+  std::printf("recompute (Llama 3.1 70B Q4_K_M on llama.cpp, 2 x RTX 3090, every catalog GPU, 192 x 96 map): %.3f ms\n",
+              1000.0 / recompute_rate);
   return sink == 42 ? 1 : 0;
 }
