@@ -6,8 +6,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace vramfit;
-  static const bool engines = (enable_engines(), true);
-  (void)engines;
   auto request = request_from_text(std::string(reinterpret_cast<const char*>(data), size));
   if (!request) return 0;
   auto again = request_from_json(request_to_json(*request));

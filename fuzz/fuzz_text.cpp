@@ -11,8 +11,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace vramfit;
-  static const bool catalog = (enable_arabic_messages(), true);
-  (void)catalog;
   const std::string text(reinterpret_cast<const char*>(data), size);
   for (const bool digits : {false, true}) {
     const DisplayParagraph paragraph(text, {BaseDirection::rtl_if_any_rtl, digits});

@@ -36,7 +36,6 @@ int main(int argc, char** argv) {
   mkdir(dir.c_str(), 0755);
   const Catalog& c = builtin_catalog();
   // The interface's text: every message of the Arabic catalog, and its English key.
-  enable_arabic_messages();
   int message = 0;
   for (const auto& [english, arabic] : *message_table(Language::arabic)) {
     write(dir, "text", "message-" + std::to_string(message), english);

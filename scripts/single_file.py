@@ -1,9 +1,7 @@
 #!/usr/bin/env python3
-"""Writes one self-contained HTML file from dist/: the page with its scripts inlined and both
-modules' wasm inlined as base64 (the app's as Module.wasmBinary, the build with the engines,
-vramfit_app_engines; the estimator module's, which
-reads dropped files, decoded on first use by VRAMFIT_ESTIMATOR_WASM()), so it works when opened from disk
-(file://), where browsers refuse to fetch a separate .wasm.
+"""Writes one self-contained HTML file from dist/: the page with its scripts inlined and the
+app's module inlined as base64 (Module.wasmBinary: the same module index.html loads), so it
+works when opened from disk (file://), where browsers refuse to fetch a separate .wasm.
   single_file.py DIST_DIR OUT.html"""
 import base64
 import os
@@ -18,8 +16,7 @@ def main():
     binary = lambda name: "Uint8Array.from(atob(\"" + wasm(name) + "\"), c => c.charCodeAt(0))"
     boot = (
         "<script>window.VRAMFIT_INLINE = true;\n"
-        "window.Module = {wasmBinary: " + binary("vramfit_app_engines.wasm") + "};\n"
-        "window.VRAMFIT_ESTIMATOR_WASM = () => " + binary("vramfit_estimator.wasm") + ";</script>\n"
+        "window.Module = {wasmBinary: " + binary("vramfit_app.wasm") + "};</script>\n"
     )
     # "</script" cannot appear inside an inline script; escape it in the inlined sources.
     inline = lambda source: "<script>\n" + source.replace("</script", "<\\/script") + "\n</script>"
@@ -28,7 +25,7 @@ def main():
                    if 'rel="preload"' not in line and "Fetch the app while" not in line)
     html = html.replace('<script src="shell.js"></script>',
                         boot + inline(read("vramfit-api.js")) + "\n" + inline(read("shell.js")) + "\n" +
-                        inline(read("vramfit_estimator.js")) + "\n" + inline(read("vramfit_app_engines.js")))
+                        inline(read("vramfit_app.js")))
     with open(out, "w", encoding="utf-8") as f:
         f.write(html)
     print(f"{out}: {os.path.getsize(out):,} bytes")

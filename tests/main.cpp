@@ -11,6 +11,5 @@
 int main(int argc, char* argv[]) {
   setenv("HF_HUB_OFFLINE", "1", 1);
   setenv("VRAMFIT_HUB_CACHE", "/nonexistent/vramfit-tests-hub-cache", 1);
-  vramfit::enable_engines();
   return Catch::Session().run(argc, argv);
 }

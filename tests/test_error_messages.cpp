@@ -81,7 +81,6 @@ TEST_CASE("The checker of what is left in English finds English", "[text]") {
 }
 
 TEST_CASE("Errors from the files a person opens, in Arabic", "[text]") {
-  enable_arabic_messages();
   check_in_arabic(read_error("weights.bin", "hello"));                        // not a model file
   check_in_arabic(read_error("model.gguf", "GGUX and more bytes than four")); // not GGUF
   check_in_arabic(read_error("model.gguf", bytes("GGUF\x03\0\0\0")));  // cut short in the header
@@ -96,7 +95,6 @@ TEST_CASE("Errors from the files a person opens, in Arabic", "[text]") {
 }
 
 TEST_CASE("Errors of a request, an engine's refusal and a link, in Arabic", "[text]") {
-  enable_arabic_messages();
   check_in_arabic(request_from_text("{").error().message);
   check_in_arabic(request_from_text("[1]").error().message);
   check_in_arabic(request_from_text(R"({"units": "MB"})").error().message);
@@ -131,7 +129,6 @@ TEST_CASE("Errors of a request, an engine's refusal and a link, in Arabic", "[te
 }
 
 TEST_CASE("Errors of a pasted command, a layer list and a typed number, in Arabic", "[text]") {
-  enable_arabic_messages();
   for (const char* line : {"", "ollama run llama3", "llama-server -m", "llama-server -m x.gguf --frobnicate",
                            "vllm serve meta-llama/Llama-3.1-8B --max-model-len abc", "vllm serve some/unknown-model"}) {
     const Result<CommandRequest> read = command_request(line, builtin_catalog());

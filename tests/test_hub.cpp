@@ -361,7 +361,6 @@ TEST_CASE("the Hub's refusals and a server's misbehaviour, each in words", "[hub
   CHECK(gated.message.find("HF_TOKEN") != std::string::npos);
   CHECK(with(true, on_list(403, "GatedRepo")).message.find("the token given has no access") != std::string::npos);
   // In Arabic (data/messages/ar.json), the repository and the page's URL kept as they are.
-  enable_arabic_messages();
   CHECK(translate_text(Language::arabic, gated.message) ==
         "hf: org/model: مقيد: اقبل الترخيص في صفحة النموذج (https://huggingface.co/org/model)، ثم أعط "
         "رمز قراءة (HF_TOKEN)");

@@ -108,7 +108,6 @@ TEST_CASE("Message catalogs: English is the key and the fallback; conversions mu
   CHECK(parse_language("ar-EG") == Language::arabic);
   CHECK(parse_language("en-US") == Language::english);
   CHECK(!parse_language("fr"));
-  enable_arabic_messages();
   CHECK(translate(Language::arabic, "Inference") != "Inference");
   CHECK(translate(Language::english, "Inference") == "Inference");
   CHECK(translate(Language::arabic, "no such key") == "no such key");
@@ -148,7 +147,7 @@ TEST_CASE("Run-time text: sentence by sentence, pattern entries fill in their pa
   // Short patterns ("on %s": less than kMinimumPatternText of fixed text) match nothing.
   CHECK(translate_text(Language::arabic, "on the GPU") == "on the GPU");
   CHECK(translate_text(Language::english, "on the GPU") == "on the GPU");
-  enable_arabic_messages();  // the compiled-in catalog again for the other tests
+  set_message_table(Language::arabic, nullptr);  // the compiled-in catalog again for the other tests
 }
 
 TEST_CASE("Digits typed on an Arabic keyboard are read as 0-9", "[text]") {

@@ -167,7 +167,6 @@ TEST_CASE("the largest batch and the most new tokens that fit", "[transformers]"
 }
 
 TEST_CASE("engine transformers in a request: its arguments by name, errors naming the field", "[transformers][request]") {
-  enable_engines();
   json j = {{"model", {{"preset", "llama-3.1-8b"}}},
             {"weights", {{"format", "bf16"}}},
             {"engine", "transformers"},

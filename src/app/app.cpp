@@ -8,6 +8,7 @@
 #include <imgui_internal.h>
 
 #include "catalog/catalog.hpp"
+#include "arabic_ui.hpp"
 #include "engine_view.hpp"
 #include "io/request_json.hpp"
 #include "io/url_hash.hpp"
@@ -21,6 +22,7 @@ namespace vramfit {
 void App::init(const std::string& hash, bool embed, FitMapRenderer* renderer) {
   embed_ = embed;
   fit_map_.set_renderer(renderer);
+  read_typed_digits_as_western();
   request_.network_settings.batch = 128;
   if (!hash.empty()) load_hash(hash);  // a malformed hash leaves a notice; the defaults stand
   dirty_ = true;
@@ -29,10 +31,6 @@ void App::init(const std::string& hash, bool embed, FitMapRenderer* renderer) {
 
 bool App::load_hash(const std::string& hash) {
   auto decoded = decode_url_hash(hash);
-  if (!decoded && (decoded.error().id == "request.engine_not_included" || decoded.error().id == "request.network_not_included")) {
-    engines_hash_ = hash;  // an engine's settings or a layer list: the platform brings the full module with this link
-    return false;
-  }
   if (!decoded) {
     notice_ = tr("The link's configuration could not be read (") + decoded.error().message + tr("); showing the defaults.");
     return false;
@@ -68,10 +66,15 @@ void App::apply_file_fragment(const json& fragment) {
   }
   if (!fragment.contains("weights") && full.contains("weights")) full["weights"].erase("stored");
   if (full["weights"].value("format", "") == "as_stored" && !fragment.contains("weights")) full["weights"]["format"] = "bf16";
-  // A GGUF file's weights by layer are for the engines (llama.cpp's placement); a build
-  // without them (the page's module) takes the file's totals only.
-  if (!engine_json().read_layers && full.contains("weights") && full["weights"].contains("stored")) {
-    full["weights"]["stored"].erase("by_layer");
+  // A GGUF is answered by llama.cpp, the engine that runs GGUF files, with its own settings
+  // (a safetensors checkpoint keeps the engine chosen). The verdict names the engine.
+  const bool gguf = fragment.contains("weights") && fragment["weights"].contains("stored") &&
+                    fragment["weights"]["stored"].value("source", "") == "gguf";
+  const bool to_llamacpp = gguf && request_.engine != Engine::llamacpp;
+  if (to_llamacpp) {
+    for (const char* engine : {"vllm", "transformers"}) full.erase(engine);
+    full.erase("draft");
+    full["engine"] = "llama.cpp";
   }
   auto parsed = request_from_json(full);
   if (!parsed) {
@@ -79,6 +82,7 @@ void App::apply_file_fragment(const json& fragment) {
     return;
   }
   request_ = *parsed;
+  if (to_llamacpp) notice_ = tr("A GGUF file: answered by llama.cpp's own allocation. Engine, in the inputs, switches to another.");
   if (fragment.contains("assumed") && fragment["assumed"].is_array() && !fragment["assumed"].empty() &&
       fragment["assumed"][0].is_string()) {
     notice_ = tr("Read ") + request_.custom_model_name + tr("; assumed: ") + fragment["assumed"][0].get<std::string>();
@@ -132,7 +136,7 @@ void App::request_glyphs(Platform& platform) {
 }
 
 void App::frame(Platform& platform) {
-  use_language(platform);  // before the result is announced: in the language it is shown in
+  use_language();  // before the result is announced: in the language it is shown in
   if (dirty_) {
     recompute();
     // One history entry per settled edit: the first change while a widget is held (a drag, a
@@ -141,17 +145,12 @@ void App::frame(Platform& platform) {
     const bool same_edit = editing != 0 && editing == history_edit_id_;
     platform.set_location_hash(hash_, from_location_ || same_edit);
     history_edit_id_ = editing;
-    const bool engine = request_.engine != Engine::generic && engine_ui().spoken && report_;
-    const std::string spoken = engine ? engine_ui().spoken(request_, *report_) : spoken_summary(request_, report_);
+    const bool engine = request_.engine != Engine::generic && report_;
+    const std::string spoken = engine ? engine_spoken(request_, *report_) : spoken_summary(request_, report_);
     platform.announce(ui_text(spoken));
     from_location_ = false;
   }
   request_glyphs(platform);
-  // An engine without the engines in this program: the platform brings them (once).
-  if ((request_.engine != Engine::generic || !engines_hash_.empty()) && !engine_ui().draw_results && !asked_for_engines_) {
-    asked_for_engines_ = true;
-    platform.use_engines(engines_hash_.empty() ? hash_ : engines_hash_);
-  }
   const AppMode mode = app_mode(request_);
   if (mode != shown_mode_) {  // a new mode keeps the tab it has (or the breakdown)
     const bool kept = !((panel_ == Panel::layers && mode != AppMode::layer_list) ||
@@ -177,7 +176,6 @@ void App::frame(Platform& platform) {
       const InputsPanel::Outcome outcome = inputs_.draw(request_, first_frame_);
       dirty_ |= outcome.changed;
       if (outcome.pasted_file) apply_file_fragment(*outcome.pasted_file);
-      if (outcome.layer_list_elsewhere) platform.use_engines(*outcome.layer_list_elsewhere);
     }
     ImGui::Separator();
     draw_results(phone);
@@ -195,7 +193,6 @@ void App::frame(Platform& platform) {
     ImGui::EndChild();
     dirty_ |= outcome.changed;
     if (outcome.pasted_file) apply_file_fragment(*outcome.pasted_file);
-    if (outcome.layer_list_elsewhere) platform.use_engines(*outcome.layer_list_elsewhere);
     ImGui::SetCursorPos(ImVec2(origin.x + (mirrored ? 0.0f : input_width + gap), origin.y));
     ImGui::BeginChild("results", ImVec2(results_width, 0), ImGuiChildFlags_Border, ImGuiWindowFlags_NavFlattened);
     draw_results(phone);
@@ -265,8 +262,8 @@ void App::draw_top_bar(Platform& platform) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Units: GB = 10^9 bytes, GiB = 2^30 bytes (click to switch)");
   if (button(dark_ ? "Light" : "Dark")) set_dark(!dark_);
   if (button("Copy Markdown")) {
-    const bool engine = request_.engine != Engine::generic && engine_ui().markdown && report_;
-    platform.copy_text(ui_text(engine ? engine_ui().markdown(request_, *report_) : markdown(request_, report_)));
+    const bool engine = request_.engine != Engine::generic && report_;
+    platform.copy_text(ui_text(engine ? engine_markdown(request_, *report_) : markdown(request_, report_)));
   }
   if (button("Copy JSON") && report_) platform.copy_text(report_to_json(*report_).dump(2));
   const std::string link = platform.link_to(hash_);
@@ -297,23 +294,15 @@ void App::draw_top_bar(Platform& platform) {
   }
 }
 
-void App::use_language(Platform& platform) {
+void App::use_language() {
   const Language wanted = request_.language == "en" ? Language::english : Language::arabic;
   const bool arabic_indic_digits = request_.language == "ar-u-nu-arab";
   if (wanted == ui_language() && arabic_indic_digits == arabic_indic_digits_) return;
-  if (use_ui_language(wanted, arabic_indic_digits)) {
-    arabic_indic_digits_ = arabic_indic_digits;
-  } else if (!asked_for_engines_) {  // not in this program: the platform brings the one that has it
-    asked_for_engines_ = true;
-    platform.use_engines(encode_url_hash(request_));  // (hash_ is the last computed one, before the switch)
-  }
+  use_ui_language(wanted, arabic_indic_digits);
+  arabic_indic_digits_ = arabic_indic_digits;
 }
 
 void App::draw_results(bool phone) {
-  if (request_.engine != Engine::generic && !engine_ui().draw_results) {
-    ImGui::TextUnformatted("Loading the engines...");
-    return;
-  }
   if (!report_) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(235, 90, 80, 255));
     ImGui::TextWrapped("%s", report_.error().message.c_str());
@@ -321,7 +310,7 @@ void App::draw_results(bool phone) {
     return;
   }
   if (request_.engine != Engine::generic) {
-    engine_ui().draw_results(request_, *report_);
+    draw_engine_results(request_, *report_);
     return;
   }
   draw_verdict(request_, *report_);

@@ -50,7 +50,7 @@ class App {
   void draw_results(bool phone);
   void draw_tabs(bool phone);
   void request_glyphs(Platform& platform);  // characters beyond the font's, from text that came in
-  void use_language(Platform& platform);    // the request's language, drawn from this frame on
+  void use_language();    // the request's language, drawn from this frame on
 
 
   Request request_;
@@ -63,9 +63,7 @@ class App {
   AppMode shown_mode_ = AppMode::inference;  // the mode of the last frame: a new one keeps the tab
   unsigned history_edit_id_ = 0;  // the widget whose edit made the current history entry
   bool first_frame_ = true;
-  bool asked_for_engines_ = false;  // Platform::use_engines was called
   bool arabic_indic_digits_ = false;  // the digits the interface is drawn with
-  std::string engines_hash_;        // a link with an engine's settings this program cannot read
   std::string glyph_text_;      // the text whose characters were last asked of the platform
   std::string notice_;          // shown until dismissed: malformed hash, file read errors
   InputsPanel inputs_;

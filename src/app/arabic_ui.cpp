@@ -208,20 +208,25 @@ void use(Language language, bool arabic_indic_digits) {
 
 }  // namespace
 
-void enable_arabic_ui() {
-  enable_arabic_messages();
-  // Digits typed on an Arabic keyboard (٣٢٧٦٨) are read as 0-9, in either language.
+void annotate_arabic_layout(json& items) { annotate_layout(items); }
+
+void read_typed_digits_as_western() {
   GImGuiTypedCharacter = [](unsigned int c) { return static_cast<unsigned int>(typed_as_western(c)); };
-  LanguageSupport support;
-  support.use = use;
-  support.translate = translate_format;  // a catalog entry, or the English
-  support.translate_text = translate_report;
-  support.draw_settings = draw_digits_setting;
-  support.settings_label = kDigitsLabel;
-  support.order_table_columns = order_columns;
-  support.glyphs = u32_to_utf8(arabic_glyphs());
-  set_language_support(Language::arabic, support);
-  set_layout_annotation(annotate_layout);
+}
+
+const LanguageSupport& arabic_language_support() {
+  static const LanguageSupport support = [] {
+    LanguageSupport s;
+    s.use = use;
+    s.translate = translate_format;  // a catalog entry, or the English
+    s.translate_text = translate_report;
+    s.draw_settings = draw_digits_setting;
+    s.settings_label = kDigitsLabel;
+    s.order_table_columns = order_columns;
+    s.glyphs = u32_to_utf8(arabic_glyphs());
+    return s;
+  }();
+  return support;
 }
 
 }  // namespace vramfit

@@ -12,13 +12,13 @@
 #include "report/command_request.hpp"
 #include "report/engines.hpp"
 #include "ui_language.hpp"
+#include "verdict.hpp"
 #include "widgets.hpp"
 
 namespace vramfit {
 
 namespace {
 
-EngineUi g_engine_ui;
 
 // The inputs' own text: a pasted command and what reading it said.
 struct CommandBox {
@@ -336,7 +336,9 @@ bool draw_command_box(Request& request) {
   return changed;
 }
 
-bool draw_inputs(Request& request) {
+}  // namespace
+
+bool draw_engine_inputs(Request& request) {
   bool changed = false;
   switch (request.engine) {
     case Engine::llamacpp: changed |= draw_llamacpp_inputs(request); break;
@@ -352,6 +354,8 @@ bool draw_inputs(Request& request) {
   if (request.engine != Engine::transformers) changed |= draw_command_box(request);
   return changed;
 }
+
+namespace {
 
 // --- results ---------------------------------------------------------------------------
 
@@ -619,12 +623,16 @@ void legend(const std::vector<Part>& parts) {
   for (const Part& part : parts) legend_entry(row, part.colour, part.name);
 }
 
-void draw_results(const Request& request, const Report& report) {
+}  // namespace
+
+void draw_engine_results(const Request& request, const Report& report) {
   const EngineAnswer a = engine_answer(request, report);
   if (a.verdict.empty()) return;
   ImGui::PushStyleColor(ImGuiCol_Text, a.fits ? kFits : kDoesNotFit);
   text_wrapped_at_spaces(a.verdict);
   ImGui::PopStyleColor();
+  text_wrapped_at_spaces_disabled(tr("The engine's own allocation answers; Engine, in the inputs, switches to another."));
+  draw_warnings(report);
   for (const std::string& fact : a.facts) text_wrapped_at_spaces(fact);
   legend(a.legend);
   for (const DeviceRow& d : a.devices) device_bar(request, d);
@@ -638,11 +646,14 @@ void draw_results(const Request& request, const Report& report) {
   }
 }
 
+namespace {
+
 // The same answer as Markdown (Copy Markdown; screen readers hear it without the code block).
 std::string answer_text(const Request& request, const Report& report, bool markdown) {
   const EngineAnswer a = engine_answer(request, report);
   // In Arabic the lines are translated as a whole (ui_text); the pieces composed here first.
   std::string out = (markdown ? "**" + report.model_name + "**, " : report.model_name + ", ") + ui_text(a.verdict) + "\n";
+  for (const std::string& warning : report.breakdown.warnings) out += "warning: " + warning + "\n";
   for (const std::string& fact : a.facts) out += fact + "\n";
   for (const DeviceRow& d : a.devices) {
     out += "- " + ui_text(d.name) + ": " + amount(request, d);
@@ -661,19 +672,9 @@ std::string answer_text(const Request& request, const Report& report, bool markd
   return out;
 }
 
-std::string markdown_text(const Request& request, const Report& report) { return answer_text(request, report, true); }
-std::string spoken_text(const Request& request, const Report& report) { return answer_text(request, report, false); }
-
 }  // namespace
 
-const EngineUi& engine_ui() { return g_engine_ui; }
-
-void enable_engine_ui() {
-  enable_engines();
-  g_engine_ui.draw_inputs = draw_inputs;
-  g_engine_ui.draw_results = draw_results;
-  g_engine_ui.markdown = markdown_text;
-  g_engine_ui.spoken = spoken_text;
-}
+std::string engine_markdown(const Request& request, const Report& report) { return answer_text(request, report, true); }
+std::string engine_spoken(const Request& request, const Report& report) { return answer_text(request, report, false); }
 
 }  // namespace vramfit

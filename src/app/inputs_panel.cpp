@@ -7,6 +7,7 @@
 #include "active_fit.hpp"
 #include "catalog/catalog.hpp"
 #include "engine_view.hpp"
+#include "io/network_json.hpp"
 #include "io/request_json.hpp"
 #include "io/url_hash.hpp"
 #include "report/estimate.hpp"
@@ -35,11 +36,11 @@ const char* const kExampleNetwork = R"({
 })";
 
 namespace {
-// A layer list through the request's own reader (io/network_json, where this program has it).
+// A layer list through the request's own reader (io/network_json).
 Result<Network> read_network(const json& j) {
   if (!j.is_object()) return make_error("network.bad_json", "network", "network: must be a JSON object");
   Network net;
-  if (auto e = network_json_parts().read(j, "network", net)) return *e;
+  if (auto e = network_from_json_at(j, "network", net)) return *e;
   return net;
 }
 Network example_network() { return *read_network(parse_json(kExampleNetwork)); }
@@ -48,14 +49,14 @@ Network example_network() { return *read_network(parse_json(kExampleNetwork)); }
 InputsPanel::InputsPanel() : network_text_(kExampleNetwork) {}
 
 void InputsPanel::show_request(const Request& request) {
-  if (request.has_network && network_json_parts().write) network_text_ = network_json_parts().write(request.network).dump(2);
+  if (request.has_network) network_text_ = network_to_json(request.network).dump(2);
 }
 
 InputsPanel::Outcome InputsPanel::draw(Request& request, bool focus_first) {
   Outcome outcome;
   // Every input leaves room on its right for its label and "(?)".
   ImGui::PushItemWidth(-em(7.5f));
-  bool changed = draw_mode(request, focus_first, outcome);
+  bool changed = draw_mode(request, focus_first);
   ImGui::Separator();
   switch (app_mode(request)) {
     case AppMode::inference: changed |= draw_inference(request, outcome); break;
@@ -68,7 +69,7 @@ InputsPanel::Outcome InputsPanel::draw(Request& request, bool focus_first) {
   return outcome;
 }
 
-bool InputsPanel::draw_mode(Request& request, bool focus_first, Outcome& outcome) {
+bool InputsPanel::draw_mode(Request& request, bool focus_first) {
   const AppMode before = app_mode(request);
   int mode = static_cast<int>(before);
   ItemRow row;
@@ -84,17 +85,6 @@ bool InputsPanel::draw_mode(Request& request, bool focus_first, Outcome& outcome
   ImGui::RadioButton("Layer list", &mode, static_cast<int>(AppMode::layer_list));
   const AppMode chosen = static_cast<AppMode>(mode);
   if (chosen == before) return false;
-  if (chosen == AppMode::layer_list && !network_json_parts().read) {
-    // This program reads no layer lists: the same state with the example network, elsewhere.
-    // (The GPU and the units carry over; the inference settings do not apply to a network.)
-    const json current = request_to_json(request);
-    json state = {{"v", 1}, {"mode", "training"}, {"network", parse_json(kExampleNetwork)}};
-    for (const char* key : {"gpu", "units"}) {
-      if (current.contains(key)) state[key] = current[key];
-    }
-    outcome.layer_list_elsewhere = "r=" + base64url_encode(state.dump());
-    return false;
-  }
   set_app_mode(request, chosen);
   if (chosen == AppMode::layer_list) {
     auto net = read_network(parse_json(network_text_));
@@ -156,8 +146,7 @@ bool InputsPanel::draw_inference(Request& request, Outcome& outcome) {
   section("Weights and cache");
   changed |= draw_weights_picker(request);
   // The engine: vramfit's engine-neutral model, or an engine's own allocation with its own
-  // settings (app/engine_view). Where the engines are not linked (the page's first module),
-  // picking one asks the platform for them (Outcome::wants_engines).
+  // settings (app/engine_view).
   section("Engine");
   int engine = static_cast<int>(request.engine);
   const Choice engines[] = {{static_cast<int>(Engine::generic), "vramfit's own model"},
@@ -169,8 +158,7 @@ bool InputsPanel::draw_inference(Request& request, Outcome& outcome) {
     changed = true;
   }
   if (request.engine != Engine::generic) {
-    if (engine_ui().draw_inputs) changed |= engine_ui().draw_inputs(request);
-    else outcome.wants_engines = true;
+    changed |= draw_engine_inputs(request);
     return changed;
   }
   static const char* const kv_types[] = {"f16", "bf16", "f32", "fp8", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};
@@ -324,6 +312,9 @@ bool InputsPanel::draw_weights_picker(Request& request) {
     for (const WeightFormat& w : catalog.formats.formats) {
       if (formats.item(w.label, w.id, w.id == request.weight_format)) {
         request.weight_format = w.id;
+        // A GGUF format is answered by llama.cpp, the engine that runs GGUF files, where no
+        // engine was chosen (an engine picked by name stays).
+        if (w.id.rfind("gguf-", 0) == 0 && request.engine == Engine::generic) request.engine = Engine::llamacpp;
         changed = true;
       }
     }

@@ -21,10 +21,6 @@ class InputsPanel {
   struct Outcome {
     bool changed = false;             // the request was edited
     std::optional<json> pasted_file;  // "Use this config": the fragment read from the pasted text
-    bool wants_engines = false;       // an engine is picked, and this program does not have them
-    // "Layer list" is picked where this program reads no layer lists (the page's first module):
-    // the state to bring to the program that does (a URL hash with the network).
-    std::optional<std::string> layer_list_elsewhere;
   };
   // focus_first: put the keyboard focus, visibly, on the first input (the page's first frame).
   Outcome draw(Request& request, bool focus_first = false);
@@ -35,7 +31,7 @@ class InputsPanel {
   std::string text_in_use() const { return config_text_ + network_text_; }
 
  private:
-  bool draw_mode(Request& request, bool focus_first, Outcome& outcome);
+  bool draw_mode(Request& request, bool focus_first);
   bool draw_model_picker(Request& request);  // true when the user picked another preset
   bool draw_weights_picker(Request& request);
   bool draw_gpu_picker(Request& request);

@@ -7,6 +7,7 @@
 #include <map>
 #include <vector>
 
+#include "arabic_ui.hpp"
 #include "io/json.hpp"
 
 namespace vramfit {
@@ -31,7 +32,6 @@ std::map<ImGuiID, Label> g_labels;
 std::vector<LayoutItem> g_drawn;  // the last finished frame
 ImGuiID g_focused = 0;            // its keyboard focus (Dear ImGui's nav item), 0 when not shown
 ImGuiID g_active = 0;             // the item being used (a text box being edited), 0 when none
-void (*g_annotate)(json& items) = nullptr;
 
 void add(ImGuiContext* ctx, ImGuiID id, std::string label, bool is_text, const ImRect& rect) {
   LayoutItem item;
@@ -46,8 +46,6 @@ void add(ImGuiContext* ctx, ImGuiID id, std::string label, bool is_text, const I
 }  // namespace
 
 void enable_layout_hook() { GImGui->TestEngineHookItems = true; }
-
-void set_layout_annotation(void (*annotate)(json& items)) { g_annotate = annotate; }
 
 void layout_frame_begins() {
   g_drawn.clear();
@@ -95,7 +93,7 @@ std::string layout_json() {
                      {"visible", item.rect.Overlaps(item.clip)},
                      {"scrolls_sideways", item.scrolls_sideways}});
   }
-  if (g_annotate) g_annotate(items);
+  annotate_arabic_layout(items);
   return items.dump();
 }
 

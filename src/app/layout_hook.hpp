@@ -17,12 +17,10 @@ void layout_frame_begins();  // before ImGui::NewFrame(): the last frame's list 
 //   "h": .., "clip": [x0, y0, x1, y1], "visible": true}, ...] for the last finished frame
 // (inputable: the widget takes typed text; focused: it has the keyboard focus, shown;
 // scrolls_sideways: its window scrolls horizontally, so its edge may cut items on purpose; shown,
-// in Arabic: the words drawn, from its catalog, before shaping: set_layout_annotation). A widget's
+// in Arabic: the words drawn, from its catalog, before shaping: annotate_arabic_layout). A widget's
 // label is its whole label, "##id" part included (the GPU list's filter box is
 // "##gpu_filter"); a text's is its characters (kind "text").
 std::string layout_json();
-// Adds fields to the items before layout_json() writes them (arabic_ui.cpp adds "shown").
-void set_layout_annotation(void (*annotate)(json& items));
 // The rectangle of the widget with this Dear ImGui id in the frame being drawn (false: none);
 // the page places its text field over the active text box with it.
 bool drawn_item_rect(unsigned id, float rect[4]);

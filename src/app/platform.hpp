@@ -32,10 +32,6 @@ struct Platform {
   // Text that will be drawn and may hold characters beyond the font's (a file name in Chinese,
   // a config in Arabic): the platform adds their glyphs before a later frame.
   virtual void need_glyphs_for(const std::string& utf8) { (void)utf8; }
-  // An engine is picked where the engines are not linked (the page's first module): load the
-  // program that has them, with this state (web: the page's engines module). The desktop links
-  // them: never called there.
-  virtual void use_engines(const std::string& hash) { (void)hash; }
 };
 
 }  // namespace vramfit

@@ -1,8 +1,7 @@
 // The language the app is drawn in. English is Dear ImGui's own drawing; Arabic is drawn
 // through the text transform cmake/imgui.cmake adds to Dear ImGui (every label, text and
 // tooltip translated by the message catalog, shaped and put in visual order as it is measured
-// and drawn), which a program links by calling enable_arabic_ui() (arabic_ui.cpp: the desktop
-// app and the page's engines module; the page's first module leaves it out, its size budget).
+// and drawn: arabic_ui.cpp).
 #pragma once
 #include <string>
 
@@ -11,7 +10,7 @@
 
 namespace vramfit {
 
-// What a linked language provides: installing its drawing (or removing it, for English), its
+// What a language other than English provides: installing its drawing (or removing it, for English), its
 // catalog's translation (the English where it has none), the characters its text needs, and
 // its settings in the top bar (Arabic: the digits: one small button of settings_label).
 struct LanguageSupport {
@@ -25,12 +24,9 @@ struct LanguageSupport {
   const char* settings_label = "";
   std::string glyphs;  // UTF-8: every character its text may need in the font
 };
-void set_language_support(Language language, const LanguageSupport& support);
-bool language_available(Language language);  // English always
 
-// Draws the interface in this language from the next frame; false where this program has not
-// linked it (the page then loads the module that has: Platform::use_engines).
-bool use_ui_language(Language language, bool arabic_indic_digits);
+// Draws the interface in this language from the next frame.
+void use_ui_language(Language language, bool arabic_indic_digits);
 Language ui_language();
 bool ui_right_to_left();
 std::string ui_language_glyphs();  // English: the language switch's "العربية"

@@ -147,6 +147,9 @@ void draw_verdict(const Request& request, const Report& r) {
                      format_bytes(r.breakdown.total_bytes, u).c_str(), format_bytes(fit.capacity_bytes, u).c_str());
   ImGui::SetWindowFontScale(1.0f);
   ImGui::PopStyleColor();
+  if (request.mode == Mode::inference) {
+    text_wrapped_at_spaces_disabled(tr("vramfit's own engine-neutral model answers; Engine, in the inputs, picks llama.cpp, vLLM or Transformers."));
+  }
   const char* headroom = fit.fits ? "headroom %s%s" : "short by %s%s";
   const std::string amount = format_bytes(std::llabs(fit.headroom_bytes), u);
   const char* per_gpu = fit.gpu_count > 1 ? tr(" per GPU") : "";
@@ -156,14 +159,18 @@ void draw_verdict(const Request& request, const Report& r) {
     align_line_end(line);
   }
   ImGui::TextDisabled(headroom, amount.c_str(), per_gpu);
-  // Warnings stand beside the verdict they qualify, never below the fold.
+  draw_warnings(r);
+  draw_stacked_bar(request, r, fit);
+  draw_limits(request, r, fit);
+}
+
+// Warnings stand beside the verdict they qualify, never below the fold.
+void draw_warnings(const Report& r) {
   for (const std::string& warning : r.breakdown.warnings) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 170, 60, 255));
     ImGui::TextWrapped("warning: %s", tr(warning.c_str()));
     ImGui::PopStyleColor();
   }
-  draw_stacked_bar(request, r, fit);
-  draw_limits(request, r, fit);
 }
 
 }  // namespace vramfit

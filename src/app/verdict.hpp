@@ -7,5 +7,8 @@
 namespace vramfit {
 
 void draw_verdict(const Request& request, const Report& report);
+// The report's warnings (a file cut short, a config read with assumptions that matter), under
+// the verdict they qualify: vramfit's own and an engine's.
+void draw_warnings(const Report& report);
 
 }  // namespace vramfit

@@ -343,8 +343,6 @@ bool build_train_request(const TrainOptions& o, bool network, const std::optiona
 }  // namespace
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  enable_engines();
-  enable_arabic_messages();  // --lang ar
   CLI::App app{"vramfit: will this model fit on this GPU, and why? Every figure with its formula.", "vramfit"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");

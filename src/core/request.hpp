@@ -61,7 +61,7 @@ enum class Mode { inference, training };
 
 struct Request {
   // Copied, moved and destroyed by one function each (src/core/request.cpp), not inline at every
-  // place a Request or a Report ends: the page's size budget.
+  // place a Request or a Report ends (the page's module size).
   Request();
   Request(const Request&);
   Request(Request&&) noexcept;

@@ -10,9 +10,9 @@
 
 namespace vramfit {
 
-namespace {
-
 using request_fields::Fields;
+
+namespace {
 
 // Lists of byte counts, one per layer, under `keys` of j.
 void read_byte_lists(const json& j, Fields& f, std::initializer_list<std::pair<const char*, std::vector<int64_t>*>> keys) {
@@ -57,6 +57,9 @@ std::optional<Error> lora_from_json(const json& j, std::vector<LlamaCppLora>& ou
   }
   return std::nullopt;
 }
+
+}  // namespace
+
 
 // engine "llama.cpp": its flags under their long names (llama.cpp's common/arg.cpp).
 std::optional<Error> llamacpp_settings_from_json(const json& j, LlamaCppSettings& l) {
@@ -291,8 +294,6 @@ json transformers_settings_to_json(const TransformersSettings& t) {
           {"bnb_4bit_compute_dtype", bnb_compute_dtype_name(t.bnb_4bit_compute_dtype)}};
 }
 
-}  // namespace
-
 // "draft": {"model": ..., "weights": ...}: the draft model of speculative decoding, read as
 // the request's own model and weights are (a preset, a config, a file's stored weights).
 std::optional<Error> draft_from_json(const json& j, Request& request) {
@@ -322,10 +323,5 @@ json draft_to_json(const Request& draft) {
   return {{"model", j.at("model")}, {"weights", j.at("weights")}};
 }
 
-void enable_engine_json() {
-  set_engine_json({llamacpp_settings_from_json, llamacpp_settings_to_json, llamacpp_weights_from_json, llamacpp_weights_to_json,
-                   vllm_settings_from_json, vllm_settings_to_json, transformers_settings_from_json,
-                   transformers_settings_to_json, draft_from_json, draft_to_json});
-}
 
 }  // namespace vramfit

@@ -1,11 +1,28 @@
-// The engines' parts of the request JSON ("llama.cpp" settings, a GGUF file's weights by layer),
-// linked into a program only when it enables them (report/engines.hpp enable_engines() does, for
-// the CLI, the JavaScript API and the desktop app); without them request_from_json answers an
-// engine request with an error that says so.
+// The engines' parts of the request JSON: each engine's settings under its own name
+// ("llama.cpp", "vllm", "transformers"), a GGUF file's weights by layer, and the draft model
+// of speculative decoding; read and written by request_json.cpp. Errors name the field.
 #pragma once
+#include <optional>
+
+#include "core/llamacpp.hpp"
+#include "core/request.hpp"
+#include "core/result.hpp"
+#include "core/transformers.hpp"
+#include "core/vllm.hpp"
+#include "io/json.hpp"
 
 namespace vramfit {
 
-void enable_engine_json();
+std::optional<Error> llamacpp_settings_from_json(const json& j, LlamaCppSettings& settings);
+json llamacpp_settings_to_json(const LlamaCppSettings& settings);
+std::optional<Error> llamacpp_weights_from_json(const json& j, LlamaCppWeights& weights);  // "weights.stored.by_layer"
+json llamacpp_weights_to_json(const LlamaCppWeights& weights);
+std::optional<Error> vllm_settings_from_json(const json& j, VllmSettings& settings);
+json vllm_settings_to_json(const VllmSettings& settings);
+std::optional<Error> transformers_settings_from_json(const json& j, TransformersSettings& settings);
+json transformers_settings_to_json(const TransformersSettings& settings);
+// "draft": {"model": ..., "weights": ...}, into Request::draft
+std::optional<Error> draft_from_json(const json& j, Request& request);
+json draft_to_json(const Request& draft);
 
 }  // namespace vramfit

@@ -5,8 +5,6 @@
 
 namespace vramfit {
 
-namespace {
-
 using request_fields::Fields;
 
 // "network": {"name", "input", "input_dtype", "dtype", "layers": [{"type": ..., ...}]}
@@ -93,6 +91,8 @@ std::optional<Error> network_from_json_at(const json& j, const std::string& path
   return std::nullopt;
 }
 
+namespace {
+
 json network_json(const Network& net) {
   json layers = json::array();
   for (const Layer& L : net.layers) {
@@ -143,7 +143,5 @@ Result<Network> network_from_json(const json& j, const std::string& path) {
 }
 
 json network_to_json(const Network& network) { return network_json(network); }
-
-void enable_network_json() { set_network_json({network_from_json_at, network_json}); }
 
 }  // namespace vramfit

@@ -1,7 +1,7 @@
 // A network given layer by layer as JSON (the request's "network" object; also `vramfit net
-// FILE`), linked into a program only when it calls enable_network_json() (the page's first
-// module leaves layer lists out for its size and moves to its full module for them).
+// FILE`).
 #pragma once
+#include <optional>
 #include <string>
 
 #include "core/network.hpp"
@@ -14,7 +14,7 @@ namespace vramfit {
 Result<Network> network_from_json(const json& json, const std::string& path);
 json network_to_json(const Network& network);
 
-// Lets request_from_json / request_to_json read and write "network" (io/request_json.hpp).
-void enable_network_json();
+// The same, into a network (request_from_json's "network"; path as above).
+std::optional<Error> network_from_json_at(const json& json, const std::string& path, Network& network);
 
 }  // namespace vramfit

@@ -4,7 +4,9 @@
 #include <cmath>
 
 #include "core/fit.hpp"
+#include "engine_json.hpp"
 #include "hf_config.hpp"
+#include "network_json.hpp"
 #include "request_json_fields.hpp"
 
 namespace vramfit {
@@ -12,8 +14,6 @@ namespace vramfit {
 namespace {
 
 using request_fields::Fields;
-
-constexpr const char* kEnginesNotIncluded = "engines are read by vramfit's CLI and JavaScript API; this page does not include them yet";
 
 
 std::vector<std::string> string_list(const json& j) {
@@ -67,11 +67,7 @@ std::optional<Error> stored_weights_from_json(const json& j, StoredWeights& w) {
     f.fail("request.out_of_range", "weights.stored.replicated_bytes", "exceeds the stored bytes");
   }
   if (const json* layers = f.sub("by_layer")) {
-    if (!engine_json().read_layers) {
-      f.fail("request.engine_not_included", "weights.stored.by_layer", kEnginesNotIncluded);
-      return f.error;
-    }
-    if (auto e = engine_json().read_layers(*layers, w.by_layer)) return e;
+    if (auto e = llamacpp_weights_from_json(*layers, w.by_layer)) return e;
     w.has_layers = true;
   }
   return f.error;
@@ -149,16 +145,6 @@ std::optional<Error> training_from_json(const json& j, Request& r) {
 
 }  // namespace
 
-
-namespace {
-EngineJson g_engine_json;
-NetworkJson g_network_json;
-}  // namespace
-
-const EngineJson& engine_json() { return g_engine_json; }
-const NetworkJson& network_json_parts() { return g_network_json; }
-void set_network_json(const NetworkJson& parts) { g_network_json = parts; }
-void set_engine_json(const EngineJson& parts) { g_engine_json = parts; }
 
 Result<Request> request_from_json(const json& root) {
   if (!root.is_object()) return make_error("request.not_object", "", "request: expected a JSON object");
@@ -255,12 +241,7 @@ Result<Request> request_from_json(const json& root) {
   if (top.error) return *top.error;
   if (const json* network = top.sub("network")) {
     r.has_network = true;
-    if (!network_json_parts().read) {
-      return make_error("request.network_not_included", "network",
-                        "network: layer lists are read by vramfit's CLI and JavaScript API and the page's full module; "
-                        "this module does not include them");
-    }
-    if (auto e = network_json_parts().read(*network, "network", r.network)) return *e;
+    if (auto e = network_from_json_at(*network, "network", r.network)) return *e;
   }
   if (const json* training = top.sub("training")) {
     if (auto e = training_from_json(*training, r)) return *e;
@@ -281,13 +262,12 @@ Result<Request> request_from_json(const json& root) {
   while (known < kEngineCount && engine != engine_name(static_cast<Engine>(known))) ++known;
   if (known == kEngineCount) top.fail("request.bad_value", "engine", "must be generic, llama.cpp, vllm or transformers (got '" + engine + "')");
   else r.engine = static_cast<Engine>(known);
-  // The reader of each engine's settings (nullptr: not linked into this program).
+  // The reader of each engine's settings.
   auto read_settings = [&](Engine e, const json& settings) -> std::optional<Error> {
-    const EngineJson& parts = engine_json();
     switch (e) {
-      case Engine::llamacpp: return parts.read_llamacpp(settings, r.llamacpp);
-      case Engine::vllm: return parts.read_vllm(settings, r.vllm);
-      case Engine::transformers: return parts.read_transformers(settings, r.transformers);
+      case Engine::llamacpp: return llamacpp_settings_from_json(settings, r.llamacpp);
+      case Engine::vllm: return vllm_settings_from_json(settings, r.vllm);
+      case Engine::transformers: return transformers_settings_from_json(settings, r.transformers);
       default: return std::nullopt;
     }
   };
@@ -298,8 +278,6 @@ Result<Request> request_from_json(const json& root) {
     if (!settings) continue;
     if (r.engine != e) {
       top.fail("request.bad_value", name, "is only for engine \"" + name + "\"");
-    } else if (!engine_json().read_llamacpp) {
-      top.fail("request.engine_not_included", name, kEnginesNotIncluded);
     } else if (auto error = read_settings(e, *settings)) {
       return *error;
     }
@@ -308,8 +286,7 @@ Result<Request> request_from_json(const json& root) {
     top.fail("request.bad_value", "engine", "engines serve models: only for mode \"inference\"");
   }
   if (const json* draft = top.sub("draft")) {
-    if (!engine_json().read_draft) top.fail("request.engine_not_included", "draft", kEnginesNotIncluded);
-    else if (auto e = engine_json().read_draft(*draft, r)) return *e;
+    if (auto e = draft_from_json(*draft, r)) return *e;
   }
   if (top.error) return *top.error;
   if (const json* host = top.sub("host")) {
@@ -374,7 +351,7 @@ json request_to_json(const Request& r) {
   j["v"] = r.version;
   j["mode"] = r.mode == Mode::training ? "training" : "inference";
   if (r.has_network) {
-    if (network_json_parts().write) j["network"] = network_json_parts().write(r.network);
+    j["network"] = network_to_json(r.network);
   } else if (r.has_custom_model) {
     j["model"] = {{"config", write_hf_config(r.custom_model)}};
     if (!r.custom_model_name.empty()) j["model"]["name"] = r.custom_model_name;
@@ -392,19 +369,18 @@ json request_to_json(const Request& r) {
     j["weights"]["stored"] = {{"source", w.source}, {"file", w.file}, {"by_type", rows}, {"parameters", w.parameters},
                               {"replicated_bytes", w.replicated_bytes}, {"read", w.read}, {"derived", w.derived},
                               {"assumed", w.assumed}, {"warnings", w.warnings}};
-    if (w.has_layers && engine_json().write_layers) j["weights"]["stored"]["by_layer"] = engine_json().write_layers(w.by_layer);
+    if (w.has_layers) j["weights"]["stored"]["by_layer"] = llamacpp_weights_to_json(w.by_layer);
   }
-  // An engine's name and its settings under that name (the writers: nullptr where not linked);
+  // An engine's name and its settings under that name;
   // the host for the engines that place work on it (llama.cpp, Transformers).
   if (r.engine != Engine::generic) {
-    const EngineJson& parts = engine_json();
     const char* name = engine_name(r.engine);
     j["engine"] = name;
     if (r.engine != Engine::vllm) j["host"] = {{"bandwidth_gbs", r.host_bandwidth_gbs}, {"memory_bytes", r.host_memory_bytes}};
-    if (r.engine == Engine::llamacpp && parts.write_llamacpp) j[name] = parts.write_llamacpp(r.llamacpp);
-    if (r.engine == Engine::vllm && parts.write_vllm) j[name] = parts.write_vllm(r.vllm);
-    if (r.engine == Engine::transformers && parts.write_transformers) j[name] = parts.write_transformers(r.transformers);
-    if (r.draft && parts.write_draft) j["draft"] = parts.write_draft(*r.draft);
+    if (r.engine == Engine::llamacpp) j[name] = llamacpp_settings_to_json(r.llamacpp);
+    if (r.engine == Engine::vllm) j[name] = vllm_settings_to_json(r.vllm);
+    if (r.engine == Engine::transformers) j[name] = transformers_settings_to_json(r.transformers);
+    if (r.draft) j["draft"] = draft_to_json(*r.draft);
   }
   if (r.mode == Mode::training) {
     const TrainingSettings& t = r.training;

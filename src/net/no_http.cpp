@@ -1,6 +1,6 @@
 // hub_http_get in the WebAssembly CLI (Node.js): it has no HTTP client, so a Hub model is read
 // from the cache (--offline) or by the native CLI; the page reads the Hub with the browser's
-// fetch() instead (site/shell.js).
+// fetch() instead (web/shell.js).
 #include "net/hub_client.hpp"
 
 namespace vramfit {

@@ -15,9 +15,6 @@ namespace vramfit {
 
 namespace {
 
-EngineParts g_llamacpp;
-EngineParts g_vllm;
-EngineParts g_transformers;
 
 // A tensor rate of the GPU catalog (TFLOPS or TOPS, 0: not known) and its name.
 struct TensorRate {
@@ -624,23 +621,15 @@ json transformers_to_json(const Report& r) {
 }  // namespace
 
 const EngineParts* engine_parts(Engine engine) {
+  static const EngineParts llamacpp{estimate_llamacpp, llamacpp_to_json};
+  static const EngineParts vllm{estimate_vllm, vllm_to_json};
+  static const EngineParts transformers{estimate_transformers, transformers_to_json};
   switch (engine) {
-    case Engine::llamacpp: return &g_llamacpp;
-    case Engine::vllm: return &g_vllm;
-    case Engine::transformers: return &g_transformers;
+    case Engine::llamacpp: return &llamacpp;
+    case Engine::vllm: return &vllm;
+    case Engine::transformers: return &transformers;
     default: return nullptr;
   }
-}
-
-void enable_engines() {
-  enable_networks();  // every program with the engines has the layer lists too (report/networks.hpp)
-  enable_engine_json();
-  g_llamacpp.estimate = estimate_llamacpp;
-  g_llamacpp.to_json = llamacpp_to_json;
-  g_vllm.estimate = estimate_vllm;
-  g_vllm.to_json = vllm_to_json;
-  g_transformers.estimate = estimate_transformers;
-  g_transformers.to_json = transformers_to_json;
 }
 
 }  // namespace vramfit

@@ -1,7 +1,5 @@
 // The engines' parts of the estimate (engine "llama.cpp": core/llamacpp; "vllm": core/vllm;
-// "transformers": core/transformers), linked into a program
-// only when it enables them: the CLI, the JavaScript API and the desktop app do; the page's
-// module does not yet (its size budget), and answers engine requests with an error that says so.
+// "transformers": core/transformers): each engine's placement and its part of the report JSON.
 #pragma once
 #include <optional>
 
@@ -41,9 +39,7 @@ struct EngineParts {
   json (*to_json)(const Report&) = nullptr;  // the report's "engine" object
 };
 
-// The parts of a request's engine (nullptr for the generic engine); their functions are empty
-// until enable_engines() has run.
+// The parts of a request's engine (nullptr for the generic engine).
 const EngineParts* engine_parts(Engine engine);
-void enable_engines();
 
 }  // namespace vramfit

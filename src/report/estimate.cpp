@@ -6,6 +6,7 @@
 #include "io/hf_config.hpp"
 #include "io/header_reads.hpp"
 #include "io/model_file.hpp"
+#include "io/engine_json.hpp"
 #include "io/request_json.hpp"
 #include "report/engines.hpp"
 #include "report/networks.hpp"
@@ -126,11 +127,7 @@ TrainingFit fit_training(const ModelSpec& model, const TrainingSettings& setting
 Result<Report> estimate_training(Report report, const Catalog& catalog) {
   const Request& request = report.request;
   if (request.has_network) {
-    if (!network_estimator()) {
-      return make_error("request.network_not_included", "network",
-                        "network: layer lists are estimated by vramfit's CLI and JavaScript API and the page's full module");
-    }
-    return network_estimator()(std::move(report), catalog);
+    return estimate_network_training(std::move(report), catalog);
   }
   auto memory = training_memory(catalog.formats, report.prepared.model, request.training);
   if (!memory) return memory.error();
@@ -222,11 +219,6 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
   }
   report.fit = fit_inference(report.prepared, settings, report.gpu.usable_bytes());
   if (const EngineParts* engine = engine_parts(request.engine)) {
-    if (!engine->estimate) {
-      return make_error("request.engine_not_included", "engine",
-                        std::string("engine: ") + engine_name(request.engine) +
-                            " is computed by vramfit's CLI, JavaScript API and desktop app; this page does not include it yet");
-    }
     const ModelSpec& model = report.prepared.model;
     // llama.cpp keeps a recurrent layer's state (llama_memory_recurrent); vLLM and Transformers' are not modelled.
     const bool recurrent = (model.is_recurrent() || model.is_hybrid()) && request.engine != Engine::llamacpp;
@@ -355,7 +347,7 @@ json report_to_json(const Report& r) {
                                            (r.prepared.full_attention_layers + r.prepared.sliding_layers)},
                 {"state_bytes_per_sequence", r.prepared.state_bytes_per_sequence}};
   add_breakdown_and_fit(j, r, fit_to_json(r.fit), [](const GpuVerdict& v) { return fit_to_json(v.fit); });
-  if (const EngineParts* engine = engine_parts(r.request.engine); engine && engine->to_json) j["engine"] = engine->to_json(r);
+  if (const EngineParts* engine = engine_parts(r.request.engine); engine) j["engine"] = engine->to_json(r);
   return j;
 }
 
@@ -466,10 +458,7 @@ json read_model_file_json_unguarded(const std::string& name, const uint8_t* data
         settings.mmproj = std::move(mmproj).value();
         settings.has_mmproj = true;
       }
-      if (!engine_json().write_llamacpp) {
-        return error_to_json(make_error("request.engine_not_included", "file", name + ": for engine llama.cpp"));
-      }
-      return {{"llama.cpp", {{key, engine_json().write_llamacpp(settings).at(key)}}}};
+      return {{"llama.cpp", {{key, llamacpp_settings_to_json(settings).at(key)}}}};
     }
     read = model_from_gguf(catalog.formats, *gguf, name);
   } else if (kind == ModelFileKind::safetensors) {

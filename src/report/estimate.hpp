@@ -50,8 +50,7 @@ struct Report {
   FitResult fit;
   std::vector<GpuVerdict> gpus;  // every catalog GPU, when request.compare_gpus
 
-  // An engine's answer (request.engine other than generic): report/engines.hpp, filled only
-  // where the engines are linked in (enable_engines()).
+  // An engine's answer (request.engine other than generic): report/engines.hpp.
   std::shared_ptr<const EngineReport> engine;
 
   // mode "training" (request.has_network: network, else training)

@@ -123,7 +123,6 @@ class HubReading {
   size_t queue_index_ = 0;
   std::vector<uint8_t> bytes_;
   int64_t file_size_ = 0;
-  bool gguf_runs_on_ = false;
   std::vector<SafetensorsFile> shards_;
   std::vector<GgufFile> gguf_parts_;
   bool pytorch_index_ = false;

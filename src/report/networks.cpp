@@ -2,7 +2,6 @@
 
 #include "core/fit.hpp"
 #include "core/network.hpp"
-#include "io/network_json.hpp"
 
 namespace vramfit {
 
@@ -26,7 +25,9 @@ TrainingFit fit_network(const Network& net, const NetworkSettings& settings, int
   return f;
 }
 
-Result<Report> estimate_network(Report report, const Catalog& catalog) {
+}  // namespace
+
+Result<Report> estimate_network_training(Report report, const Catalog& catalog) {
   const Request& request = report.request;
   auto memory = network_memory(request.network, request.network_settings);
   if (!memory) return memory.error();
@@ -42,17 +43,6 @@ Result<Report> estimate_network(Report report, const Catalog& catalog) {
     }
   }
   return report;
-}
-
-NetworkEstimator g_network_estimator = nullptr;
-
-}  // namespace
-
-NetworkEstimator network_estimator() { return g_network_estimator; }
-
-void enable_networks() {
-  enable_network_json();
-  g_network_estimator = estimate_network;
 }
 
 }  // namespace vramfit

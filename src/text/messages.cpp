@@ -33,8 +33,8 @@ void list_patterns(const MessageTable* table);
 
 void set_message_table(Language language, const MessageTable* table) {
   if (language != Language::arabic) return;
-  g_arabic = table;
-  list_patterns(table);
+  g_arabic = table ? table : &compiled_arabic_table();
+  list_patterns(g_arabic);
 }
 
 const char* language_code(Language language) { return language == Language::arabic ? "ar" : "en"; }
@@ -48,7 +48,11 @@ std::optional<Language> parse_language(std::string_view code) {
 
 bool right_to_left(Language language) { return language == Language::arabic; }
 
-const MessageTable* message_table(Language language) { return language == Language::arabic ? g_arabic : nullptr; }
+const MessageTable* message_table(Language language) {
+  if (language != Language::arabic) return nullptr;
+  if (!g_arabic) set_message_table(language, nullptr);  // the compiled-in catalog, on first use
+  return g_arabic;
+}
 
 std::string_view translate(Language language, std::string_view english) {
   const MessageTable* table = message_table(language);

@@ -1,7 +1,6 @@
 // The interface's words in each language: message catalogs keyed by the English text (as
 // gettext keys them), data files compiled in (data/messages/<code>.json). English is the
-// text itself and the fallback for a key a catalog lacks. A program links a language's
-// catalog by enabling it (the page's first module links none: its size budget).
+// text itself and the fallback for a key a catalog lacks.
 #pragma once
 #include <map>
 #include <optional>
@@ -18,11 +17,11 @@ bool right_to_left(Language language);
 
 using MessageTable = std::map<std::string, std::string, std::less<>>;
 
-// Links Arabic's catalog into this program (src/text/messages_ar.cpp, data/messages/ar.json).
-void enable_arabic_messages();
-// Sets (nullptr: removes) the catalog a language uses; enable_arabic_messages() calls it.
+// Arabic's catalog as compiled in (src/text/messages_ar.cpp, data/messages/ar.json).
+const MessageTable& compiled_arabic_table();
+// Replaces the catalog a language uses (a test's own); nullptr: the compiled-in one again.
 void set_message_table(Language language, const MessageTable* table);
-// The catalog of a language, or nullptr where this program has not linked it (English has none).
+// The catalog of a language (English has none: nullptr).
 const MessageTable* message_table(Language language);
 // The text in this language: the catalog's entry, else the English.
 std::string_view translate(Language language, std::string_view english);

@@ -5,7 +5,7 @@
 
 namespace vramfit {
 
-void enable_arabic_messages() {
+const MessageTable& compiled_arabic_table() {
   static const MessageTable table = [] {
     MessageTable t;
     for (const EmbeddedFile& f : embedded_message_files()) {
@@ -13,7 +13,7 @@ void enable_arabic_messages() {
     }
     return t;
   }();
-  set_message_table(Language::arabic, &table);
+  return table;
 }
 
 }  // namespace vramfit

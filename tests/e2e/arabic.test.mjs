@@ -17,7 +17,7 @@ after(async () => { await browser.close(); site.server.close(); });
 const ARABIC_SWITCH = "\uFE94\uFEF4\uFE91\uFEAE\uFECC\uFEDF\uFE8D###language";
 const ARABIC_LETTERS = /[\u0600-\u06FF]/;
 
-// Opens a page that moves to engines.html (the module with Arabic) and waits until it has drawn.
+// Opens a page and waits until it has drawn and settled.
 async function openArabic(url, options) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...options });
   const page = await context.newPage();
@@ -30,7 +30,6 @@ async function openArabic(url, options) {
     window.requestAnimationFrame = callback => { window.__frames++; return raf(callback); };
   });
   await page.goto(url);
-  await page.waitForURL(/\/engines\.html#r=/, { timeout: 30000 });
   await page.waitForFunction(() => window.vramfitTiming && typeof Module !== "undefined" && Module._vramfit_current_hash, null,
                              { timeout: 60000 });
   await settled(page);
@@ -77,11 +76,11 @@ test("desktop: the switch brings Arabic with the inputs on the right; the digits
   await settled(page);
   const english = await widget(page, "Inference");
   assert.ok(english.cx < SIZES.desktop.viewport.width / 2, "English: the inputs on the left");
-  await clickWidget(page, ARABIC_SWITCH);  // the first page has no Arabic: it moves to engines.html
-  await page.waitForURL(/\/engines\.html#r=/, { timeout: 30000 });
-  await page.waitForFunction(() => window.vramfitTiming && typeof Module !== "undefined" && Module._vramfit_current_hash, null,
-                             { timeout: 60000 });
+  await page.evaluate(() => { window.vramfitMark = 1; });
+  await clickWidget(page, ARABIC_SWITCH);  // drawn in Arabic in place: no reload, no other page
   await settled(page);
+  assert.equal(await page.evaluate(() => window.vramfitMark), 1, "the page reloaded for Arabic");
+  assert.equal(new URL(page.url()).pathname, "/");
   await waitForState(page, s => s.language === "ar", "Arabic in the link");
   const arabic = await widget(page, "Inference");
   assert.ok(arabic.cx > SIZES.desktop.viewport.width / 2, "Arabic: the inputs on the right");
@@ -158,7 +157,7 @@ function likeness(a, b) {
 
 test("a shaped word drawn by the app matches the browser's own Arabic (Canvas 2D), and an unshaped one does not", async () => {
   const request = { v: 1, language: "ar" };
-  const { context, page, errors } = await openArabic(site.origin + "/engines.html#r=" + Buffer.from(JSON.stringify(request)).toString("base64url"),
+  const { context, page, errors } = await openArabic(site.origin + "/#r=" + Buffer.from(JSON.stringify(request)).toString("base64url"),
                                                      { viewport: SIZES.desktop.viewport, deviceScaleFactor: 2 });
   // The legend's "Weights" (الأوزان): a text item, drawn by the app from presentation forms.
   const word = (await layout(page)).find(i => i.kind === "text" && i.label === "Weights" && i.visible);
@@ -207,7 +206,7 @@ test("tablet: llama.cpp with a draft model in Arabic: the verdict, the facts and
   const request = { v: 1, language: "ar", model: { preset: "llama-3.1-70b" }, weights: { format: "gguf-q4_k_m" }, engine: "llama.cpp",
                     "llama.cpp": { "ctx-size": 16384 }, gpus: ["rtx-3090", "rtx-3090"],
                     draft: { model: { preset: "llama-3.2-1b" }, weights: { format: "gguf-q8_0" } } };
-  const { context, page, errors } = await openArabic(site.origin + "/engines.html#r=" + Buffer.from(JSON.stringify(request)).toString("base64url"),
+  const { context, page, errors } = await openArabic(site.origin + "/#r=" + Buffer.from(JSON.stringify(request)).toString("base64url"),
                                                      SIZES.tablet);
   // On a tablet the results are under the inputs: a finger swipes down the page, collecting what
   // each screen shows.
@@ -233,7 +232,7 @@ test("tablet: llama.cpp with a draft model in Arabic: the verdict, the facts and
 
 test("desktop in Arabic with Arabic-Indic digits: typed numbers (the keyboard), a pasted one (the clipboard), the wheel", async () => {
   const request = { v: 1, language: "ar-u-nu-arab" };
-  const { context, page, errors } = await openArabic(site.origin + "/engines.html#r=" + Buffer.from(JSON.stringify(request)).toString("base64url"),
+  const { context, page, errors } = await openArabic(site.origin + "/#r=" + Buffer.from(JSON.stringify(request)).toString("base64url"),
                                                      { viewport: SIZES.desktop.viewport, permissions: ["clipboard-read", "clipboard-write"] });
   // Typed as a person types them, Western digits in the field (drawn as typed), whatever the labels use.
   await clickWidget(page, "##Context");
@@ -263,7 +262,7 @@ test("desktop in Arabic with Arabic-Indic digits: typed numbers (the keyboard), 
 
 test("desktop in Arabic: a file that is no model, numbers typed with Arabic digits and mistyped, and Copy Markdown, all read in Arabic", async () => {
   const request = { v: 1, language: "ar", model: { preset: "llama-3.1-8b" }, gpu: { id: "rtx-4090" } };
-  const { context, page, errors } = await openArabic(site.origin + "/engines.html#r=" + Buffer.from(JSON.stringify(request)).toString("base64url"),
+  const { context, page, errors } = await openArabic(site.origin + "/#r=" + Buffer.from(JSON.stringify(request)).toString("base64url"),
                                                      { viewport: SIZES.desktop.viewport });
   const shownTexts = async () => (await layout(page)).filter(i => i.visible && typeof i.shown === "string").map(i => i.shown);
   // Files that are not models: the reader's error, in Arabic, with the file's name as it is.

@@ -1,5 +1,5 @@
-// The engines in the page, used as a person uses them: pick an engine (the page brings the
-// engines' module, engines.html, with the same state), read one bar per device and the lines
+// The engines in the page, used as a person uses them: pick an engine (answered in place, by
+// the page's one module, with the same state), read one bar per device and the lines
 // the engine prints, paste a command line through the clipboard, type a number — at a phone's,
 // a tablet's and a laptop's size, widgets found by their labels (window.vramfitLayout()).
 //   node --test tests/e2e/     (after scripts/build_dist.sh)
@@ -7,7 +7,6 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import zlib from "node:zlib";
 import { execFileSync } from "node:child_process";
 import { root, dist, serveDist, launch, open, widget, clickWidget, focusTextBox, frames, settled, layout, tapWidget, swipe,
          layoutProblems, SIZES, typeText, hashOf, waitForState, texts, shot, chooseFile } from "./support.mjs";
@@ -40,23 +39,26 @@ async function pickEngine(page, touch, entry) {
   assert.ok(combo.visible, "the Engine list is on screen");
   const item = await widget(page, entry);
   if (touch) await page.touchscreen.tap(item.cx, item.cy); else await page.mouse.click(item.cx, item.cy);
+  // The mouse then leaves the page, as a hand goes back to the keyboard: no tooltip stays over the answer.
+  if (!touch) await page.evaluate(() => canvas.dispatchEvent(new PointerEvent("pointerleave", { pointerType: "mouse" })));
 }
 
-// The page after it loaded engines.html: its app has drawn and settled.
-async function enginesLoaded(page) {
-  await page.waitForURL(/\/engines\.html#r=/, { timeout: 30000 });
-  await page.waitForFunction(() => window.vramfitTiming && typeof Module !== "undefined" && Module._vramfit_current_hash, null,
-                             { timeout: 60000 });
+// A mark on the page's window: still there after a pick means the page did not reload or move.
+const markPage = page => page.evaluate(() => { window.vramfitMark = performance.now(); return window.vramfitMark; });
+async function stayedOnPage(page, mark, what) {
   await settled(page);
+  assert.equal(await page.evaluate(() => window.vramfitMark), mark, `${what}: the page reloaded`);
+  assert.equal(new URL(page.url()).pathname, "/", `${what}: the page moved to ${page.url()}`);
 }
 
-test("picking llama.cpp brings the engines' page with the same state: a bar per device, llama.cpp's own lines", async () => {
+test("picking llama.cpp answers in place with the same state: a bar per device, llama.cpp's own lines", async () => {
   for (const [name, size] of Object.entries(SIZES)) {
     const request = { v: 1, model: { preset: "llama-3.1-70b" }, weights: { format: "gguf-q4_k_m" }, gpu: { id: "rtx-3090" }, gpu_count: 2 };
     const { context, page, errors, urls } = await open(browser, site.origin + "/#" + hashOf(request), size);
-    assert.ok(!urls.some(u => u.includes("vramfit_app_engines")), `${name}: the first page does not load the engines`);
+    const mark = await markPage(page);
     await pickEngine(page, name !== "desktop", "llama.cpp (Ollama, LM Studio)");
-    await enginesLoaded(page);
+    await stayedOnPage(page, mark, name);
+    assert.equal(urls.filter(u => u.endsWith(".wasm")).length, 1, `${name}: one module, loaded once`);
     const s = await waitForState(page, s => s.engine === "llama.cpp", "engine llama.cpp");
     assert.equal(s.model.preset, "llama-3.1-70b", "the model came along");
     assert.equal(s.gpu.id, "rtx-3090", "the GPU came along");
@@ -77,7 +79,7 @@ test("picking llama.cpp brings the engines' page with the same state: a bar per 
 
 test("a pasted vllm serve command (clipboard) becomes vLLM's settings; its KV lines show", async () => {
   const request = { v: 1, model: { preset: "qwen2.5-7b" }, weights: { format: "bf16" }, gpu: { id: "h100-80" }, engine: "vllm" };
-  const opened = await open(browser, site.origin + "/engines.html#" + hashOf(request),
+  const opened = await open(browser, site.origin + "/#" + hashOf(request),
                             { ...SIZES.desktop, permissions: ["clipboard-read", "clipboard-write"] });
   const { page, errors } = opened;
   // The vLLM inputs are a long column: the wheel brings the command box up first.
@@ -124,7 +126,7 @@ test("a pasted vllm serve command (clipboard) becomes vLLM's settings; its KV li
 test("vLLM's LoRA slots: a link with --enable-lora shows them in 'Model loading took'; a click on the box takes them away", async () => {
   const request = { v: 1, model: { preset: "qwen2.5-7b" }, weights: { format: "bf16" }, gpu: { id: "h100-80" }, engine: "vllm",
                     vllm: { "enable-lora": true, "max-loras": 4, "max-lora-rank": 64 } };
-  const opened = await open(browser, site.origin + "/engines.html#" + hashOf(request), SIZES.desktop);
+  const opened = await open(browser, site.origin + "/#" + hashOf(request), SIZES.desktop);
   const { page, errors } = opened;
   await settled(page);
   const cli = (...args) => execFileSync(path.join(root, "build/native/vramfit"), args, { encoding: "utf8" });
@@ -150,7 +152,7 @@ test("vLLM's LoRA slots: a link with --enable-lora shows them in 'Model loading 
 test("phone: a draft model picked by touch for llama.cpp; its buffers in each bar and its own lines, as the CLI prints them", async () => {
   const request = { v: 1, model: { preset: "llama-3.1-70b" }, weights: { format: "gguf-q4_k_m" }, engine: "llama.cpp",
                     "llama.cpp": { "ctx-size": 16384 }, gpus: ["rtx-3090", "rtx-3090"] };
-  const opened = await open(browser, site.origin + "/engines.html#" + hashOf(request), SIZES.phone);
+  const opened = await open(browser, site.origin + "/#" + hashOf(request), SIZES.phone);
   const { page, errors } = opened;
   const height = SIZES.phone.viewport.height;
   await settled(page);
@@ -195,7 +197,7 @@ test("phone: a draft model picked by touch for llama.cpp; its buffers in each ba
 test("desktop: vLLM with a draft model picked with the mouse; 'Model loading took' and the KV tokens as the CLI prints them", async () => {
   const request = { v: 1, model: { preset: "llama-3.1-8b" }, weights: { format: "bf16" }, gpu: { id: "h100-80" }, engine: "vllm",
                     vllm: { "max-model-len": 32768 } };
-  const opened = await open(browser, site.origin + "/engines.html#" + hashOf(request), SIZES.desktop);
+  const opened = await open(browser, site.origin + "/#" + hashOf(request), SIZES.desktop);
   const { page, errors } = opened;
   await settled(page);
   const combo = await widget(page, "Draft model", { visible: false });
@@ -231,7 +233,7 @@ test("desktop: vLLM with a draft model picked with the mouse; 'Model loading too
 test("desktop: a LoRA adapter opened with Open file... joins llama.cpp's --lora; its buffer line as the CLI prints it", async () => {
   const request = { v: 1, model: { preset: "llama-3.1-8b" }, weights: { format: "gguf-q4_k_m" }, engine: "llama.cpp",
                     "llama.cpp": { "ctx-size": 8192 } };
-  const opened = await open(browser, site.origin + "/engines.html#" + hashOf(request), SIZES.desktop);
+  const opened = await open(browser, site.origin + "/#" + hashOf(request), SIZES.desktop);
   const { page, errors } = opened;
   await settled(page);
   const adapter = loraGgufBytes({ layers: 32, hidden: 4096, rank: 16 });
@@ -261,7 +263,7 @@ test("desktop: a LoRA adapter opened with Open file... joins llama.cpp's --lora;
 test("tablet: a multimodal projector opened by touch (Open file...) joins llama.cpp's --mmproj; --no-mmproj-offload moves it to the host", async () => {
   const request = { v: 1, model: { preset: "llava-1.5-7b" }, weights: { format: "gguf-q4_k_m" }, engine: "llama.cpp",
                     "llama.cpp": { "ctx-size": 4096 } };
-  const opened = await open(browser, site.origin + "/engines.html#" + hashOf(request), SIZES.tablet);
+  const opened = await open(browser, site.origin + "/#" + hashOf(request), SIZES.tablet);
   const { page, errors } = opened;
   await settled(page);
   const button = await widget(page, "Open file...");
@@ -299,8 +301,9 @@ test("tablet: a multimodal projector opened by touch (Open file...) joins llama.
 
 test("tablet: Transformers by touch, a typed max_new_tokens, the peak per GPU as torch prints it", async () => {
   const { context, page, errors } = await open(browser, site.origin + "/", SIZES.tablet);
+  const mark = await markPage(page);
   await pickEngine(page, true, "Transformers");
-  await enginesLoaded(page);
+  await stayedOnPage(page, mark, "tablet");
   await waitForState(page, s => s.engine === "transformers", "engine transformers");
   assert.deepEqual(layoutProblems(await layout(page), SIZES.tablet.viewport), []);
   await shot(page, "engines-tablet-transformers.png");
@@ -316,45 +319,30 @@ test("tablet: Transformers by touch, a typed max_new_tokens, the peak per GPU as
   await context.close();
 });
 
-test("a link with an engine's settings opened on the first page (or its embed) moves to engines.html with them", async () => {
+test("a link with an engine's settings opens on the first page (and its embed) with them", async () => {
   const request = { v: 1, model: { preset: "qwen2.5-7b" }, weights: { format: "gguf-q4_k_m" }, engine: "llama.cpp",
                     "llama.cpp": { "ctx-size": 16384, "n-gpu-layers": 20, "cache-type-k": "q8_0" }, gpus: ["rtx-4090", "rtx-3090"] };
   for (const page_name of ["", "embed.html"]) {
-    // The first page moves on before it settles: opened here without waiting for it.
-    const context = await browser.newContext(SIZES.desktop);
-    const page = await context.newPage();
-    const errors = [];
-    page.on("pageerror", error => errors.push(String(error)));
-    await page.goto(site.origin + "/" + page_name + "#" + hashOf(request));
-    await enginesLoaded(page);
+    const { context, page, errors } = await open(browser, site.origin + "/" + page_name + "#" + hashOf(request), SIZES.desktop);
+    assert.equal(new URL(page.url()).pathname, "/" + page_name, "the page stays where the link points");
     const s = await waitForState(page, s => s.engine === "llama.cpp", "engine llama.cpp");
     assert.equal(s["llama.cpp"]["ctx-size"], 16384, `${page_name || "index.html"}: -c came along`);
     assert.equal(s["llama.cpp"]["n-gpu-layers"], 20);
     assert.deepEqual(s.gpus, ["rtx-4090", "rtx-3090"]);
-    assert.ok((await texts(page)).some(t => t.startsWith("load_tensors: offloaded 20/")), "llama.cpp's line for -ngl 20");
+    if (!page_name) assert.ok((await texts(page)).some(t => t.startsWith("load_tensors: offloaded 20/")), "llama.cpp's line for -ngl 20");
+    assert.ok((await texts(page)).some(t => t.startsWith("llama.cpp: ")), `${page_name || "index.html"}: llama.cpp's verdict`);
     assert.deepEqual(errors, []);
     await context.close();
   }
 });
 
-test("the engines' module is fetched only by engines.html; its size is reported", async () => {
-  let total = 0;
-  for (const file of ["engines.html", "shell.js", "vramfit_app_engines.js", "vramfit_app_engines.wasm"]) {
-    total += zlib.gzipSync(fs.readFileSync(path.join(dist, file)), { level: 9 }).length;
-  }
-  console.log(`engines page transfer size: ${total} B gzip (loaded only when an engine is picked)`);
-  const { context, urls } = await open(browser, site.origin + "/engines.html#" + hashOf({ v: 1, engine: "transformers" }));
-  assert.ok(urls.some(u => u.endsWith("/vramfit_app_engines.wasm")));
-  assert.ok(!urls.some(u => u.endsWith("/vramfit_app.wasm")), "not the first module as well");
-  await context.close();
-});
-
-test("Layer list on the first page brings the full module with the example network; a link with a network opens there", async () => {
+test("Layer list on the first page shows the example network in place; a link with a network opens with it", async () => {
   for (const [name, size] of Object.entries(SIZES)) {
     const request = { v: 1, model: { preset: "qwen3-8b" }, gpu: { id: "rtx-3090" } };
     const { context, page, errors } = await open(browser, site.origin + "/#" + hashOf(request), size);
+    const mark = await markPage(page);
     if (name === "desktop") await clickWidget(page, "Layer list"); else await tapWidget(page, "Layer list");
-    await enginesLoaded(page);
+    await stayedOnPage(page, mark, name);
     const s = await waitForState(page, s => s.network && s.mode === "training", "a layer list");
     assert.equal(s.network.name, "article-003-mlp", `${name}: the example network came`);
     assert.equal(s.gpu.id, "rtx-3090", `${name}: the GPU came along`);
@@ -365,10 +353,9 @@ test("Layer list on the first page brings the full module with the example netwo
     assert.deepEqual(errors, [], name);
     await context.close();
   }
-  // A shared link with a network, opened on the first page, lands on engines.html with it.
+  // A shared link with a network opens on the first page with it.
   const link = { v: 1, mode: "training", network: { input: [16], layers: [{ type: "linear", out: 8 }, { type: "relu" }] } };
   const { context, page, errors } = await open(browser, site.origin + "/#" + hashOf(link), SIZES.desktop);
-  await enginesLoaded(page);
   const s = await waitForState(page, s => s.network && s.network.layers.length === 2, "the link's network");
   assert.deepEqual(s.network.input, [16]);
   assert.deepEqual(errors, []);

@@ -314,8 +314,7 @@ test("#22 a GGUF cut after its header reads, with a warning about the incomplete
 });
 
 test("#24 switching to Layer list keeps the tab that was open", async () => {
-  // The page's full module (engines.html) has the layer lists; index.html moves there for them.
-  const { context, page } = await open(browser, site.origin + "/engines.html", SIZES.desktop);
+  const { context, page } = await open(browser, site.origin + "/", SIZES.desktop);
   await clickWidget(page, "Which GPUs fit");
   await clickWidget(page, "Layer list");
   await frames(page, 3);
@@ -329,8 +328,47 @@ test("#4 the single file reads a GGUF from file://", async () => {
   await chooseFile(single.page, () => single.page.mouse.click(button.cx, button.cy), { name: "tiny.gguf", mimeType: "application/octet-stream", buffer: ggufBytes({ tokens: 100 }) });
   const s = await waitForState(single.page, s => s.model && s.model.name === "tiny.gguf", "the GGUF");
   assert.equal(s.weights.format, "as_stored");
+  assert.equal(s.engine, "llama.cpp", "a GGUF is answered by llama.cpp's model");
+  await settled(single.page);
+  const shown = await texts(single.page);
+  assert.ok(shown.some(t => t.startsWith("llama.cpp: ")), "the verdict names the engine");
+  assert.ok(shown.some(t => t.startsWith("The engine's own allocation answers; Engine")), "and says how to switch");
   assert.deepEqual(single.errors, []);
   await single.context.close();
+});
+
+test("a GGUF format picked from Weights is answered by llama.cpp's model; an engine picked by name stays", async () => {
+  for (const [name, size] of Object.entries(SIZES)) {
+    const request = { v: 1, model: { preset: "llama-3.1-70b" }, gpu: { id: "rtx-3090" }, gpu_count: 2, context_tokens: 16384 };
+    const { context, page, errors } = await open(browser, site.origin + "/#" + hashOf(request), size);
+    assert.ok((await texts(page)).some(t => t.startsWith("vramfit's own engine-neutral model answers")), `${name}: the generic verdict says so`);
+    const touch = name !== "desktop";
+    if (touch) await tapWidget(page, "Weights"); else await clickWidget(page, "Weights");
+    await frames(page, 2);
+    await focusTextBox(page, "##filter", { tap: touch });  // the list's search box, typed into
+    await typeText(page, "Q4_K_M");
+    await frames(page, 3);
+    const item = await widget(page, "GGUF Q4_K_M");
+    if (touch) await page.touchscreen.tap(item.cx, item.cy); else await page.mouse.click(item.cx, item.cy);
+    const s = await waitForState(page, s => s.weights && s.weights.format === "gguf-q4_k_m", `${name}: Q4_K_M picked`);
+    assert.equal(s.engine, "llama.cpp", `${name}: answered by llama.cpp`);
+    assert.equal(s.context_tokens, 16384, `${name}: the context stays`);
+    assert.deepEqual(errors, [], name);
+    await context.close();
+  }
+  // vLLM picked by name: a GGUF format leaves it.
+  const vllm = { v: 1, model: { preset: "qwen2.5-7b" }, gpu: { id: "h100-80" }, engine: "vllm" };
+  const { context, page } = await open(browser, site.origin + "/#" + hashOf(vllm), SIZES.desktop);
+  await clickWidget(page, "Weights");
+  await frames(page, 2);
+  await focusTextBox(page, "##filter");
+  await typeText(page, "Q8_0");
+  await frames(page, 3);
+  const item = await widget(page, "GGUF Q8_0");
+  await page.mouse.click(item.cx, item.cy);
+  const s = await waitForState(page, s => s.weights && s.weights.format === "gguf-q8_0", "Q8_0 picked");
+  assert.equal(s.engine, "vllm");
+  await context.close();
 });
 
 test("Open file... opens the picker inside the click or tap itself (browsers allow a picker only there), once", async () => {

@@ -17,7 +17,7 @@ const File = globalThis.File ?? BufferFile;
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
 const require = createRequire(import.meta.url);
 const createVramfit = require(path.join(root, "build/web/vramfit_estimator.js"));
-const { wrap } = require(path.join(root, "site/vramfit-api.js"));
+const { wrap } = require(path.join(root, "web/vramfit-api.js"));
 // Emscripten 3.1.6 would fetch() the .wasm by path under Node 20: hand it the bytes.
 const vramfit = wrap(await createVramfit({ wasmBinary: fs.readFileSync(path.join(root, "build/web/vramfit_estimator.wasm")) }));
 const cli = (...args) => execFileSync(path.join(root, "build/native/vramfit"), args, { encoding: "utf8" });

@@ -16,7 +16,7 @@ import { writeFixtureRepos } from "../hub/fixture_repos.mjs";
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
 const require = createRequire(import.meta.url);
 const createVramfit = require(path.join(root, "build/web/vramfit_estimator.js"));
-const { wrap } = require(path.join(root, "site/vramfit-api.js"));
+const { wrap } = require(path.join(root, "web/vramfit-api.js"));
 const vramfit = wrap(await createVramfit({ wasmBinary: fs.readFileSync(path.join(root, "build/web/vramfit_estimator.wasm")) }));
 const TOKEN = "hf_jsFixtureToken9876543210";
 let dir, hub, repos;

@@ -22,8 +22,6 @@
 
 #include "app/app.hpp"
 #include "app/draw_signature.hpp"
-#include "app/arabic_ui.hpp"
-#include "app/engine_view.hpp"
 #include "app/glyphs.hpp"
 #include "app/layout_hook.hpp"
 #include "platform_gl.hpp"
@@ -155,8 +153,6 @@ void on_drop(GLFWwindow* window, int count, const char** paths) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  vramfit::enable_engine_ui();  // the engines, their inputs and results
-  vramfit::enable_arabic_ui();  // the interface in Arabic (its catalog and drawing)
   std::string screenshot, hash, panel, dialog_folder, size = "1280x800", language, layout_file;
   bool light_forced = false;
   std::vector<std::string> files;

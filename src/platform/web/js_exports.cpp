@@ -1,6 +1,6 @@
 // The JavaScript API of the core-only WebAssembly module:
 //   const vramfit = await createVramfit();
-//   const report = JSON.parse(estimate(vramfit, JSON.stringify(request)));   // site/vramfit-api.js
+//   const report = JSON.parse(estimate(vramfit, JSON.stringify(request)));   // web/vramfit-api.js
 // Strings cross the boundary as UTF-8 in wasm memory; the caller frees the result.
 // A model by its Hub id: vramfit_hub_begin, then vramfit_hub_answer per fetch (readHubModel).
 #include <cstdlib>
@@ -51,7 +51,6 @@ std::string hub_step(int handle, const vramfit::HubReading& reading) {
 extern "C" {
 
 char* vramfit_estimate(const char* request_json) {
-  vramfit::enable_engines();  // the JavaScript API answers for the engines too
   return copy_out(vramfit::estimate_json(request_json ? request_json : ""));
 }
 
@@ -62,7 +61,6 @@ char* vramfit_catalog() {
 // Header bytes of a dropped file (the page reads only File.slice(0, n)); the kind comes from
 // the name. Sizes as doubles because JavaScript numbers are doubles and files can pass 4 GiB.
 char* vramfit_read_model_file(const char* name, const uint8_t* data, double size, double file_size) {
-  vramfit::enable_engines();  // a LoRA adapter file is read into llama.cpp's settings
   return copy_out(vramfit::read_model_file_json(name ? name : "", data, static_cast<int64_t>(size),
                                                 static_cast<int64_t>(file_size))
                       .dump());
@@ -85,7 +83,6 @@ char* vramfit_read_command(const char* line) {
 // A model by its Hub id (io/hub_ref.hpp: an id, @revision, :quant, a Hub URL) from `endpoint`:
 // the first step (hub_step above), or {"error"} naming the field (hf, endpoint).
 char* vramfit_hub_begin(const char* id, const char* endpoint, int token_given) {
-  vramfit::enable_engines();
   auto ref = vramfit::parse_hub_ref(id ? id : "");
   if (!ref) return copy_out(vramfit::error_to_json(ref.error()).dump());
   auto where = vramfit::normalize_hub_endpoint(endpoint && *endpoint ? endpoint : vramfit::kDefaultHubEndpoint);

@@ -1,7 +1,7 @@
 // The web page: the app in a full-window canvas, WebGL 2 through Emscripten's GLFW port.
 // Renders only when something happens (input, resize, hash change, a dropped file): the
 // main loop pauses itself after a few frames and the page's JavaScript wakes it
-// (site/index.html calls _vramfit_wake), so an idle page uses no CPU.
+// (web/index.html calls _vramfit_wake), so an idle page uses no CPU.
 #include <emscripten.h>
 #include <emscripten/html5.h>
 #include <GLFW/glfw3.h>
@@ -20,8 +20,8 @@
 #include "app/draw_signature.hpp"
 #include "app/glyphs.hpp"
 #include "app/layout_hook.hpp"
+#include "app/ui_language.hpp"
 #include "browser_font.hpp"
-#include "page_engines.hpp"
 #include "platform_gl.hpp"
 #include "web_input.hpp"
 
@@ -69,17 +69,15 @@ EM_JS(void, js_set_cursor, (const char* name), { Module["canvas"].style.cursor =
 EM_JS(void, js_fail, (const char* what), {
   if (typeof window["vramfitFail"] === "function") window["vramfitFail"](UTF8ToString(what));
 });
-// The browser's file picker (site/shell.js), for devices where nothing can be dropped.
+// The browser's file picker (web/shell.js), for devices where nothing can be dropped.
 EM_JS(void, js_open_file_picker, (), {
   if (typeof window["vramfitOpenFile"] === "function") window["vramfitOpenFile"]();
 });
-// The Open button's box for site/shell.js, which opens the picker in the release over it.
+// The Open button's box for web/shell.js, which opens the picker in the release over it.
 EM_JS(void, js_open_file_box, (float x0, float y0, float x1, float y1, int reachable), {
   window["vramfitOpenFileBox"] = reachable ? [x0, y0, x1, y1] : null;
 });
 // window.vramfitPaused: the app has stopped drawing until the next event (tests wait for it).
-// site/shell.js loads the page's engines module in place of this one, with this state.
-EM_JS(void, js_use_engines, (const char* hash), { window["vramfitUseEngines"](UTF8ToString(hash)); });
 EM_JS(void, js_set_paused, (int paused), { window["vramfitPaused"] = !!paused; });
 EM_JS(void, js_first_frame, (), {
   if (typeof window["vramfitFirstFrame"] === "function") window["vramfitFirstFrame"]();
@@ -121,7 +119,6 @@ struct WebPlatform : Platform {
   }
   void announce(const std::string& text) override { js_announce(text.c_str()); }
   void need_glyphs_for(const std::string& utf8) override;
-  void use_engines(const std::string& hash) override { js_use_engines(hash.c_str()); }
 };
 
 GLFWwindow* g_window = nullptr;
@@ -216,6 +213,12 @@ void frame() {
   const uint64_t signature = draw_signature(ImGui::GetDrawData());
   if (signature != last_signature) g_frames_left = std::max(g_frames_left, 1);
   last_signature = signature;
+  // A new language changes every text's width, and rows placed from the last frame's widths
+  // (a label's "(?)") take frames more to settle, some after the font gains the language's
+  // glyphs: a few more frames than the picture's own changes ask for.
+  static Language last_language = ui_language();
+  if (ui_language() != last_language) g_frames_left = std::max(g_frames_left, 4);
+  last_language = ui_language();
   // The cursor shape as CSS (the GLFW port's cursor modes would touch pointer lock).
   static int last_cursor = -2;
   const int cursor = ImGui::GetMouseCursor();
@@ -255,7 +258,7 @@ EMSCRIPTEN_KEEPALIVE void vramfit_hash_changed() {
   vramfit_wake();
 }
 
-// A model file (dropped or picked), read by site/vramfit-api.js readModelFile() (header bytes only).
+// A model file (dropped or picked), read by web/vramfit-api.js readModelFile() (header bytes only).
 EMSCRIPTEN_KEEPALIVE void vramfit_apply_fragment(const char* fragment_json) {
   const json fragment = parse_json(std::string(fragment_json ? fragment_json : ""));
   if (fragment.is_discarded()) g_app.set_notice("The dropped file could not be read.");
@@ -278,7 +281,7 @@ EMSCRIPTEN_KEEPALIVE int vramfit_has_glyph(int codepoint) {
 }
 
 // The last frame's widgets by label with their rectangles in CSS pixels (src/app/layout_hook.hpp):
-// window.vramfitLayout() in site/shell.js; the browser tests find what to tap through it.
+// window.vramfitLayout() in web/shell.js; the browser tests find what to tap through it.
 EMSCRIPTEN_KEEPALIVE const char* vramfit_layout() {
   static std::string layout;
   layout = layout_json();
@@ -288,7 +291,6 @@ EMSCRIPTEN_KEEPALIVE const char* vramfit_layout() {
 }  // extern "C"
 
 int main() {
-  enable_page_engines();  // where this module has them (vramfit_app_engines)
   if (!glfwInit()) {
     js_fail("glfw");
     return 1;
@@ -315,10 +317,13 @@ int main() {
   io.ConfigFlags |= ImGuiConfigFlags_NoMouseCursorChange;  // set as CSS in frame() instead
   io.ConfigInputTextCursorBlink = false;  // a blinking cursor would keep an idle page drawing
   // Keys through the GLFW port; pointer, wheel, text and clipboard from the page's own events
-  // (web_input); the page's copy of the backend polls no cursor (cmake/imgui.cmake).
+  // (web_input). The backend polls the GLFW port's cursor each frame while no window has the
+  // mouse (ImGui_ImplGlfw_UpdateMouseData); telling it the canvas has it stops that, so only
+  // the page's pointer events move Dear ImGui's mouse.
   ImGui_ImplGlfw_InitForOpenGL(g_window, false);
   glfwSetKeyCallback(g_window, ImGui_ImplGlfw_KeyCallback);
   glfwSetWindowFocusCallback(g_window, ImGui_ImplGlfw_WindowFocusCallback);
+  ImGui_ImplGlfw_CursorEnterCallback(g_window, 1);
   io.AddMousePosEvent(-FLT_MAX, -FLT_MAX);
   install_web_input();
   ImGui_ImplOpenGL3_Init(kGlslVersionLine);

@@ -1,7 +1,7 @@
 // The page around the app (index.html and embed.html): canvas, loading indicator, clear
 // messages when WebGL 2 is missing or the context is lost, and the events that wake the
-// app's render loop (it sleeps when nothing happens). After load it requests nothing but its
-// own core-only module (same origin), on the first model file.
+// app's render loop (it sleeps when nothing happens). After load it requests nothing but
+// vramfit-api.js (same origin), on the first model file.
 (function () {
   "use strict";
   const canvas = document.getElementById("canvas");
@@ -210,10 +210,9 @@
   window.addEventListener("hashchange", () => { if (running()) Module._vramfit_hash_changed(); });
   if (window.matchMedia) matchMedia("(resolution: 1dppx)").addEventListener("change", wake);
 
-  // The core-only module (vramfit_estimator.js/.wasm, the JavaScript API of site/api.html, with its
-  // wrapper vramfit-api.js) reads dropped model files and answers window.vramfitApi(). It is
-  // fetched on first use, not with the page: most visits never drop a file. The single-file
-  // page inlines it.
+  // The JavaScript API over the app's own module (which exports the core-only module's
+  // functions too): vramfit-api.js's wrap, loaded on first use (a dropped file, a Hub id); the
+  // single-file page inlines it. window.vramfitApi() answers it, as loadVramfit() does.
   const loadScript = (src, ready) => ready() ? Promise.resolve() : new Promise((resolve, reject) => {
     const script = document.createElement("script");
     script.src = src;
@@ -224,11 +223,7 @@
   let api = null;
   window.vramfitApi = function () {
     if (!api) {
-      api = loadScript("vramfit-api.js", () => typeof window.loadVramfit === "function")
-        .then(() => loadScript("vramfit_estimator.js", () => typeof window.createVramfit === "function"))
-        // The single file carries the estimator's wasm inline (scripts/single_file.py): a fresh
-        // options object each time, since Emscripten writes into the one it is given.
-        .then(() => window.loadVramfit(window.VRAMFIT_ESTIMATOR_WASM ? {wasmBinary: window.VRAMFIT_ESTIMATOR_WASM()} : {}));
+      api = loadScript("vramfit-api.js", () => typeof window.vramfitWrap === "function").then(() => window.vramfitWrap(Module));
       api.catch(() => { api = null; });  // a failed load may be retried
     }
     return api;
@@ -278,18 +273,11 @@
     onAbort: what => show("vramfit stopped: " + what, true),
   });
   show("Loading vramfit…", false);
-  // Two builds of the app: vramfit_app (this page) leaves the engines out for its size;
-  // engines.html loads vramfit_app_engines, the same app with llama.cpp, vLLM and Transformers.
-  // The app asks for it when an engine is picked (or a link names one): same state, other page.
-  window.vramfitUseEngines = hash => location.replace("engines.html#" + hash);
-  // A first visit (no configuration in the link) follows the browser's language: Arabic is in
-  // the engines' module (its catalog and shaping are outside this page's size budget).
+  // A first visit (no configuration in the link) follows the browser's language.
   if (!location.hash && !window.VRAMFIT_EMBED && /^ar\b/i.test((navigator.languages || [])[0] || navigator.language || "")) {
-    const arabic = "r=eyJ2IjoxLCJsYW5ndWFnZSI6ImFyIn0";  // {"v":1,"language":"ar"}
-    if (!window.VRAMFIT_ENGINES) return window.vramfitUseEngines(arabic);
-    history.replaceState(null, "", "#" + arabic);
+    history.replaceState(null, "", "#r=eyJ2IjoxLCJsYW5ndWFnZSI6ImFyIn0");  // {"v":1,"language":"ar"}
   }
-  const app = window.VRAMFIT_ENGINES ? "vramfit_app_engines.js" : "vramfit_app.js";
+  const app = "vramfit_app.js";
   const script = document.createElement("script");
   script.src = app;
   script.async = true;

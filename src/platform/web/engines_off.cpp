@@ -1,7 +1,0 @@
-#include "page_engines.hpp"
-
-namespace vramfit {
-
-bool enable_page_engines() { return false; }
-
-}  // namespace vramfit
