@@ -67,6 +67,27 @@ TEST_CASE("a custom model's name and stored weights round-trip", "[request]") {
   CHECK(report.model_name == "my-model.gguf");
 }
 
+TEST_CASE("a model read on the Hub carries its pinned id (model.hub); anything but a commit is refused, naming the field",
+          "[request][hub]") {
+  const json config = write_hf_config(preset("llama-3.2-1b").spec);
+  const std::string pinned = "org/Tiny-GGUF@0123456789abcdef0123456789abcdef01234567:tiny-Q4_K_M.gguf";
+  auto parsed = request_from_json({{"model", {{"config", config}, {"name", "org/Tiny-GGUF"}, {"hub", pinned}}}});
+  REQUIRE(parsed);
+  CHECK(parsed->custom_model_hub == pinned);
+  CHECK(request_to_json(*parsed)["model"]["hub"] == pinned);
+  CHECK(request_from_json(request_to_json(*parsed))->custom_model_hub == pinned);
+  for (const json& bad : {json("org/Tiny-GGUF"), json("org/Tiny-GGUF@main"), json("not an id"), json(7)}) {
+    auto refused = request_from_json({{"model", {{"config", config}, {"hub", bad}}}});
+    REQUIRE(!refused);
+    CHECK(refused.error().field == "model.hub");
+  }
+  auto preset_with_hub = request_from_json({{"model", {{"preset", "qwen3-8b"}, {"hub", pinned}}}});
+  REQUIRE(!preset_with_hub);
+  CHECK(preset_with_hub.error().field == "model.hub");
+  // Without it, nothing is written.
+  CHECK(!request_to_json(*request_from_json({{"model", {{"config", config}}}}))["model"].contains("hub"));
+}
+
 TEST_CASE("what reading a config assumed reaches the report", "[request][config]") {
   json config = write_hf_config(preset("llama-3.2-1b").spec);
   config.erase("num_key_value_heads");

@@ -1,7 +1,8 @@
 // The page around the app (index.html and embed.html): canvas, loading indicator, clear
 // messages when WebGL 2 is missing or the context is lost, and the events that wake the
 // app's render loop (it sleeps when nothing happens). After load it requests nothing but
-// vramfit-api.js (same origin), on the first model file.
+// vramfit-api.js (same origin), on the first model file or Hub id, and the Hub endpoint the app's
+// Hub field names, when a model is read by its id.
 (function () {
   "use strict";
   const canvas = document.getElementById("canvas");
@@ -228,6 +229,25 @@
     }
     return api;
   };
+
+  // A model by its Hugging Face id (the app's Hub field): the JavaScript API's readHubModel reads
+  // the file list, config.json and the weights' headers with fetch() and Range from the endpoint
+  // the field names (the token only to it), and the app gets the progress and the answer. One
+  // reading at a time; Cancel aborts its requests.
+  let hubReading = null;
+  window.vramfitReadHub = function (id, endpoint, token) {
+    if (hubReading) hubReading.abort();
+    const reading = hubReading = new AbortController();
+    const progress = p => { if (running() && hubReading === reading) withString(JSON.stringify(p), Module._vramfit_hub_progress); };
+    window.vramfitApi()
+      .then(api => api.readHubModel(id, {endpoint, token, signal: reading.signal, onProgress: progress}))
+      .catch(error => ({error: {id: "hub.unreachable", field: "hf", message: "hf: " + id + ": " + String(error && error.message || error)}}))
+      .then(answer => {
+        if (hubReading === reading) hubReading = null;
+        if (running()) withString(JSON.stringify(answer), Module._vramfit_hub_done);
+      });
+  };
+  window.vramfitCancelHub = () => { if (hubReading) hubReading.abort(); };
 
   // The app's widgets by label with their rectangles in CSS pixels (the last frame drawn), for
   // tests that tap what a person taps: [{label, x, y, w, h, visible}, ...].

@@ -10,6 +10,7 @@
 #include "catalog/catalog.hpp"
 #include "arabic_ui.hpp"
 #include "engine_view.hpp"
+#include "io/hub_ref.hpp"
 #include "io/request_json.hpp"
 #include "io/url_hash.hpp"
 #include "report_text.hpp"
@@ -37,6 +38,7 @@ bool App::load_hash(const std::string& hash) {
   }
   request_ = *decoded;
   inputs_.show_request(request_);
+  inputs_.hub().show_source(request_.custom_model_hub);
   dirty_ = true;
   from_location_ = true;
   return true;
@@ -82,12 +84,25 @@ void App::apply_file_fragment(const json& fragment) {
     return;
   }
   request_ = *parsed;
-  if (to_llamacpp) notice_ = tr("A GGUF file: answered by llama.cpp's own allocation. Engine, in the inputs, switches to another.");
   if (fragment.contains("assumed") && fragment["assumed"].is_array() && !fragment["assumed"].empty() &&
       fragment["assumed"][0].is_string()) {
     notice_ = tr("Read ") + request_.custom_model_name + tr("; assumed: ") + fragment["assumed"][0].get<std::string>();
   }
   dirty_ = true;
+}
+
+void App::hub_answer(const json& answer) {
+  inputs_.hub().finished(answer);
+  if (answer.contains("error") || !answer.contains("hub") || !answer.contains("model")) return;  // said under the field
+  const json& hub = answer["hub"];
+  const std::string repo = hub.value("repo", std::string()), file = hub.value("file", std::string());
+  const bool gguf = file.size() > 5 && file.compare(file.size() - 5, 5, ".gguf") == 0;
+  json fragment = answer;
+  fragment.erase("hub");
+  // The link carries where the model was read, pinned to its commit (model.hub).
+  fragment["model"]["hub"] = hub_ref_text({repo, hub.value("sha", std::string()), gguf ? file : "", ""});
+  fragment["model"]["name"] = gguf ? repo + " " + file.substr(file.find_last_of('/') + 1) : repo;
+  apply_file_fragment(fragment);
 }
 
 void App::set_dark(bool dark) {
@@ -136,6 +151,7 @@ void App::request_glyphs(Platform& platform) {
 }
 
 void App::frame(Platform& platform) {
+  if (first_frame_) inputs_.hub().start(platform);
   use_language();  // before the result is announced: in the language it is shown in
   if (dirty_) {
     recompute();
@@ -173,7 +189,7 @@ void App::frame(Platform& platform) {
     draw_results(phone);
   } else if (phone) {
     if (ImGui::CollapsingHeader("Inputs", ImGuiTreeNodeFlags_DefaultOpen)) {
-      const InputsPanel::Outcome outcome = inputs_.draw(request_, first_frame_);
+      const InputsPanel::Outcome outcome = inputs_.draw(request_, platform, first_frame_);
       dirty_ |= outcome.changed;
       if (outcome.pasted_file) apply_file_fragment(*outcome.pasted_file);
     }
@@ -189,7 +205,7 @@ void App::frame(Platform& platform) {
     const bool mirrored = ui_right_to_left();
     ImGui::SetCursorPos(ImVec2(origin.x + (mirrored ? results_width + gap : 0.0f), origin.y));
     ImGui::BeginChild("inputs", ImVec2(input_width, 0), ImGuiChildFlags_Border, ImGuiWindowFlags_NavFlattened);
-    const InputsPanel::Outcome outcome = inputs_.draw(request_, first_frame_);
+    const InputsPanel::Outcome outcome = inputs_.draw(request_, platform, first_frame_);
     ImGui::EndChild();
     dirty_ |= outcome.changed;
     if (outcome.pasted_file) apply_file_fragment(*outcome.pasted_file);

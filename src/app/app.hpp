@@ -35,6 +35,10 @@ class App {
   void frame(Platform& platform);                   // builds one frame of UI
   bool load_hash(const std::string& hash);          // false: malformed, notice shown, defaults kept
   void apply_file_fragment(const json& fragment);   // a read model file (drop / open / paste)
+  // A model read by its Hugging Face id (Platform::read_hub_model): {model, weights, hub} or
+  // {error}; a failed reading keeps the model shown.
+  void hub_answer(const json& answer);
+  void hub_progress(const json& progress) { inputs_.hub().progress(progress); }
   std::string hash() const { return hash_; }        // "r=..." for the current request
   bool dark() const { return dark_; }
   void set_dark(bool dark);

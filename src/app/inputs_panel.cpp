@@ -52,14 +52,14 @@ void InputsPanel::show_request(const Request& request) {
   if (request.has_network) network_text_ = network_to_json(request.network).dump(2);
 }
 
-InputsPanel::Outcome InputsPanel::draw(Request& request, bool focus_first) {
+InputsPanel::Outcome InputsPanel::draw(Request& request, Platform& platform, bool focus_first) {
   Outcome outcome;
   // Every input leaves room on its right for its label and "(?)".
   ImGui::PushItemWidth(-em(7.5f));
   bool changed = draw_mode(request, focus_first);
   ImGui::Separator();
   switch (app_mode(request)) {
-    case AppMode::inference: changed |= draw_inference(request, outcome); break;
+    case AppMode::inference: changed |= draw_inference(request, platform, outcome); break;
     case AppMode::training: changed |= draw_training(request); break;
     case AppMode::layer_list: changed |= draw_network(request); break;
   }
@@ -120,14 +120,16 @@ bool InputsPanel::draw_model_picker(Request& request) {
   return picked;
 }
 
-bool InputsPanel::draw_inference(Request& request, Outcome& outcome) {
+bool InputsPanel::draw_inference(Request& request, Platform& platform, Outcome& outcome) {
   bool changed = false;
   section("Model");
   if (draw_model_picker(request)) {
     request.has_stored_weights = false;
     if (request.weight_format == "as_stored") request.weight_format = "bf16";
+    request.custom_model_hub.clear();
     changed = true;
   }
+  hub_.draw(platform);
   if (ImGui::CollapsingHeader("Paste a config.json")) {
     ImGui::InputTextMultiline("##config", &config_text_, ImVec2(-1, ImGui::GetTextLineHeight() * 8));
     if (ImGui::Button("Use this config")) {

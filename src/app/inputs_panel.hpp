@@ -5,7 +5,9 @@
 #include <string>
 
 #include "core/request.hpp"
+#include "hub_field.hpp"
 #include "io/json.hpp"
+#include "platform.hpp"
 
 namespace vramfit {
 
@@ -23,19 +25,20 @@ class InputsPanel {
     std::optional<json> pasted_file;  // "Use this config": the fragment read from the pasted text
   };
   // focus_first: put the keyboard focus, visibly, on the first input (the page's first frame).
-  Outcome draw(Request& request, bool focus_first = false);
+  Outcome draw(Request& request, Platform& platform, bool focus_first = false);
   // The embed's one row: model, weights, context, GPU. True when the request changed.
   bool draw_compact(Request& request);
   // The text the panel shows that came from outside (pasted config, network): its characters
   // may need glyphs the font does not have yet.
   std::string text_in_use() const { return config_text_ + network_text_; }
+  HubField& hub() { return hub_; }
 
  private:
   bool draw_mode(Request& request, bool focus_first);
   bool draw_model_picker(Request& request);  // true when the user picked another preset
   bool draw_weights_picker(Request& request);
   bool draw_gpu_picker(Request& request);
-  bool draw_inference(Request& request, Outcome& outcome);
+  bool draw_inference(Request& request, Platform& platform, Outcome& outcome);
   bool draw_training(Request& request);
   bool draw_network(Request& request);
   bool draw_gpu(Request& request);
@@ -44,6 +47,7 @@ class InputsPanel {
   std::string config_text_, config_status_;
   std::string network_text_, network_status_;
   bool custom_gpu_ = false;  // "Custom GPU" chosen, before a capacity is typed
+  HubField hub_;
 };
 
 }  // namespace vramfit

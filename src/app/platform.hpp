@@ -32,6 +32,17 @@ struct Platform {
   // Text that will be drawn and may hold characters beyond the font's (a file name in Chinese,
   // a config in Arabic): the platform adds their glyphs before a later frame.
   virtual void need_glyphs_for(const std::string& utf8) { (void)utf8; }
+  // Models by Hugging Face id (web: fetch() through the JavaScript API; desktop: libcurl in a
+  // worker thread). The answer comes back through App::hub_answer and the progress through
+  // App::hub_progress, on the UI's thread between frames; one reading at a time.
+  virtual bool can_read_hub() const { return false; }
+  virtual void read_hub_model(const std::string& id, const std::string& endpoint, const std::string& token) {
+    (void)id, (void)endpoint, (void)token;
+  }
+  virtual void cancel_hub_read() {}
+  // A read token this device keeps at the user's word (web: localStorage); "" when none.
+  virtual std::string remembered_hub_token() const { return ""; }
+  virtual void remember_hub_token(const std::string& token) { (void)token; }  // "": forget it
 };
 
 }  // namespace vramfit

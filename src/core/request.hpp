@@ -77,6 +77,7 @@ struct Request {
   bool has_custom_model = false;
   ModelSpec custom_model;
   std::string custom_model_name;       // shown for a custom model (e.g. the file it came from)
+  std::string custom_model_hub;        // where it was read on the Hub, pinned: "org/name@<commit>[:file]"
   std::vector<std::string> custom_model_assumptions;  // what reading its config assumed (not serialised)
 
   std::string weight_format = "bf16";  // id from data/weight_formats.json, or "as_stored"

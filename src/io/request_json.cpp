@@ -6,6 +6,7 @@
 #include "core/fit.hpp"
 #include "engine_json.hpp"
 #include "hf_config.hpp"
+#include "hub_ref.hpp"
 #include "network_json.hpp"
 #include "request_json_fields.hpp"
 
@@ -176,8 +177,16 @@ Result<Request> request_from_json(const json& root) {
 
   if (const json* model = top.sub("model")) {
     Fields f{*model, "model.", std::nullopt};
-    f.only({"preset", "config", "name"});
+    f.only({"preset", "config", "name", "hub"});
     r.custom_model_name = f.text("name", "");
+    // "hub": the pinned Hub id the config was read from (the page's Hub field; a link reproduces it).
+    r.custom_model_hub = f.text("hub", "");
+    if (!f.error && !r.custom_model_hub.empty()) {
+      auto ref = parse_hub_ref(r.custom_model_hub);
+      if (!ref || !is_commit_sha(ref->revision) || !f.has("config")) {
+        f.fail("request.bad_value", "model.hub", "must be a Hub id pinned to a commit (org/name@<40 hex digits>[:file]) beside a config");
+      }
+    }
     if (f.has("preset") == f.has("config")) {
       f.fail("request.bad_value", "model", "give exactly one of preset or config");
     } else if (f.has("preset")) {
@@ -355,6 +364,7 @@ json request_to_json(const Request& r) {
   } else if (r.has_custom_model) {
     j["model"] = {{"config", write_hf_config(r.custom_model)}};
     if (!r.custom_model_name.empty()) j["model"]["name"] = r.custom_model_name;
+    if (!r.custom_model_hub.empty()) j["model"]["hub"] = r.custom_model_hub;
   }
   else j["model"] = {{"preset", r.model_preset}};
   j["weights"] = {{"format", r.weight_format}};

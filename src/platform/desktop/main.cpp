@@ -6,6 +6,7 @@
 #include <GLFW/glfw3.h>
 
 #include <imgui.h>
+#include <imgui_internal.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 
@@ -264,6 +265,8 @@ int main(int argc, char** argv) {
     last_signature = signature;
     // Keep drawing while a button is held or a drag runs (a text field needs no frames between keys).
     if (ImGui::IsAnyMouseDown() || (ImGui::IsAnyItemActive() && !io.WantTextInput)) g_frames_left = std::max(g_frames_left, 2);
+    // Dear ImGui takes queued input one change per frame: draw until its queue is empty.
+    if (!GImGui->InputEventsQueue.empty()) g_frames_left = std::max(g_frames_left, 1);
     ++frames;
     if (!screenshot.empty() && frames == 4) {  // ImGui settles its layout in a few frames
       bool ok = write_screenshot(screenshot, fb_w, fb_h);

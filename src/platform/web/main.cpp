@@ -7,6 +7,7 @@
 #include <GLFW/glfw3.h>
 
 #include <imgui.h>
+#include <imgui_internal.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 
@@ -77,6 +78,26 @@ EM_JS(void, js_open_file_picker, (), {
 EM_JS(void, js_open_file_box, (float x0, float y0, float x1, float y1, int reachable), {
   window["vramfitOpenFileBox"] = reachable ? [x0, y0, x1, y1] : null;
 });
+// A model by its Hugging Face id: web/shell.js reads it with fetch() through the JavaScript API
+// and answers _vramfit_hub_progress / _vramfit_hub_done; the token it may keep in localStorage.
+EM_JS(void, js_read_hub, (const char* id, const char* endpoint, const char* token), {
+  window["vramfitReadHub"](UTF8ToString(id), UTF8ToString(endpoint), UTF8ToString(token));
+});
+EM_JS(void, js_cancel_hub, (), { window["vramfitCancelHub"](); });
+EM_JS(char*, js_remembered_hub_token, (), {
+  let token = "";
+  try { token = window["localStorage"].getItem("vramfit.hf_token") || ""; } catch (e) {}
+  const size = lengthBytesUTF8(token) + 1, pointer = _malloc(size);
+  stringToUTF8(token, pointer, size);
+  return pointer;
+});
+EM_JS(void, js_remember_hub_token, (const char* token), {
+  try {
+    const text = UTF8ToString(token);
+    const store = window["localStorage"];
+    if (text) store.setItem("vramfit.hf_token", text); else store.removeItem("vramfit.hf_token");
+  } catch (e) {}
+});
 // window.vramfitPaused: the app has stopped drawing until the next event (tests wait for it).
 EM_JS(void, js_set_paused, (int paused), { window["vramfitPaused"] = !!paused; });
 EM_JS(void, js_first_frame, (), {
@@ -119,6 +140,18 @@ struct WebPlatform : Platform {
   }
   void announce(const std::string& text) override { js_announce(text.c_str()); }
   void need_glyphs_for(const std::string& utf8) override;
+  bool can_read_hub() const override { return true; }
+  void read_hub_model(const std::string& id, const std::string& endpoint, const std::string& token) override {
+    js_read_hub(id.c_str(), endpoint.c_str(), token.c_str());
+  }
+  void cancel_hub_read() override { js_cancel_hub(); }
+  std::string remembered_hub_token() const override {
+    char* text = js_remembered_hub_token();
+    std::string token(text);
+    std::free(text);
+    return token;
+  }
+  void remember_hub_token(const std::string& token) override { js_remember_hub_token(token.c_str()); }
 };
 
 GLFWwindow* g_window = nullptr;
@@ -234,6 +267,10 @@ void frame() {
   // Keep drawing while a button is held or a drag runs; a text field being typed in needs no
   // frames between keystrokes (its cursor does not blink: io.ConfigInputTextCursorBlink).
   if (ImGui::IsAnyMouseDown() || (ImGui::IsAnyItemActive() && !io.WantTextInput)) g_frames_left = std::max(g_frames_left, 2);
+  // Dear ImGui takes queued input one change per frame (io.ConfigInputTrickleEventQueue: a key's
+  // press and release, a press after a move, each typed character after a key): keep drawing
+  // until its queue is empty, or a tap that follows fast typing waits for the next event.
+  if (!GImGui->InputEventsQueue.empty()) g_frames_left = std::max(g_frames_left, 1);
   if (g_first_frame) { g_first_frame = false; js_first_frame(); }
 }
 
@@ -263,6 +300,17 @@ EMSCRIPTEN_KEEPALIVE void vramfit_apply_fragment(const char* fragment_json) {
   const json fragment = parse_json(std::string(fragment_json ? fragment_json : ""));
   if (fragment.is_discarded()) g_app.set_notice("The dropped file could not be read.");
   else g_app.apply_file_fragment(fragment);
+  vramfit_wake();
+}
+
+// A Hub reading's progress and its answer (web/shell.js, from readHubModel).
+EMSCRIPTEN_KEEPALIVE void vramfit_hub_progress(const char* progress_json) {
+  g_app.hub_progress(parse_json(std::string(progress_json ? progress_json : "")));
+  vramfit_wake();
+}
+EMSCRIPTEN_KEEPALIVE void vramfit_hub_done(const char* answer_json) {
+  const json answer = parse_json(std::string(answer_json ? answer_json : ""));
+  g_app.hub_answer(answer.is_discarded() ? json{{"error", {{"message", "the answer could not be read"}}}} : answer);
   vramfit_wake();
 }
 
