@@ -24,6 +24,7 @@ void HubField::read(Platform& platform, const std::string& id) {
   }
   reading_ = true;
   status_.clear();
+  notes_.clear();
   progress_text_ = tr("Reading the file list...");
   platform.read_hub_model(id, endpoint_, token_);
 }
@@ -54,10 +55,9 @@ void HubField::finished(const json& answer) {
     }
   }
   status_.clear();
+  notes_.clear();
   for (const json& note : hub.value("notes", json::array())) {
-    if (!note.is_string()) continue;
-    if (!status_.empty()) status_ += ' ';
-    status_ += note.get_ref<const std::string&>();
+    if (note.is_string()) notes_.push_back(note.get<std::string>());
   }
 }
 
@@ -84,6 +84,7 @@ void HubField::draw(Platform& platform) {
   }
   if (reading_) text_wrapped_at_spaces_disabled(progress_text_);
   if (!status_.empty()) text_wrapped_at_spaces(status_);
+  for (const std::string& note : notes_) text_wrapped_at_spaces_disabled(note);  // what the reading chose, and why
   // A GGUF repository's other files (llama.cpp's -hf repo:quant picks one the same way).
   if (ggufs_.size() > 1 && !reading_) {
     std::string chosen_label = chosen_;

@@ -36,7 +36,8 @@ class HubField {
   std::string token_;                        // in memory; on the device only when remember_
   bool remember_ = false;
   bool reading_ = false;
-  std::string progress_text_, status_;
+  std::string progress_text_, status_;      // status_: what went wrong
+  std::vector<std::string> notes_;           // the reading's notes (the file chosen, a projector left out)
   struct Gguf {
     std::string file, quant;
     int64_t size = 0;
