@@ -67,8 +67,7 @@ TEST_CASE("a custom model's name and stored weights round-trip", "[request]") {
   CHECK(report.model_name == "my-model.gguf");
 }
 
-TEST_CASE("a model read on the Hub carries its pinned id (model.hub); anything but a commit is refused, naming the field",
-          "[request][hub]") {
+TEST_CASE("a model read on the Hub carries its pinned id (model.hub); a revision not a commit is refused", "[request][hub]") {
   const json config = write_hf_config(preset("llama-3.2-1b").spec);
   const std::string pinned = "org/Tiny-GGUF@0123456789abcdef0123456789abcdef01234567:tiny-Q4_K_M.gguf";
   auto parsed = request_from_json({{"model", {{"config", config}, {"name", "org/Tiny-GGUF"}, {"hub", pinned}}}});
