@@ -5,6 +5,11 @@
 
 namespace vramfit {
 
+int frames_dear_imgui_still_needs() {
+  if (ImGui::IsAnyMouseDown() || (ImGui::IsAnyItemActive() && !ImGui::GetIO().WantTextInput)) return 2;
+  return GImGui->InputEventsQueue.empty() ? 0 : 1;
+}
+
 uint64_t draw_signature(const ImDrawData* data) {
   // FNV-1a over every vertex and index: a few hundred kilobytes at most, well under a
   // millisecond, and only on frames that are drawn anyway.

@@ -11,5 +11,10 @@ namespace vramfit {
 
 // Of the current frame: `data` (after ImGui::Render()) and Dear ImGui's windows.
 uint64_t draw_signature(const ImDrawData* data);
+// Frames Dear ImGui still needs after this one, whatever the picture: 2 while a button is held or
+// a drag runs (a text field being typed in needs none between keystrokes: its cursor does not
+// blink), 1 while its input queue holds events (it takes one change per frame:
+// io.ConfigInputTrickleEventQueue), else 0.
+int frames_dear_imgui_still_needs();
 
 }  // namespace vramfit

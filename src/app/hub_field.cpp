@@ -44,7 +44,7 @@ void HubField::finished(const json& answer) {
     status_ = answer.contains("error") ? answer["error"].value("message", std::string()) : tr("the Hub gave no model");
     return;
   }
-  const json& hub = answer.contains("hub") ? answer["hub"] : json::object();
+  const json& hub = answer["hub"];
   repo_ = hub.value("repo", std::string());
   revision_ = hub.value("sha", std::string());
   chosen_ = hub.value("file", std::string());
@@ -87,13 +87,14 @@ void HubField::draw(Platform& platform) {
   for (const std::string& note : notes_) text_wrapped_at_spaces_disabled(note);  // what the reading chose, and why
   // A GGUF repository's other files (llama.cpp's -hf repo:quant picks one the same way).
   if (ggufs_.size() > 1 && !reading_) {
+    auto shown = [](const Gguf& g) { return (g.quant.empty() ? g.file : g.quant) + " (" + format_bytes(g.size, DisplayUnits::gb) + ")"; };
     std::string chosen_label = chosen_;
     for (const Gguf& g : ggufs_) {
-      if (g.file == chosen_) chosen_label = (g.quant.empty() ? g.file : g.quant) + " (" + format_bytes(g.size, DisplayUnits::gb) + ")";
+      if (g.file == chosen_) chosen_label = shown(g);
     }
     if (ImGui::BeginCombo("GGUF file", chosen_label.c_str())) {
       for (const Gguf& g : ggufs_) {
-        const std::string label = (g.quant.empty() ? g.file : g.quant) + " (" + format_bytes(g.size, DisplayUnits::gb) + ")##" + g.file;
+        const std::string label = shown(g) + "##" + g.file;
         if (ImGui::Selectable(label.c_str(), g.file == chosen_) && g.file != chosen_) {
           HubRef ref{repo_, revision_, g.file, ""};
           id_ = hub_ref_text(ref);

@@ -6,7 +6,6 @@
 #include <GLFW/glfw3.h>
 
 #include <imgui.h>
-#include <imgui_internal.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 
@@ -263,10 +262,8 @@ int main(int argc, char** argv) {
     const uint64_t signature = draw_signature(ImGui::GetDrawData());
     if (signature != last_signature) g_frames_left = std::max(g_frames_left, 1);
     last_signature = signature;
-    // Keep drawing while a button is held or a drag runs (a text field needs no frames between keys).
-    if (ImGui::IsAnyMouseDown() || (ImGui::IsAnyItemActive() && !io.WantTextInput)) g_frames_left = std::max(g_frames_left, 2);
-    // Dear ImGui takes queued input one change per frame: draw until its queue is empty.
-    if (!GImGui->InputEventsQueue.empty()) g_frames_left = std::max(g_frames_left, 1);
+    // Keep drawing while a button is held or a drag runs, and until Dear ImGui's input queue is empty.
+    g_frames_left = std::max(g_frames_left, frames_dear_imgui_still_needs());
     ++frames;
     if (!screenshot.empty() && frames == 4) {  // ImGui settles its layout in a few frames
       bool ok = write_screenshot(screenshot, fb_w, fb_h);

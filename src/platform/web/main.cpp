@@ -7,7 +7,6 @@
 #include <GLFW/glfw3.h>
 
 #include <imgui.h>
-#include <imgui_internal.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 
@@ -264,13 +263,9 @@ void frame() {
                       : cursor == ImGuiMouseCursor_NotAllowed ? "not-allowed" : "default";
     js_set_cursor(css);
   }
-  // Keep drawing while a button is held or a drag runs; a text field being typed in needs no
-  // frames between keystrokes (its cursor does not blink: io.ConfigInputTextCursorBlink).
-  if (ImGui::IsAnyMouseDown() || (ImGui::IsAnyItemActive() && !io.WantTextInput)) g_frames_left = std::max(g_frames_left, 2);
-  // Dear ImGui takes queued input one change per frame (io.ConfigInputTrickleEventQueue: a key's
-  // press and release, a press after a move, each typed character after a key): keep drawing
-  // until its queue is empty, or a tap that follows fast typing waits for the next event.
-  if (!GImGui->InputEventsQueue.empty()) g_frames_left = std::max(g_frames_left, 1);
+  // Keep drawing while a button is held or a drag runs, and until Dear ImGui's input queue is
+  // empty (a tap that follows fast typing would wait for the next event otherwise).
+  g_frames_left = std::max(g_frames_left, frames_dear_imgui_still_needs());
   if (g_first_frame) { g_first_frame = false; js_first_frame(); }
 }
 
