@@ -15,11 +15,12 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 # (stb_image_write: the desktop app's PNG screenshots), fonts-wqy-microhei (CJK glyphs for the desktop
 # and the browser tests), libfribidi-dev (GNU FriBidi: the native tests' oracle for the app's Arabic
 # shaping and right-to-left ordering, src/text/), libcurl4-openssl-dev (libcurl: the CLI's
-# HTTPS range requests to the Hugging Face Hub, src/net/).
+# HTTPS range requests to the Hugging Face Hub, src/net/), patch (cmake/imgui.cmake applies
+# cmake/imgui/*.diff to Dear ImGui's sources).
 packages=(cmake ninja-build g++ emscripten binaryen libglfw3-dev libgl-dev libstb-dev fonts-wqy-microhei
           nlohmann-json3-dev catch2 libcli11-dev nodejs dpkg-dev xauth xvfb
           chromium imagemagick fonts-dejavu-core python3 ca-certificates clang libclang-rt-14-dev libfribidi-dev
-          libcurl4-openssl-dev)
+          libcurl4-openssl-dev patch)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
