@@ -2,7 +2,8 @@
 # Builds the web preset and assembles the static site:
 #   dist/            index.html, embed.html, shell.js, vramfit_app.js/.wasm (the app, with every
 #                    engine; vramfit-api.js wraps it for dropped files and Hub ids),
-#                    vramfit_estimator.js/.wasm + vramfit-api.js + api.html (the core-only JS API)
+#                    vramfit_estimator.js/.wasm + vramfit-api.js + api.html (the core-only JS API),
+#                    messages/ar.json (the Arabic catalog, fetched when the page is first drawn in Arabic)
 #   dist/vramfit.html  one self-contained file (scripts and wasm inlined) that works from disk
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -14,6 +15,13 @@ rm -rf dist && mkdir -p dist
 cp build/web/vramfit_app.js build/web/vramfit_app.wasm \
    build/web/vramfit_estimator.js build/web/vramfit_estimator.wasm \
    web/vramfit-api.js web/api.html dist/
+# The Arabic catalog without its notes to translators ("_" keys, which no program reads) and
+# layout, as the native builds embed it (cmake/embed.cmake).
+mkdir -p dist/messages
+python3 -c 'import json, sys
+catalog = {k: v for k, v in json.load(open(sys.argv[1], encoding="utf-8")).items() if not k.startswith("_")}
+open(sys.argv[2], "w", encoding="utf-8").write(json.dumps(catalog, ensure_ascii=False, separators=(",", ":")))' \
+  data/messages/ar.json dist/messages/ar.json
 # The page without its comment lines and indentation.
 sed -e '/^<!--.*-->$/d' -e 's/^ *//' web/index.html > dist/index.html
 # The page's own script, minified (Closure Compiler's SIMPLE mode: whitespace, comments and

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Writes one self-contained HTML file from dist/: the page with its scripts inlined and the
-app's module inlined as base64 (Module.wasmBinary: the same module index.html loads), so it
-works when opened from disk (file://), where browsers refuse to fetch a separate .wasm.
+app's module inlined as base64 (Module.wasmBinary: the same module index.html loads) and the
+message catalogs as strings (window.VRAMFIT_CATALOGS: the page's messages/<code>.json), so it
+works when opened from disk (file://), where browsers refuse to fetch a separate file.
   single_file.py DIST_DIR OUT.html"""
 import base64
+import json
 import os
 import sys
 
@@ -14,9 +16,12 @@ def main():
     html = read("index.html")
     wasm = lambda name: base64.b64encode(open(os.path.join(dist, name), "rb").read()).decode("ascii")
     binary = lambda name: "Uint8Array.from(atob(\"" + wasm(name) + "\"), c => c.charCodeAt(0))"
+    catalogs = {name[:-len(".json")]: read(os.path.join("messages", name))
+                for name in sorted(os.listdir(os.path.join(dist, "messages")))}
     boot = (
         "<script>window.VRAMFIT_INLINE = true;\n"
-        "window.Module = {wasmBinary: " + binary("vramfit_app.wasm") + "};</script>\n"
+        "window.Module = {wasmBinary: " + binary("vramfit_app.wasm") + "};\n"
+        "window.VRAMFIT_CATALOGS = " + json.dumps(catalogs, ensure_ascii=False) + ";</script>\n"
     )
     # "</script" cannot appear inside an inline script; escape it in the inlined sources.
     inline = lambda source: "<script>\n" + source.replace("</script", "<\\/script") + "\n</script>"

@@ -288,6 +288,30 @@
     if (!samePress) openFilePicker();
   };
 
+  // The interface's other languages (messages/ar.json): fetched when the app first draws in one
+  // (the app asks each frame: {state: "loading" | "ready" | "failed", text}), or early, beside
+  // the module, when the link asks for one; the single file carries its own copy.
+  const catalogs = {};
+  window.vramfitCatalog = function (code) {
+    if (catalogs[code]) return catalogs[code];
+    const entry = catalogs[code] = {state: "loading", text: ""};
+    const carried = window.VRAMFIT_CATALOGS && window.VRAMFIT_CATALOGS[code];
+    (carried ? Promise.resolve(carried) : fetch("messages/" + code + ".json").then(response => {
+      if (!response.ok) throw new Error("HTTP " + response.status);
+      return response.text();
+    })).then(text => { entry.state = "ready"; entry.text = text; },
+             error => { entry.state = "failed"; entry.text = String(error && error.message || error); })
+      .then(wake);
+    return entry;
+  };
+  const linkLanguage = () => {
+    try {
+      return JSON.parse(atob(location.hash.replace(/^#r=/, "").replace(/-/g, "+").replace(/_/g, "/"))).language || "";
+    } catch (error) {
+      return "";  // no configuration, or one the app itself will say it cannot read
+    }
+  };
+
   window.Module = Object.assign(window.Module || {}, {
     canvas: canvas,  // output goes to the console (Emscripten's default print / printErr)
     onAbort: what => show("vramfit stopped: " + what, true),
@@ -297,6 +321,7 @@
   if (!location.hash && !window.VRAMFIT_EMBED && /^ar\b/i.test((navigator.languages || [])[0] || navigator.language || "")) {
     history.replaceState(null, "", "#r=eyJ2IjoxLCJsYW5ndWFnZSI6ImFyIn0");  // {"v":1,"language":"ar"}
   }
+  if (/^ar\b/.test(linkLanguage())) window.vramfitCatalog("ar");
   const app = "vramfit_app.js";
   const script = document.createElement("script");
   script.src = app;

@@ -152,7 +152,7 @@ void App::request_glyphs(Platform& platform) {
 
 void App::frame(Platform& platform) {
   if (first_frame_) inputs_.hub().start(platform);
-  use_language();  // before the result is announced: in the language it is shown in
+  use_language(platform);  // before the result is announced: in the language it is shown in
   if (dirty_) {
     recompute();
     // One history entry per settled edit: the first change while a widget is held (a drag, a
@@ -310,12 +310,25 @@ void App::draw_top_bar(Platform& platform) {
   }
 }
 
-void App::use_language() {
-  const Language wanted = request_.language == "en" ? Language::english : Language::arabic;
-  const bool arabic_indic_digits = request_.language == "ar-u-nu-arab";
+void App::use_language(Platform& platform) {
+  Language wanted = request_.language == "en" ? Language::english : Language::arabic;
+  if (wanted != Language::english) {
+    std::string failure;
+    const Platform::Catalog catalog = platform.language_catalog(wanted, failure);
+    if (catalog == Platform::Catalog::loading) return;  // drawn as it is until the catalog comes
+    if (catalog == Platform::Catalog::failed) {
+      if (!catalog_failure_said_) {
+        notice_ = "The Arabic interface could not be loaded (" + failure + "); it stays in English.";
+      }
+      catalog_failure_said_ = true;
+      wanted = Language::english;
+    }
+  }
+  const bool arabic_indic_digits = wanted == Language::arabic && request_.language == "ar-u-nu-arab";
   if (wanted == ui_language() && arabic_indic_digits == arabic_indic_digits_) return;
   use_ui_language(wanted, arabic_indic_digits);
   arabic_indic_digits_ = arabic_indic_digits;
+  dirty_ = true;  // the result announced again, in the language it is now shown in
 }
 
 void App::draw_results(bool phone) {

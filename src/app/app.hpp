@@ -54,7 +54,8 @@ class App {
   void draw_results(bool phone);
   void draw_tabs(bool phone);
   void request_glyphs(Platform& platform);  // characters beyond the font's, from text that came in
-  void use_language();    // the request's language, drawn from this frame on
+  // The request's language, drawn from this frame on, once the platform has its catalog.
+  void use_language(Platform& platform);
 
 
   Request request_;
@@ -68,6 +69,7 @@ class App {
   unsigned history_edit_id_ = 0;  // the widget whose edit made the current history entry
   bool first_frame_ = true;
   bool arabic_indic_digits_ = false;  // the digits the interface is drawn with
+  bool catalog_failure_said_ = false;  // a language's catalog could not be had (said once)
   std::string glyph_text_;      // the text whose characters were last asked of the platform
   std::string notice_;          // shown until dismissed: malformed hash, file read errors
   InputsPanel inputs_;

@@ -3,6 +3,8 @@
 #pragma once
 #include <string>
 
+#include "text/messages.hpp"
+
 namespace vramfit {
 
 struct Platform {
@@ -40,9 +42,19 @@ struct Platform {
     (void)id, (void)endpoint, (void)token;
   }
   virtual void cancel_hub_read() {}
+  // The endpoint the Hub field starts with ("": the Hub; desktop: HF_ENDPOINT).
+  virtual std::string default_hub_endpoint() const { return ""; }
   // A read token this device keeps at the user's word (web: localStorage); "" when none.
   virtual std::string remembered_hub_token() const { return ""; }
   virtual void remember_hub_token(const std::string& token) { (void)token; }  // "": forget it
+  // A language's catalog (data/messages/<code>.json): compiled in on the desktop; the page
+  // fetches it when it is first wanted and wakes the app when it comes. Until it is ready the
+  // app draws as it did; failed (failure says why): the app stays in English.
+  enum class Catalog { ready, loading, failed };
+  virtual Catalog language_catalog(Language language, std::string& failure) {
+    (void)language, (void)failure;
+    return Catalog::ready;
+  }
 };
 
 }  // namespace vramfit

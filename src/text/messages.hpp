@@ -17,9 +17,11 @@ bool right_to_left(Language language);
 
 using MessageTable = std::map<std::string, std::string, std::less<>>;
 
-// Arabic's catalog as compiled in (src/text/messages_ar.cpp, data/messages/ar.json).
+// Arabic's catalog as compiled in (src/text/messages_ar.cpp, data/messages/ar.json); empty in
+// the page's build, which fetches the file and sets it (src/platform/web/main.cpp).
 const MessageTable& compiled_arabic_table();
-// Replaces the catalog a language uses (a test's own); nullptr: the compiled-in one again.
+// Replaces the catalog a language uses (the page's fetched one, a test's own); nullptr: the
+// compiled-in one again.
 void set_message_table(Language language, const MessageTable* table);
 // The catalog of a language (English has none: nullptr).
 const MessageTable* message_table(Language language);

@@ -1,4 +1,5 @@
-// Arabic's catalog, compiled in (data/messages/ar.json, embedded by CMakeLists.txt).
+// Arabic's catalog, compiled in (data/messages/ar.json, embedded by CMakeLists.txt; the page's
+// build embeds none and fetches the file instead).
 #include "messages.hpp"
 
 #include "embedded_message_files.hpp"

@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { serveDist, launch, widget, clickWidget, tapWidget, settled, frames, layout, layoutProblems, SIZES,
-         waitForState, shot, decodePng, swipe, chooseFile } from "./support.mjs";
+         waitForState, shot, decodePng, swipe, chooseFile, texts } from "./support.mjs";
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -154,6 +154,26 @@ function likeness(a, b) {
   for (let i = 0; i < p.length; i++) { num += (p[i] - mp) * (q[i] - mq); dp += (p[i] - mp) ** 2; dq += (q[i] - mq) ** 2; }
   return num / Math.sqrt(dp * dq);
 }
+
+test("desktop: the Arabic catalog (messages/ar.json) is fetched only when Arabic is wanted; one that cannot be had leaves the page in English and says why", async () => {
+  const { context, page, errors } = await openArabic(site.origin + "/", { viewport: SIZES.desktop.viewport });
+  const asked = [];
+  page.on("request", request => asked.push(new URL(request.url()).pathname));
+  await frames(page, 3);
+  assert.deepEqual(asked.filter(p => p.startsWith("/messages/")), [], "an English page asks for no catalog");
+  await context.route("**/messages/ar.json", route => route.fulfill({ status: 404, body: "not found" }));
+  await clickWidget(page, ARABIC_SWITCH);
+  await waitForState(page, s => s.language === "ar", "Arabic asked for, in the link");
+  await page.waitForFunction(() => window.vramfitLayout().some(i => /could not be loaded/.test(i.label)), null, { timeout: 20000 });
+  assert.deepEqual(asked.filter(p => p.startsWith("/messages/")), ["/messages/ar.json"]);
+  assert.ok((await texts(page)).includes("The Arabic interface could not be loaded (messages/ar.json: HTTP 404); it stays in English."),
+            JSON.stringify(await texts(page)));
+  const inference = await widget(page, "Inference");
+  assert.ok(inference.cx < SIZES.desktop.viewport.width / 2, "still English: the inputs on the left");
+  assert.ok(!ARABIC_LETTERS.test(inference.shown || inference.label), "the mode's name in English");
+  assert.deepEqual(errors.filter(e => !/404/.test(e)), []);
+  await context.close();
+});
 
 test("a shaped word drawn by the app matches the browser's own Arabic (Canvas 2D), and an unshaped one does not", async () => {
   const request = { v: 1, language: "ar" };

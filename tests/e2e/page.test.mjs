@@ -140,7 +140,7 @@ test("the single file reads a model file from disk (file://), through its own mo
   await single.context.close();
 });
 
-test("embed mode loads; the single-file page works from disk", async () => {
+test("embed mode loads; the single-file page works from disk, in Arabic with its own catalog", async () => {
   const embed = await open(browser, site.origin + "/embed.html#" + hashOf({ v: 1, model: { preset: "phi-4" } }));
   assert.equal(await embed.page.evaluate(() => window.VRAMFIT_EMBED), true);
   assert.equal(decodeHash(await currentHash(embed.page)).model.preset, "phi-4");
@@ -149,11 +149,14 @@ test("embed mode loads; the single-file page works from disk", async () => {
   assertSameOrigin(embed.urls, site.origin);
   await embed.context.close();
 
-  const single = await open(browser, "file://" + path.join(dist, "vramfit.html"));
+  // In Arabic too: the single file carries its catalog (nothing is fetched from disk).
+  const single = await open(browser, "file://" + path.join(dist, "vramfit.html") + "#" + hashOf({ v: 1, language: "ar" }));
   assert.equal(await single.page.evaluate(() => window.vramfitFailed), undefined);
   assert.ok(distinctColours(decodePng(await single.page.screenshot())) > 50);
+  await single.page.waitForFunction(() => window.vramfitLayout().some(i => i.label === "Inference" && i.shown === "الاستدلال"));
   assert.deepEqual(single.errors, []);
   for (const url of single.urls) assert.ok(url.startsWith("file://") || url.startsWith("data:"), url);
+  assert.equal(single.urls.filter(url => url.includes("messages/")).length, 0);
   await single.context.close();
 });
 

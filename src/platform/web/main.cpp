@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstdlib>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,8 +99,23 @@ EM_JS(void, js_remember_hub_token, (const char* token), {
     if (text) store.setItem("vramfit.hf_token", text); else store.removeItem("vramfit.hf_token");
   } catch (e) {}
 });
+// A language's catalog (web/shell.js fetches messages/<code>.json, or reads the single file's
+// copy): its text, malloc'ed, and in *state 0 (here), 1 (still coming: the page wakes the app
+// when it comes) or 2 (failed: the text says why).
+EM_JS(char*, js_catalog, (const char* code, int* state), {
+  const entry = window["vramfitCatalog"](UTF8ToString(code));
+  HEAP32[state >> 2] = entry["state"] === "ready" ? 0 : entry["state"] === "loading" ? 1 : 2;
+  const text = entry["text"], size = lengthBytesUTF8(text) + 1, pointer = _malloc(size);
+  stringToUTF8(text, pointer, size);
+  return pointer;
+});
 // window.vramfitPaused: the app has stopped drawing until the next event (tests wait for it).
 EM_JS(void, js_set_paused, (int paused), { window["vramfitPaused"] = !!paused; });
+// The time App::frame took (the recompute after a change, the fit map, the widgets; not the
+// drawing), kept in window.vramfitFrameTimes when a benchmark asks (bench/web_perf.mjs).
+EM_JS(void, js_frame_built, (double ms), {
+  if (window["vramfitFrameTimes"]) window["vramfitFrameTimes"].push(ms);
+});
 EM_JS(void, js_first_frame, (), {
   if (typeof window["vramfitFirstFrame"] === "function") window["vramfitFirstFrame"]();
 });
@@ -151,7 +168,37 @@ struct WebPlatform : Platform {
     return token;
   }
   void remember_hub_token(const std::string& token) override { js_remember_hub_token(token.c_str()); }
+  Catalog language_catalog(Language language, std::string& failure) override;
+
+  struct FetchedCatalog {
+    Catalog state = Catalog::loading;
+    MessageTable table;
+    std::string failure;
+  };
+  std::map<Language, FetchedCatalog> catalogs;
 };
+
+// The catalog is asked of the page each frame until it is here, then read once and kept.
+Platform::Catalog WebPlatform::language_catalog(Language language, std::string& failure) {
+  FetchedCatalog& catalog = catalogs[language];
+  if (catalog.state == Catalog::loading) {
+    int state = 1;
+    char* text = js_catalog(language_code(language), &state);
+    const std::string body(text);
+    std::free(text);
+    if (state == 0) {
+      const std::optional<MessageReadError> error = read_message_table(body, catalog.table);
+      catalog.state = error ? Catalog::failed : Catalog::ready;
+      if (error) catalog.failure = std::string("messages/") + language_code(language) + ".json: " + error->message;
+      else set_message_table(language, &catalog.table);
+    } else if (state == 2) {
+      catalog.state = Catalog::failed;
+      catalog.failure = std::string("messages/") + language_code(language) + ".json: " + body;
+    }
+  }
+  failure = catalog.failure;
+  return catalog.state;
+}
 
 GLFWwindow* g_window = nullptr;
 double g_dpr = 1.0;
@@ -232,7 +279,9 @@ void frame() {
   io.DisplayFramebufferScale = ImVec2(scale, scale);
   ImGui::NewFrame();
   apply_touch_scroll();
+  const double built_from = emscripten_get_now();
   g_app.frame(g_platform);
+  js_frame_built(emscripten_get_now() - built_from);
   place_text_field();
   ImGui::Render();
   glViewport(0, 0, g_fb_width, g_fb_height);
