@@ -66,6 +66,10 @@ void App::apply_file_fragment(const json& fragment) {
   for (const char* key : {"model", "weights"}) {
     if (fragment.contains(key)) full[key] = fragment[key];
   }
+  // A LoRA adapter read from the Hub: vLLM's --enable-lora and a --max-lora-rank that holds it.
+  if (fragment.contains("vllm") && fragment["vllm"].is_object()) {
+    for (const auto& [key, value] : fragment["vllm"].items()) full["vllm"][key] = value;
+  }
   if (!fragment.contains("weights") && full.contains("weights")) full["weights"].erase("stored");
   if (full["weights"].value("format", "") == "as_stored" && !fragment.contains("weights")) full["weights"]["format"] = "bf16";
   // A GGUF is answered by llama.cpp, the engine that runs GGUF files, with its own settings

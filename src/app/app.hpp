@@ -39,6 +39,9 @@ class App {
   // {error}; a failed reading keeps the model shown.
   void hub_answer(const json& answer);
   void hub_progress(const json& progress) { inputs_.hub().progress(progress); }
+  // Reads a model by its Hub id at the next frame, through the Model section's Hub field.
+  void read_hub(const std::string& id) { inputs_.hub().ask(id); }
+  bool hub_busy() { return inputs_.hub().busy(); }
   std::string hash() const { return hash_; }        // "r=..." for the current request
   bool dark() const { return dark_; }
   void set_dark(bool dark);

@@ -13,6 +13,7 @@ namespace vramfit {
 void HubField::start(Platform& platform) {
   available_ = platform.can_read_hub();
   token_ = platform.remembered_hub_token();
+  if (const std::string endpoint = platform.default_hub_endpoint(); !endpoint.empty()) endpoint_ = endpoint;
   remember_ = !token_.empty();
 }
 
@@ -68,6 +69,11 @@ void HubField::show_source(const std::string& pinned_id) {
 
 void HubField::draw(Platform& platform) {
   if (!available_) return;
+  if (!asked_.empty() && !reading_) {
+    id_ = asked_;
+    asked_.clear();
+    read(platform, id_);
+  }
   const ImGuiStyle& style = ImGui::GetStyle();
   const char* action = reading_ ? "Cancel" : "Read";
   ImGui::SetNextItemWidth(-(ImGui::CalcTextSize(tr(action)).x + style.FramePadding.x * 2 + style.ItemSpacing.x));

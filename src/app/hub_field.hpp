@@ -25,13 +25,16 @@ class HubField {
   void finished(const json& answer);
   // A link's model read on the Hub ("org/name@<commit>[:file]"): the field shows it.
   void show_source(const std::string& pinned_id);
-  bool reading() const { return reading_; }
+  // Reads `id` at the next draw, as if typed and Read pressed (the desktop's --hf).
+  void ask(const std::string& id) { asked_ = id; }
+  bool busy() const { return reading_ || !asked_.empty(); }
 
  private:
   void read(Platform& platform, const std::string& id);
 
   bool available_ = false;
   std::string id_;                           // as typed
+  std::string asked_;                        // to read at the next draw (ask)
   std::string endpoint_ = "https://huggingface.co";
   std::string token_;                        // in memory; on the device only when remember_
   bool remember_ = false;

@@ -214,6 +214,12 @@ bool build_request(const InferOptions& o, const EngineCommand* command, const st
     if (!command->weights_format.empty() && o.weights.empty()) request["weights"]["format"] = command->weights_format;
     for (const std::string& flag : command->ignored) err << "note: " << flag << " does not change memory: not read\n";
   }
+  // A LoRA adapter read by --hf: vLLM's --enable-lora with a --max-lora-rank that holds it, unless given.
+  if (hub && hub->adapter && hub->adapter->vllm_max_lora_rank > 0) {
+    json& v = request["vllm"];
+    if (!v.contains("enable-lora")) v["enable-lora"] = true;
+    if (!v.contains("max-lora-rank")) v["max-lora-rank"] = hub->adapter->vllm_max_lora_rank;
+  }
   return true;
 }
 

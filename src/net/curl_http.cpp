@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <mutex>
 
@@ -59,6 +60,11 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   return line.size();
 }
 
+// libcurl asks this about once a second and on every chunk: a set cancel flag ends the transfer.
+int on_transfer_info(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const std::atomic<bool>*>(user)->load() ? 1 : 0;  // non-zero: CURLE_ABORTED_BY_CALLBACK
+}
+
 std::string host_of(const std::string& url) {
   const size_t start = url.find("://");
   if (start == std::string::npos) return url;
@@ -102,6 +108,11 @@ HubAnswer hub_http_get(const HubFetch& fetch, const HubSettings& settings) {
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &answer);
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  if (settings.cancel) {
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_transfer_info);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(settings.cancel));
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  }
   const std::string range = std::to_string(fetch.first) + "-" + std::to_string(fetch.last);
   if (fetch.first >= 0) curl_easy_setopt(curl, CURLOPT_RANGE, range.c_str());
   if (!settings.token.empty()) {
@@ -127,6 +138,7 @@ HubAnswer hub_http_get(const HubFetch& fetch, const HubSettings& settings) {
                                                                  : "more than 64 MiB: not a file vramfit reads whole")
                                              : "the answer could not be kept";
       break;
+    case CURLE_ABORTED_BY_CALLBACK: answer.transport_error = "cancelled"; break;
     case CURLE_TOO_MANY_REDIRECTS: answer.transport_error = "a redirect loop (more than 10 redirects)"; break;
     case CURLE_OPERATION_TIMEDOUT:
       answer.transport_error = "timed out: nothing came for " + std::to_string(settings.timeout_seconds) +

@@ -114,17 +114,24 @@ Result<HubSettings> hub_settings_from_environment() {
 }
 
 Result<HubModel> read_hub_model(const HubRef& ref, const HubSettings& settings, const FormatTables& formats,
-                                std::ostream* progress,
+                                const std::function<void(const HubReading&)>& after_each_answer,
                                 const std::function<HubAnswer(const HubFetch&, const HubSettings&)>& get) {
   HubReading reading(ref, settings.endpoint, formats, !settings.token.empty());
+  // The cache of the repository being read: the one asked for, then (a LoRA adapter's) its base.
   HubCache cache;
-  if (!settings.cache_dir.empty()) {
-    cache.root = fs::path(settings.cache_dir) / percent_encode(settings.endpoint, false) / ref.repo;
-  }
-  std::string sha = is_commit_sha(ref.revision) ? ref.revision : "";
-  int done = 0;
+  HubRef cached;
+  std::string sha;
+  auto cache_for = [&](const HubRef& now) {
+    cached = now;
+    sha = is_commit_sha(now.revision) ? now.revision : "";
+    if (!settings.cache_dir.empty()) cache.root = fs::path(settings.cache_dir) / percent_encode(settings.endpoint, false) / now.repo;
+  };
+  cache_for(ref);
+  auto cancelled = [&] { return settings.cancel && settings.cancel->load(); };
   while (const HubFetch* fetch = reading.next()) {
+    if (cancelled()) break;
     const HubFetch f = *fetch;
+    if (f.kind == HubFetch::Kind::file_list && reading.current_ref().repo != cached.repo) cache_for(reading.current_ref());
     HubAnswer answer;
     bool have = false;
     std::string text;
@@ -132,8 +139,8 @@ Result<HubModel> read_hub_model(const HubRef& ref, const HubSettings& settings, 
       if (f.kind == HubFetch::Kind::file_list) {
         // A revision's sha is looked up again unless offline (a branch moves); a sha's list never changes.
         std::string known = sha;
-        if (known.empty() && settings.offline && read_whole(cache.ref_path(ref.revision), text)) known = trimmed(text);
-        if (!known.empty() && (settings.offline || known == ref.revision) && read_whole(cache.file_list_path(known), text)) {
+        if (known.empty() && settings.offline && read_whole(cache.ref_path(cached.revision), text)) known = trimmed(text);
+        if (!known.empty() && (settings.offline || known == cached.revision) && read_whole(cache.file_list_path(known), text)) {
           answer = cached_answer(f, text);
           have = true;
         }
@@ -162,17 +169,14 @@ Result<HubModel> read_hub_model(const HubRef& ref, const HubSettings& settings, 
     if (ok && !answer.from_cache && !cache.root.empty() && !sha.empty()) {
       if (f.kind == HubFetch::Kind::file_list) {
         write_whole(cache.file_list_path(sha), answer.body);
-        write_whole(cache.ref_path(ref.revision), sha + "\n");
+        write_whole(cache.ref_path(cached.revision), sha + "\n");
       } else {
         write_whole(cache.fetch_path(sha, f), answer.body);
       }
     }
-    if (progress && reading.files_done() > done) {
-      done = reading.files_done();
-      *progress << "hf: " << done << "/" << reading.files_planned() << " files read, " << with_thousands(reading.bytes_fetched())
-                << " B fetched\n";
-    }
+    if (after_each_answer) after_each_answer(reading);
   }
+  if (cancelled()) return make_error("hub.cancelled", "hf", "hf: " + hub_ref_text(ref) + ": cancelled");
   return reading.result();
 }
 

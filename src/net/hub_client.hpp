@@ -13,8 +13,8 @@
 // the file list and every byte range read: a second answer for the same model reads nothing
 // but the file list, and --offline reads nothing at all.
 #pragma once
+#include <atomic>
 #include <functional>
-#include <ostream>
 #include <string>
 
 #include "core/formats.hpp"
@@ -29,6 +29,9 @@ struct HubSettings {
   bool offline = false;
   std::string cache_dir;     // "" : no cache
   long timeout_seconds = 10;
+  // Set from another thread (the desktop's Cancel): the request under way stops, and the
+  // reading ends with hub.cancelled. Null: nothing cancels.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // The settings from the environment (the variables above); an error names the variable.
@@ -39,9 +42,10 @@ Result<HubSettings> hub_settings_from_environment();
 HubAnswer hub_http_get(const HubFetch& fetch, const HubSettings& settings);
 
 // Reads the model: each fetch from the cache when it is there, else over `get` (and into the
-// cache). progress, when given, gets one line per file read.
+// cache). after_each_answer, when given, sees the reading after each answer (its progress:
+// files_done, files_planned, bytes_fetched). Cancelled (settings.cancel): hub.cancelled.
 Result<HubModel> read_hub_model(const HubRef& ref, const HubSettings& settings, const FormatTables& formats,
-                                std::ostream* progress = nullptr,
+                                const std::function<void(const HubReading&)>& after_each_answer = {},
                                 const std::function<HubAnswer(const HubFetch&, const HubSettings&)>& get = hub_http_get);
 
 }  // namespace vramfit

@@ -178,6 +178,10 @@ void HubReading::answer(const HubAnswer& a) {
     next_header_range();
     return;
   }
+  if (stage_ == Stage::adapter) {
+    read_base_of_adapter(a.body);
+    return;
+  }
   if (stage_ == Stage::config) {
     model_.config = parse_json(a.body);
     model_.files_read.push_back("config.json");
@@ -347,13 +351,19 @@ void HubReading::plan_from_file_list(const json& info) {
     read_headers(Stage::gguf, queue_);
     return;
   }
+  if (!has_config && entry("adapter_config.json") && !model_.adapter) {
+    files_planned_ = 1;
+    stage_ = Stage::adapter;
+    fetch_file("adapter_config.json", -1, -1);
+    return;
+  }
   if (!has_config) {
     fail(make_error("hub.no_config", "hf",
                     where("") + ": no config.json and no GGUF file: vramfit reads a model's config.json (with its safetensors "
                                 "headers) or a GGUF file"));
     return;
   }
-  files_planned_ = 1;
+  files_planned_ = files_done_ + 1;  // (after an adapter's adapter_config.json, one more)
   stage_ = Stage::config;
   fetch_file("config.json", -1, -1);
 }
@@ -483,6 +493,80 @@ void HubReading::finish() {
   result_ = model_;
 }
 
+int64_t vllm_lora_rank_for(int64_t rank) {
+  for (int64_t allowed : {1, 8, 16, 32, 64, 128, 256, 320, 512}) {
+    if (rank <= allowed) return allowed;
+  }
+  return 0;
+}
+
+// adapter_config.json read: the adapter is kept, and the reading starts again on its base model.
+void HubReading::read_base_of_adapter(const std::string& body) {
+  const json config = parse_json(body);
+  model_.files_read.push_back("adapter_config.json");
+  ++files_done_;
+  const std::string file = where("adapter_config.json");
+  if (config.is_discarded() || !config.is_object()) {
+    fail(make_error("hub.bad_config", "hf", file + ": not a JSON object"));
+    return;
+  }
+  const std::string type = string_member(config, "peft_type", "");
+  if (type != "LORA") {
+    fail(make_error("hub.bad_adapter", "hf", file + ": a " + (type.empty() ? "(no peft_type)" : type) +
+                                                 " adapter; vramfit reads LoRA adapters (peft_type LORA)"));
+    return;
+  }
+  const std::string base = string_member(config, "base_model_name_or_path", "");
+  auto base_ref = parse_hub_ref(base);
+  if (base.empty() || !base_ref) {
+    fail(make_error("hub.bad_adapter", "hf", file + ": base_model_name_or_path '" + base +
+                                                 "' is not a Hub id: read the base model by its id, then its adapter"));
+    return;
+  }
+  HubAdapter adapter;
+  adapter.repo = model_.ref.repo;
+  adapter.sha = model_.sha;
+  if (!config.contains("r") || !config["r"].is_number_integer() || config["r"].get<int64_t>() < 1) {
+    fail(make_error("hub.bad_adapter", "hf", file + ": r (the LoRA rank) is not a positive whole number"));
+    return;
+  }
+  adapter.rank = config["r"].get<int64_t>();
+  adapter.vllm_max_lora_rank = vllm_lora_rank_for(adapter.rank);
+  if (config.contains("target_modules") && config["target_modules"].is_array()) {
+    for (const json& t : config["target_modules"]) {
+      if (t.is_string()) adapter.targets.push_back(t.get<std::string>());
+    }
+  } else if (config.contains("target_modules") && config["target_modules"].is_string()) {
+    adapter.targets.push_back(config["target_modules"].get<std::string>());
+  }
+  for (const char* weights : {"adapter_model.safetensors", "adapter_model.bin"}) {
+    if (const HubFileEntry* e = entry(weights); e && adapter.weights_file.empty()) {
+      adapter.weights_file = weights;
+      adapter.weights_size = e->size;
+    }
+  }
+  std::string targets;
+  for (const std::string& t : adapter.targets) targets += (targets.empty() ? "" : ", ") + t;
+  std::string note = "a LoRA adapter (rank " + std::to_string(adapter.rank) + (targets.empty() ? "" : " on " + targets) +
+                     (adapter.weights_size >= 0 ? ", " + adapter.weights_file + " " + size_text(adapter.weights_size) : "") +
+                     ") of " + base_ref->repo + ", read from there; ";
+  note += adapter.vllm_max_lora_rank > 0
+              ? "vLLM serves it with --enable-lora --max-lora-rank " + std::to_string(adapter.vllm_max_lora_rank) +
+                    " (set); llama.cpp's --lora takes it converted to GGUF (convert_lora_to_gguf.py)"
+              : "its rank is over vLLM's largest --max-lora-rank (512)";
+  model_.notes.push_back(note);
+  model_.adapter = std::move(adapter);
+  // The base model from its file list on, as if its id had been given.
+  model_.ref = *base_ref;
+  model_.sha.clear();
+  files_.clear();
+  model_.ggufs.clear();
+  model_.mmproj_files.clear();
+  stage_ = Stage::file_list;
+  pending_ = HubFetch{HubFetch::Kind::file_list, hub_model_info_url(model_.endpoint, model_.ref.repo, model_.ref.revision),
+                      "", -1, -1};
+}
+
 json hub_model_fragment_json(const HubModel& model) {
   json fragment;
   if (model.has_weights) {
@@ -500,6 +584,12 @@ json hub_model_fragment_json(const HubModel& model) {
                      {"file", model.chosen},        {"ggufs", ggufs},                 {"files_read", model.files_read},
                      {"notes", model.notes},        {"bytes_fetched", model.bytes_fetched},
                      {"fetches", model.fetches}};
+  if (model.adapter) {
+    const HubAdapter& a = *model.adapter;
+    fragment["hub"]["adapter"] = {{"repo", a.repo}, {"sha", a.sha}, {"rank", a.rank}, {"targets", a.targets},
+                                  {"weights_file", a.weights_file}, {"weights_size", a.weights_size}};
+    if (a.vllm_max_lora_rank > 0) fragment["vllm"] = {{"enable-lora", true}, {"max-lora-rank", a.vllm_max_lora_rank}};
+  }
   return fragment;
 }
 

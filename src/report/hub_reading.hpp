@@ -16,6 +16,9 @@
 //      total_size when the repo has only .bin files (dtypes assumed from torch_dtype)
 //   3. a GGUF's header by growing ranges until its tensor table is complete; the other parts
 //      of a split GGUF (-00001-of-0000N) likewise, their tensors added to the first's
+// A LoRA repository (PEFT's adapter_config.json, no config.json): its adapter_config.json, then
+// the base model it names (base_model_name_or_path) from step 1, as if that id had been given;
+// the adapter's rank and target modules come with the model (HubAdapter).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -64,6 +67,17 @@ struct HubGguf {
   int parts = 1;
 };
 
+// A PEFT LoRA adapter read before its base model (adapter_config.json: peft_type LORA, r,
+// lora_alpha, target_modules, base_model_name_or_path; peft/tuners/lora/config.py LoraConfig).
+struct HubAdapter {
+  std::string repo, sha;
+  int64_t rank = 0;                      // r
+  std::vector<std::string> targets;      // target_modules as written ("q_proj", ..., or "all-linear")
+  std::string weights_file;              // adapter_model.safetensors (or .bin), "" when the repo has none
+  int64_t weights_size = -1;             // its size from the file list
+  int64_t vllm_max_lora_rank = 0;        // the smallest rank vLLM accepts that holds r (0: r is over 512)
+};
+
 struct HubModel {
   HubRef ref;
   std::string endpoint;
@@ -78,6 +92,7 @@ struct HubModel {
   ModelFileRead read;
   json config;
   std::string config_name;
+  std::optional<HubAdapter> adapter;  // the repository asked for was this adapter of the model read
   std::vector<std::string> notes;     // what was chosen and assumed, for the CLI and the page
   int64_t bytes_fetched = 0;          // bodies, from the network (not the cache)
   int fetches = 0;                    // requests over the network (not answered by the cache)
@@ -92,6 +107,8 @@ class HubReading {
   const HubFetch* next() const { return pending_ ? &*pending_ : nullptr; }
   void answer(const HubAnswer& answer);
   const Result<HubModel>& result() const { return result_; }
+  // The repository being read: the one asked for, or the base model of a LoRA adapter.
+  const HubRef& current_ref() const { return model_.ref; }
 
   // Progress: files whose reading is over, of those planned (0 before the file list).
   int files_done() const { return files_done_; }
@@ -99,11 +116,12 @@ class HubReading {
   int64_t bytes_fetched() const { return model_.bytes_fetched; }
 
  private:
-  enum class Stage { file_list, config, index, safetensors, gguf, done };
+  enum class Stage { file_list, adapter, config, index, safetensors, gguf, done };
   void fail(Error error);
   void finish();
   void plan_from_file_list(const json& info);
   void plan_weights_after_config();
+  void read_base_of_adapter(const std::string& body);
   void fetch_file(const std::string& file, int64_t first, int64_t last);
   void read_headers(Stage stage, std::vector<std::string> files);
   void next_header_range();
@@ -133,8 +151,13 @@ class HubReading {
 // (a split file's -0000K-of-0000N taken off): "Qwen3-8B-Q4_K_M.gguf" -> "Q4_K_M".
 std::string gguf_quant_from_name(const std::string& file);
 
+// vLLM's --max-lora-rank choices (vllm/config/lora.py MaxLoRARanks): the smallest that holds
+// rank, or 0 when none does.
+int64_t vllm_lora_rank_for(int64_t rank);
+
 // The request fields a Hub model gives, as read_model_file_json gives a file's:
-// {"model": {...}, "weights": {...}} (and "hub": where it was read from), or {"error": ...}.
+// {"model": {...}, "weights": {...}} (and "hub": where it was read from), or {"error": ...};
+// a LoRA adapter's model adds {"vllm": {"enable-lora": true, "max-lora-rank": R}}.
 json hub_model_fragment_json(const HubModel& model);
 
 }  // namespace vramfit

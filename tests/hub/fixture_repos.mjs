@@ -137,6 +137,20 @@ export function writeFixtureRepos(root) {
   // A renamed repository: the old id answers 307 to the new one.
   writeText(repo("org", "Old-Name", ".moved"), "org/Tiny-GGUF\n");
 
+  // A LoRA adapter of the gated 70B, as PEFT's save_pretrained writes it (adapter_config.json,
+  // adapter_model.safetensors; no config.json): rank 12 on the attention projections.
+  const lora = repo("org", "Llama-70B-LoRA");
+  writeText(path.join(lora, "adapter_config.json"),
+            JSON.stringify({ peft_type: "LORA", task_type: "CAUSAL_LM", base_model_name_or_path: "meta-llama/Llama-3.1-70B-Instruct",
+                             r: 12, lora_alpha: 24, lora_dropout: 0.05, target_modules: ["q_proj", "k_proj", "v_proj", "o_proj"] }, null, 2));
+  writeSparse(path.join(lora, "adapter_model.safetensors"), safetensorsHeader([]).bytes, 131072000);
+  writeText(path.join(lora, "README.md"), "# A LoRA adapter (fixture)\n");
+  // Not a LoRA (prefix tuning), and a LoRA whose base is a local path.
+  writeText(repo("org", "Prefix-Adapter", "adapter_config.json"),
+            JSON.stringify({ peft_type: "PREFIX_TUNING", base_model_name_or_path: "gpt2", num_virtual_tokens: 20 }));
+  writeText(repo("org", "Local-Base-LoRA", "adapter_config.json"),
+            JSON.stringify({ peft_type: "LORA", base_model_name_or_path: "/home/me/llama", r: 8, target_modules: "all-linear" }));
+
   for (const fault of ["rate-limited", "html", "cut", "slow", "loop", "no-range"]) {
     writeGguf(repo("fault", fault, "Tiny-Q4_K_M.gguf"), { layers: 4, hidden: 256, tokens: 100000 });
   }

@@ -207,6 +207,31 @@ test("config-only repos, pytorch_model.bin, remote code, vllm serve and train by
   assert.equal(train.stdout, trainLocal.stdout);
 });
 
+test("a LoRA adapter's repo: adapter_config.json, then its base model; vLLM answers with --enable-lora at a rank that holds it", async () => {
+  const from = hub.log.length;
+  const fromHub = await run(["infer", "--hf", "org/Llama-70B-LoRA", "--engine", "vllm", "-g", "h100-80", "--gpu-count", "2", "--json"],
+                            { HF_TOKEN: TOKEN, VRAMFIT_HUB_CACHE: path.join(root, "cache-lora") });
+  assert.equal(fromHub.status, 0, fromHub.stderr);
+  // The same as the base model's files on disk with vLLM's flags given by hand (r 12 -> rank 16,
+  // vllm/config/lora.py MaxLoRARanks).
+  const requestFile = path.join(root, "lora-request.json");
+  fs.writeFileSync(requestFile, JSON.stringify({ engine: "vllm", vllm: { "enable-lora": true, "max-lora-rank": 16 } }));
+  const shards = repos.llamaShards.map(s => path.join(repos.llamaDir, s));
+  const local = await run(["infer", "--request", requestFile, "--config", path.join(repos.llamaDir, "config.json"),
+                           "--safetensors", ...shards, "-g", "h100-80", "--gpu-count", "2", "--json"]);
+  assert.equal(local.status, 0, local.stderr);
+  assert.equal(fromHub.stdout, local.stdout);
+  assert.match(fromHub.stderr, /^note: a LoRA adapter \(rank 12 on q_proj, k_proj, v_proj, o_proj, adapter_model.safetensors 131\.07 MB\) of meta-llama\/Llama-3\.1-70B-Instruct, read from there; vLLM serves it with --enable-lora --max-lora-rank 16 \(set\)/m);
+  const paths = requestsDuring(from).filter(e => !e.cdn).map(e => e.path.split("?")[0]);
+  assert.deepEqual(paths.slice(0, 4), ["/api/models/org/Llama-70B-LoRA/revision/main", `/org/Llama-70B-LoRA/resolve/${hub.sha("org/Llama-70B-LoRA")}/adapter_config.json`,
+                                       `/api/models/${llamaId}/revision/main`, `/${llamaId}/resolve/${hub.sha(llamaId)}/config.json`]);
+  // A second answer from the cache, offline: both repositories' files were kept apart.
+  const offline = await run(["infer", "--hf", "org/Llama-70B-LoRA", "--offline", "--engine", "vllm", "-g", "h100-80", "--gpu-count", "2", "--json"],
+                            { VRAMFIT_HUB_CACHE: path.join(root, "cache-lora") });
+  assert.equal(offline.status, 0, offline.stderr);
+  assert.equal(offline.stdout, fromHub.stdout);
+});
+
 test("every failure is a message naming the repo and the file, and nothing is printed as a report", async () => {
   const cases = [
     [["--hf", "nobody/nothing"], /^error: hf: nobody\/nothing: no such model on http:\/\/127\.0\.0\.1:\d+: check the id$/m],
@@ -221,6 +246,8 @@ test("every failure is a message naming the repo and the file, and nothing is pr
     [["--hf", "https://huggingface.co/datasets/org/data"], /^error: --hf: /m],
     [["--hf", "org/Mystery-LM"], /^error: model.config: model_type 'mystery_lm' is not one vramfit knows/m],
     [["--hf", "org/Tiny-GGUF:Q8_0", "-m", "llama-3.1-8b"], /^error: --model excludes --hf$/m],
+    [["--hf", "org/Prefix-Adapter"], /^error: hf: org\/Prefix-Adapter: adapter_config.json: a PREFIX_TUNING adapter; vramfit reads LoRA adapters \(peft_type LORA\)$/m],
+    [["--hf", "org/Local-Base-LoRA"], /^error: hf: org\/Local-Base-LoRA: adapter_config.json: base_model_name_or_path '\/home\/me\/llama' is not a Hub id: read the base model by its id, then its adapter$/m],
     [["--hf", "org/Tiny-GGUF:Q8_0", "--gguf", path.join(repos.gguf, "Tiny-Q8_0.gguf")], /^error: --hf excludes --gguf$/m],
   ];
   for (const [args, message] of cases) {

@@ -86,6 +86,20 @@ test("a GGUF repo by id:quant and by URL equals the file read from disk with rea
   assert.deepEqual(chosen.model, (await cliRequest(["--hf", "org/Tiny-GGUF"])).model);
 });
 
+test("a LoRA adapter's repo gives its base model's fields (the CLI's) and vLLM's --enable-lora at a rank that holds it", async () => {
+  const read = await vramfit.readHubModel("org/Llama-70B-LoRA", { endpoint: hub.url, token: TOKEN });
+  assert.equal(read.error, undefined, JSON.stringify(read.error));
+  assert.equal(read.hub.repo, "meta-llama/Llama-3.1-70B-Instruct");
+  assert.deepEqual(read.hub.adapter, { repo: "org/Llama-70B-LoRA", sha: hub.sha("org/Llama-70B-LoRA"), rank: 12,
+                                       targets: ["q_proj", "k_proj", "v_proj", "o_proj"], weights_file: "adapter_model.safetensors",
+                                       weights_size: 131072000 });
+  assert.deepEqual(read.vllm, { "enable-lora": true, "max-lora-rank": 16 });
+  const fromCli = await cliRequest(["--hf", "org/Llama-70B-LoRA", "--engine", "vllm"], { HF_TOKEN: TOKEN });
+  assert.deepEqual(read.model, fromCli.model);
+  assert.equal(fromCli.vllm["enable-lora"], true);
+  assert.equal(fromCli.vllm["max-lora-rank"], 16);
+});
+
 test("a cancel stops the reading; failures are error values naming the repo", async () => {
   const controller = new AbortController();
   const reading = vramfit.readHubModel("meta-llama/Llama-3.1-70B-Instruct", {

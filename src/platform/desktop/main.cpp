@@ -2,7 +2,8 @@
 // events (no redraw when idle), opens files given on the command line or dropped on the
 // window, remembers the last configuration and theme, and can render one frame to a PNG:
 //   vramfit_desktop [--screenshot FILE.png] [--size WxH] [--light] [--hash r=...] [--panel NAME]
-//                   [--open-dialog FOLDER] [files...]
+//                   [--open-dialog FOLDER] [--hf ID] [files...]
+// Models by Hugging Face id through the Hub field (hub_worker.hpp: libcurl on a worker thread).
 #include <GLFW/glfw3.h>
 
 #include <imgui.h>
@@ -27,6 +28,7 @@
 #include "platform_gl.hpp"
 #include "file_dialog.hpp"
 #include "files.hpp"
+#include "hub_worker.hpp"
 #include "screenshot.hpp"
 
 using namespace vramfit;
@@ -44,6 +46,15 @@ struct DesktopPlatform : Platform {
     return "A .gguf, .safetensors or config.json (Ctrl+O); dropping one on the window works too";
   }
   void need_glyphs_for(const std::string& utf8) override;
+  HubWorker hub{[] { glfwPostEmptyEvent(); }};  // wakes glfwWaitEvents when the reading has news
+  bool can_read_hub() const override { return true; }
+  void read_hub_model(const std::string& id, const std::string& endpoint, const std::string& token) override {
+    hub.start(id, endpoint, token);
+  }
+  void cancel_hub_read() override { hub.cancel(); }
+  std::string remembered_hub_token() const override { return desktop_hub_token(); }
+  void remember_hub_token(const std::string& token) override { keep_desktop_hub_token(token); }
+  std::string default_hub_endpoint() const override { return desktop_hub_endpoint(); }
 };
 
 std::string settings_path() {
@@ -153,7 +164,7 @@ void on_drop(GLFWwindow* window, int count, const char** paths) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string screenshot, hash, panel, dialog_folder, size = "1280x800", language, layout_file;
+  std::string screenshot, hash, panel, dialog_folder, size = "1280x800", language, layout_file, hub_id, state_file;
   bool light_forced = false;
   std::vector<std::string> files;
   CLI::App cli{"vramfit_desktop: will this model fit on this GPU, and why?\n"
@@ -167,7 +178,10 @@ int main(int argc, char** argv) {
   cli.add_option("--panel", panel, "the results tab to show")->check(CLI::IsMember({"breakdown", "gpus", "fit_map", "layers"}));
   cli.add_option("--open-dialog", dialog_folder, "show the Open dialog on this folder");
   cli.add_option("--lang", language, "the interface's language: en or ar (Arabic)")->check(CLI::IsMember({"en", "ar"}));
+  cli.add_option("--hf", hub_id, "read a model by its Hugging Face id or URL (org/name, org/name@rev, org/name:Q4_K_M) "
+                 "through the Hub field, as if typed there (HF_ENDPOINT, HF_TOKEN as for the CLI)");
   cli.add_option("--layout", layout_file, "with --screenshot: also write the app's layout by name (JSON) to this file");
+  cli.add_option("--state", state_file, "with --screenshot: also write the configuration (a page link's hash, r=...) to this file");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -218,6 +232,7 @@ int main(int argc, char** argv) {
   else if (panel == "layers") app.select_panel(Panel::layers);
   DesktopPlatform platform;
   platform.window = window;
+  if (!hub_id.empty()) app.read_hub(hub_id);
   if (!dialog_folder.empty()) platform.dialog.open(dialog_folder);
   glfwSetDropCallback(window, on_drop);
   // Any input draws a few frames; otherwise the loop sleeps in glfwWaitEvents().
@@ -232,6 +247,7 @@ int main(int argc, char** argv) {
       glfwPollEvents();
     }
     --g_frames_left;
+    platform.hub.deliver(app);  // the Hub reading's progress and answer, between frames
     if (g_fonts_stale) {
       io.Fonts->Clear();
       add_ui_font(io.Fonts, kFontLineHeight * xscale);
@@ -265,7 +281,10 @@ int main(int argc, char** argv) {
     // Keep drawing while a button is held or a drag runs, and until Dear ImGui's input queue is empty.
     g_frames_left = std::max(g_frames_left, frames_dear_imgui_still_needs());
     ++frames;
-    if (!screenshot.empty() && frames == 4) {  // ImGui settles its layout in a few frames
+    // With --hf the picture waits for the reading (and its answer's frames) before it is taken.
+    static int settled = 0;
+    settled = app.hub_busy() ? 0 : settled + 1;
+    if (!screenshot.empty() && frames >= 4 && settled == 4) {  // ImGui settles its layout in a few frames
       bool ok = write_screenshot(screenshot, fb_w, fb_h);
       if (!layout_file.empty()) {  // the layout of the frame drawn before this one (layout_frame_begins)
         std::FILE* out = std::fopen(layout_file.c_str(), "wb");
@@ -273,6 +292,7 @@ int main(int argc, char** argv) {
         ok = ok && out && std::fwrite(text.data(), 1, text.size(), out) == text.size();
         if (out) std::fclose(out);
       }
+      if (!state_file.empty()) ok = ok && static_cast<bool>(std::ofstream(state_file) << app.hash() << "\n");
       std::printf("%s %s (%dx%d)\n", ok ? "wrote" : "could not write", screenshot.c_str(), fb_w, fb_h);
       glfwSetWindowShouldClose(window, GLFW_TRUE);
       if (!ok) return 1;
