@@ -4,7 +4,9 @@
 // each beside the same model read from the files on disk in the same run (the ratio is what
 // carries from machine to machine; loopback has no latency, so a real Hub adds its round
 // trips: 2 per shard, one after the other). With the web build, the JavaScript API's
-// readHubModel() (Node.js fetch) reads the 70B model too.
+// readHubModel() (Node.js fetch) reads the 70B model too, and with dist/ (scripts/build_dist.sh)
+// the page in headless Chromium: from the Hub field's read (window.vramfitReadHub, what Read
+// calls) until the app's configuration holds the model read (model.hub), a fresh page each run.
 //   node bench/hub_read.mjs [runs]   (after the native build; the web build for the JS API)
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -59,7 +61,7 @@ await measure("Tiny-GGUF:Q8_0 (a 4 MiB header)", ["--hf", "org/Tiny-GGUF:Q8_0"],
 const estimator = path.join(here, "..", "build", "web", "vramfit_estimator.js");
 if (fs.existsSync(estimator)) {
   const require = createRequire(import.meta.url);
-  const { wrap } = require(path.join(here, "..", "site", "vramfit-api.js"));
+  const { wrap } = require(path.join(here, "..", "web", "vramfit-api.js"));
   const vramfit = wrap(await require(estimator)({ wasmBinary: fs.readFileSync(estimator.replace(/\.js$/, ".wasm")) }));
   const times = [];
   for (let i = 0; i < runs; i++) {
@@ -69,6 +71,33 @@ if (fs.existsSync(estimator)) {
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
   console.log(`Llama-3.1-70B-Instruct with the JavaScript API (readHubModel, Node.js fetch): ${median(times).toFixed(0)} ms (median of ${runs})`);
+}
+if (fs.existsSync(path.join(here, "..", "dist", "index.html"))) {
+  const { serveDist, launch, open, settled } = await import("../tests/e2e/support.mjs");
+  const site = await serveDist();
+  const browser = await launch();
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const { context, page } = await open(browser, site.origin + "/");
+    await settled(page);
+    times.push(await page.evaluate(([endpoint, token]) => new Promise((resolve, reject) => {
+      const start = performance.now();
+      window.vramfitReadHub("meta-llama/Llama-3.1-70B-Instruct", endpoint, token);
+      const read = () => {
+        const hash = Module.UTF8ToString(Module._vramfit_current_hash());
+        const text = hash.startsWith("r=") ? atob(hash.slice(2).replace(/-/g, "+").replace(/_/g, "/")) : "{}";
+        if (JSON.parse(text).model?.hub) resolve(performance.now() - start);
+        else if (performance.now() - start > 30000) reject(new Error("the page read nothing in 30 s"));
+        else setTimeout(read, 1);
+      };
+      read();
+    }), [hub.url, token]));
+    await context.close();
+  }
+  await browser.close();
+  site.server.close();
+  console.log(`Llama-3.1-70B-Instruct in the page (headless Chromium, fetch() with Range): ${median(times).toFixed(0)} ms ` +
+              `(median of ${runs}, range ${Math.min(...times).toFixed(0)}-${Math.max(...times).toFixed(0)} ms)`);
 }
 await hub.close();
 fs.rmSync(root, { recursive: true, force: true });

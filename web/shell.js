@@ -238,7 +238,14 @@
   window.vramfitReadHub = function (id, endpoint, token) {
     if (hubReading) hubReading.abort();
     const reading = hubReading = new AbortController();
-    const progress = p => { if (running() && hubReading === reading) withString(JSON.stringify(p), Module._vramfit_hub_progress); };
+    // The progress at most twice a second: each one draws frames, and a frame the GPU cannot draw
+    // (a software renderer: ~30 ms) would hold up every answer behind it.
+    let shownAt = -Infinity;
+    const progress = p => {
+      if (!running() || hubReading !== reading || performance.now() - shownAt < 500) return;
+      shownAt = performance.now();
+      withString(JSON.stringify(p), Module._vramfit_hub_progress);
+    };
     window.vramfitApi()
       .then(api => api.readHubModel(id, {endpoint, token, signal: reading.signal, onProgress: progress}))
       .catch(error => ({error: {id: "hub.unreachable", field: "hf", message: "hf: " + id + ": " + String(error && error.message || error)}}))
