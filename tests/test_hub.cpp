@@ -217,7 +217,7 @@ TEST_CASE("a sharded safetensors repo from the Hub reads as the same files on di
     REQUIRE(f);
     shards.push_back(*f);
   }
-  auto local = model_from_safetensors(shards, &config, sa + ", " + sb);
+  auto local = model_from_safetensors(shards, &config, {sa, sb});
   REQUIRE(local);
   const json fragment = hub_model_fragment_json(*model);
   CHECK(without_hub(fragment) == local_fragment(*local));

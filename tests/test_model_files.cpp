@@ -8,6 +8,7 @@
 #include "report/engines.hpp"
 #include "support/model_file_writers.hpp"
 
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 
@@ -295,7 +296,7 @@ TEST_CASE("a safetensors header counts the same parameters as config.json", "[sa
     REQUIRE(file);
     CHECK(file->data_bytes == 2 * count_parameters(spec));
     const json config = write_hf_config(spec);
-    auto read = model_from_safetensors({*file}, &config, "model.safetensors");
+    auto read = model_from_safetensors({*file}, &config, {"model.safetensors"});
     REQUIRE(read);
     CHECK(read->weights.parameters == count_parameters(spec));
     const json base = {{"gpu", {{"id", "rtx-4090"}}}};
@@ -322,7 +323,7 @@ TEST_CASE("safetensors without config.json: architecture from names, assumptions
     auto fb = read_safetensors(b.data(), static_cast<int64_t>(b.size()), "model-00002-of-00002.safetensors");
     REQUIRE(fa);
     REQUIRE(fb);
-    auto read = model_from_safetensors({*fa, *fb}, nullptr, "model-0000x-of-00002.safetensors");
+    auto read = model_from_safetensors({*fa, *fb}, nullptr, {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"});
     REQUIRE(read);
     CHECK_FALSE(read->assumed.empty());
     json preset_request = {{"model", {{"preset", id}}}, {"weights", {{"format", "bf16"}}}, {"gpu", {{"id", "h100-80"}}}};
@@ -331,6 +332,19 @@ TEST_CASE("safetensors without config.json: architecture from names, assumptions
     CHECK(from_file.memory.weights == from_preset.memory.weights);
     CHECK(from_file.memory.kv_cache == from_preset.memory.kv_cache);
   }
+}
+
+TEST_CASE("a model in many shards is named by its first and last file", "[safetensors][model_files]") {
+  CHECK(shards_name({"model.safetensors"}) == "model.safetensors");
+  CHECK(shards_name({"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}) ==
+        "model-00001-of-00002.safetensors, model-00002-of-00002.safetensors");
+  std::vector<std::string> shards;
+  for (int i = 1; i <= 31; ++i) {
+    char name[64];
+    std::snprintf(name, sizeof name, "model-%05d-of-00031.safetensors", i);
+    shards.push_back(name);
+  }
+  CHECK(shards_name(shards) == "model-00001-of-00031.safetensors, ..., model-00031-of-00031.safetensors");
 }
 
 TEST_CASE("safetensors: each class of bad input has its message", "[safetensors][errors]") {

@@ -136,7 +136,7 @@ bool read_model_files(const InferOptions& o, const Catalog& catalog, Request& re
   } else if (!o.safetensors_files.empty()) {
     option = "--safetensors";
     std::vector<SafetensorsFile> shards;
-    std::string names;
+    std::vector<std::string> names;
     for (const std::string& path : o.safetensors_files) {
       std::vector<uint8_t> bytes;
       int64_t size = file_size_of(path);
@@ -150,7 +150,7 @@ bool read_model_files(const InferOptions& o, const Catalog& catalog, Request& re
       auto file = read_safetensors(bytes.data(), static_cast<int64_t>(bytes.size()), base_name(path), size);
       if (!file) return fail(option, file.error());
       shards.push_back(std::move(file).value());
-      names += (names.empty() ? "" : ", ") + base_name(path);
+      names.push_back(base_name(path));
     }
     read = model_from_safetensors(shards, has_config ? &config : nullptr, names);
   } else if (!o.index_file.empty()) {

@@ -382,8 +382,14 @@ void derive_config_from_names(const std::vector<SafetensorsFile>& shards, ModelF
 
 }  // namespace
 
+std::string shards_name(const std::vector<std::string>& files) {
+  if (files.empty()) return "";
+  if (files.size() <= 2) return files.size() == 1 ? files[0] : files[0] + ", " + files[1];
+  return files.front() + ", ..., " + files.back();
+}
+
 Result<ModelFileRead> model_from_safetensors(const std::vector<SafetensorsFile>& shards, const json* config,
-                                             const std::string& files) {
+                                             const std::vector<std::string>& files) {
   ModelFileRead out;
   if (config) {
     out.config = *config;
@@ -393,7 +399,7 @@ Result<ModelFileRead> model_from_safetensors(const std::vector<SafetensorsFile>&
   }
   StoredWeights& w = out.weights;
   w.source = "safetensors";
-  w.file = files;
+  w.file = shards_name(files);
   bool packed = false;
   for (const SafetensorsFile& f : shards) {
     for (const SafetensorsTensor& t : f.tensors) {

@@ -37,10 +37,15 @@ Result<LlamaCppLora> lora_from_gguf(const FormatTables& tables, const GgufFile& 
 bool is_gguf_mmproj(const GgufFile& gguf);
 Result<LlamaCppMmproj> mmproj_from_gguf(const FormatTables& tables, const GgufFile& gguf, const std::string& file);
 
-// safetensors shards (one or more headers); `config` may be null, then the architecture
-// is derived from tensor names and shapes (Llama-style naming) with the assumptions listed.
+// safetensors shards (one or more headers, `files` their names in order); `config` may be null,
+// then the architecture is derived from tensor names and shapes (Llama-style naming) with the
+// assumptions listed. The model is named by shards_name(files).
 Result<ModelFileRead> model_from_safetensors(const std::vector<SafetensorsFile>& shards,
-                                             const json* config, const std::string& files);
+                                             const json* config, const std::vector<std::string>& files);
+
+// How a model in several files is named: "a, b" for one or two, "first, ..., last" for more
+// (31 shards named in full made a report's first line 1,000 characters long).
+std::string shards_name(const std::vector<std::string>& files);
 
 // model.safetensors.index.json with its config.json: total bytes, no per-tensor dtypes.
 Result<ModelFileRead> model_from_safetensors_index(const SafetensorsIndex& index, const json& config,

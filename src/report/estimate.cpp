@@ -464,7 +464,7 @@ json read_model_file_json_unguarded(const std::string& name, const uint8_t* data
   } else if (kind == ModelFileKind::safetensors) {
     auto file = read_safetensors(data, size, name, file_size);
     if (!file) return error_to_json(file.error());
-    read = model_from_safetensors({*file}, nullptr, name);
+    read = model_from_safetensors({*file}, nullptr, {name});
   }
   if (!read) return error_to_json(read.error());
   if (auto e = apply_model_file(request, *read)) return error_to_json(*e);

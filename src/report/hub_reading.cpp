@@ -478,8 +478,8 @@ void HubReading::finish() {
     model_.read = std::move(read).value();
     model_.has_weights = true;
   } else if (!shards_.empty()) {
-    std::string names;
-    for (size_t i = 0; i < queue_.size(); ++i) names += (names.empty() ? "" : ", ") + base_name(queue_[i]);
+    std::vector<std::string> names;
+    for (const std::string& shard : queue_) names.push_back(base_name(shard));
     auto read = model_from_safetensors(shards_, &model_.config, names);
     if (!read) {
       result_ = make_error(read.error().id, "hf", where("") + ": " + read.error().message);
