@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -71,12 +72,50 @@ def code_blocks(text):
     return blocks
 
 
-def check_examples(page, text, problems):
+class LocalHub:
+    """The tests' Hub-shaped server (tests/hub/serve_fixtures.mjs) over the fixture repositories, started
+    the first time an example reads a model by its Hub id; the docs' `HF_TOKEN=hf_...` is its token."""
+    token = "hf_docs_example"
+
+    def __init__(self):
+        self.server = None
+        self.home = None
+
+    def env(self):
+        if self.server is None:
+            env = dict(os.environ, NODE_PATH=os.environ.get("NODE_PATH", "/usr/share/nodejs"))
+            self.server = subprocess.Popen(["node", os.path.join(ROOT, "tests/hub/serve_fixtures.mjs"), self.token],
+                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+            self.url = self.server.stdout.readline().strip()
+            self.home = tempfile.mkdtemp(prefix="vramfit-docs-")
+        return {"HF_ENDPOINT": self.url, "HOME": self.home, "HF_HOME": os.path.join(self.home, "hf"),
+                "VRAMFIT_HUB_CACHE": os.path.join(self.home, "cache")}
+
+    def close(self):
+        if self.server is not None:
+            self.server.stdin.close()
+            self.server.wait(timeout=30)
+            shutil.rmtree(self.home, ignore_errors=True)
+
+
+def check_examples(page, text, problems, hub):
     for lines in code_blocks(text):
-        if not lines or not lines[0].startswith("$ build/native/vramfit "):
+        if not lines or not lines[0].startswith("$ "):
             continue
-        args = shlex.split(lines[0][2:])
-        run = subprocess.run([os.path.join(ROOT, args[0])] + args[1:], capture_output=True, text=True, cwd=ROOT)
+        words = shlex.split(lines[0][2:])
+        assigned = {}
+        while words and re.match(r"^[A-Z_]+=", words[0]):
+            name, _, value = words.pop(0).partition("=")
+            assigned[name] = value
+        if not words or words[0] != "build/native/vramfit":
+            continue
+        env = dict(os.environ)
+        if "--hf" in words:
+            env.update(hub.env())
+        if assigned.get("HF_TOKEN") == "hf_...":
+            assigned["HF_TOKEN"] = hub.token
+        env.update(assigned)
+        run = subprocess.run([os.path.join(ROOT, words[0])] + words[1:], capture_output=True, text=True, cwd=ROOT, env=env)
         printed = (run.stdout + run.stderr).splitlines()
         at = 0
         for expected in lines[1:]:
@@ -95,6 +134,7 @@ def main():
     texts = {p: open(os.path.join(ROOT, p), encoding="utf-8").read() for p in pages}
     problems = []
     checked = 0
+    hub = LocalHub()
     for page, text in texts.items():
         for url in links(text):
             checked += 1
@@ -115,7 +155,8 @@ def main():
                     problems.append(f"{page}: {url}: an anchor into a file that is not a page")
                 elif anchor not in anchors(texts.get(target) or open(os.path.join(ROOT, target), encoding="utf-8").read()):
                     problems.append(f"{page}: {url}: no heading #{anchor} in {target}")
-        check_examples(page, text, problems)
+        check_examples(page, text, problems, hub)
+    hub.close()
     readme_lines = texts["README.md"].count("\n")
     if readme_lines > 200:
         problems.append(f"README.md: {readme_lines} lines, more than 200 (move a subject to docs/)")

@@ -90,7 +90,7 @@ function writeGguf(file, options) {
 
 export function writeFixtureRepos(root) {
   const repo = (...p) => path.join(root, ...p);
-  // Llama 3.1 70B Instruct: its config.json, 30 bf16 shards of ~4.7 GB (141 GB in all), gated.
+  // Llama 3.1 70B Instruct: its config.json, bf16 shards of ~4.7 GB (31 here; 141 GB in all), gated.
   const llama = JSON.parse(fs.readFileSync(path.join(configs, "llama-3.1-70b-instruct.json"), "utf8"));
   const llamaDir = repo("meta-llama", "Llama-3.1-70B-Instruct");
   fs.copyFileSync(path.join(configs, "llama-3.1-70b-instruct.json"), (fs.mkdirSync(llamaDir, { recursive: true }), path.join(llamaDir, "config.json")));
