@@ -109,7 +109,8 @@ test("a GGUF repository by its id, typed and read at every size; its other GGUF 
 
 test("a gated model: refused without a token (the model shown stays), read with one sent only to the endpoint; remembered and forgotten", async () => {
   const size = SIZES.desktop;
-  const request = { v: 1, model: { preset: "qwen3-8b" }, gpu: { id: "h100-80" } };
+  // The README's fourth question: two H100s at 32k, the model then named by its Hub id.
+  const request = { v: 1, model: { preset: "qwen3-8b" }, gpu: { id: "h100-80" }, gpu_count: 2, context_tokens: 32768 };
   const { context, page, errors, urls } = await open(browser, site.origin + "/#" + hashOf(request), size);
   await useLocalHub(page, size, false);
   await typeInto(page, "##hub_id", "https://huggingface.co/meta-llama/Llama-3.1-70B-Instruct", false);
@@ -130,6 +131,15 @@ test("a gated model: refused without a token (the model shown stays), read with 
   const s = await waitForState(page, s => s.model && s.model.hub, "the gated model, with the token");
   assert.ok(s.model.hub.startsWith("meta-llama/Llama-3.1-70B-Instruct@" + hub.sha("meta-llama/Llama-3.1-70B-Instruct")));
   assert.equal(s.model.config.num_hidden_layers, 80);
+  assert.equal(s.gpu_count, 2, "the GPUs and the context stay as they were");
+  assert.equal(s.context_tokens, 32768);
+  await settled(page);
+  // The page's answer is the CLI's (README.md: the same lines from build/native/vramfit --hf).
+  const answer = (await texts(page)).join("\n");
+  assert.match(answer, /on 2 x H100 80 GB\nFITS +per GPU 84\.18 GB of 85\.52 GB\n/);
+  assert.match(answer, /headroom 1\.34 GB per GPU/);
+  assert.match(answer, /Longest context: 40,208 tokens +Most sequences: 1 +Fewest GPUs: 2/);
+  await shot(page, "hub-gated-70b.png");
   const log = hub.log.slice(from);
   assert.ok(log.filter(e => e.cdn).every(e => e.authorization === ""), "the token never reaches the storage host");
   // (A CORS preflight, 204, carries no headers of the request it asks about.)
