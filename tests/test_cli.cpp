@@ -272,7 +272,7 @@ TEST_CASE("vramfit infer --engine ... --lang ar: the engines' reports in Arabic,
       {"  what llama.cpp will print:", "  ما سيطبعه llama.cpp:"},
       {"  what vLLM will print:", "  ما سيطبعه vLLM:"},
       {"  what you can print to compare:", "  ما يمكنك طباعته للمقارنة:"}};
-  const std::vector<std::string> verdicts = {"يتسع على 1 وحدة GPU", "يبدأ العمل على 1 وحدة GPU", "يتسع على 2 وحدات GPU"};
+  const std::vector<std::string> verdicts = {"يبدأ العمل على 1 وحدة GPU", "يبدأ العمل على 1 وحدة GPU", "يتسع على 2 وحدات GPU"};
   for (size_t e = 0; e < engines.size(); ++e) {
     const Run english = run(engines[e]);
     std::vector<std::string> arabic_args = engines[e];

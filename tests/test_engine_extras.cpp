@@ -97,13 +97,15 @@ TEST_CASE("llama.cpp's draft model: a model's buffers under -ngld, -ctkd/-ctvd a
   // The draft context's output buffer: -np 2 rows of the draft's 128,256 logits.
   CHECK(e.llamacpp_draft.host.output == 2LL * 128256 * 4);
 
-  // Each GPU's need holds target + draft + runtime, with the margin.
-  const double margin = report.request.settings.margin_fraction;
+  // What each GPU holds grows by the draft's buffers and nothing else: the same request without
+  // the draft, estimated on its own, uses exactly that much less; the host likewise.
+  json alone_request = request;
+  alone_request.erase("draft");
+  const Report alone = estimated(alone_request);
   for (size_t g = 0; g < 2; ++g) {
-    const int64_t buffers = e.llamacpp.gpus[g].total() + e.llamacpp_draft.gpus[g].total() + report.request.settings.runtime_bytes;
-    CHECK(e.llamacpp_fit.gpu_need[g] == buffers + std::llround(static_cast<double>(buffers) * margin));
+    CHECK(e.llamacpp_fit.gpu_use[g] - alone.engine->llamacpp_fit.gpu_use[g] == e.llamacpp_draft.gpus[g].total());
   }
-  CHECK(e.llamacpp_fit.host_need == e.llamacpp.host.total() + e.llamacpp_draft.host.total());
+  CHECK(e.llamacpp_fit.host_need - alone.engine->llamacpp_fit.host_need == e.llamacpp_draft.host.total());
 
   // The report's JSON carries the draft's buffers and the lines llama.cpp prints for it.
   const json out = report_to_json(report);

@@ -347,6 +347,9 @@ bool draw_engine_inputs(Request& request) {
     default: return false;
   }
   changed |= draw_gpu_list(request);
+  // The margin: the user's reserve, shown apart from what the engine needs to start.
+  changed |= margin_input(request.settings.margin_fraction);
+  tip("Your reserve on top of what the engine holds: its own segment in each bar, never part of whether the engine starts.");
   if (request.engine != Engine::vllm) {
     changed |= memory_field("Host RAM (GiB)", request.host_memory_bytes, 0, kGiB * 1024 * 64);
     tip("The host's memory for what stays on the CPU (0: not checked).");
@@ -367,20 +370,30 @@ struct Part {
 const ImU32 kWeights = IM_COL32(86, 145, 222, 255), kKv = IM_COL32(96, 190, 120, 255), kWork = IM_COL32(170, 120, 220, 255),
             kOther = IM_COL32(242, 171, 60, 255), kMore = IM_COL32(150, 150, 150, 255), kDraft = IM_COL32(64, 180, 190, 255),
             kLora = IM_COL32(220, 110, 160, 255), kMmproj = IM_COL32(200, 190, 80, 255);
-const ImU32 kFits = IM_COL32(96, 190, 120, 255), kDoesNotFit = IM_COL32(235, 90, 80, 255);
+const ImU32 kFits = IM_COL32(96, 190, 120, 255), kDoesNotFit = IM_COL32(235, 90, 80, 255), kTight = IM_COL32(242, 171, 60, 255);
+// The safety margin's colour, as the generic breakdown draws it (verdict.cpp).
+const ImU32 kMargin = IM_COL32(206, 93, 151, 255);
 
-// One device (a GPU, a vLLM rank, the host): its parts against its capacity (0: not checked).
+// One device (a GPU, a vLLM rank, the host): its parts against its capacity (0: not checked),
+// whether the engine starts on it (its own allocations, no margin) and, apart, the margin the
+// user keeps on top (margin_fraction x what it uses), its own segment of the bar.
 struct DeviceRow {
   std::string name;
   std::vector<Part> parts;
   int64_t capacity = 0;
-  bool fits = true;
+  bool fits = true;            // the engine starts on it
+  int64_t margin = 0;          // the user's reserve on top of the parts
+  std::string warning;         // it starts, but something beyond the engine's own checks may not fit
   int64_t need() const {
     int64_t sum = 0;
     for (const Part& p : parts) sum += p.bytes;
     return sum;
   }
+  bool keeps_margin() const { return capacity <= 0 || need() + margin <= capacity; }
+  ImU32 colour() const { return !fits ? kDoesNotFit : !warning.empty() || !keeps_margin() ? kTight : kFits; }
 };
+
+int64_t margin_of(int64_t uses, double fraction) { return std::llround(static_cast<double>(uses) * fraction); }
 
 // An engine's answer as the app shows it and Copy Markdown and screen readers say it.
 struct EngineAnswer {
@@ -414,7 +427,7 @@ EngineAnswer llamacpp_answer(const Request& request, const EngineReport& e) {
   const LlamaCppFit& f = e.llamacpp_fit;
   EngineAnswer a;
   a.fits = f.fits;
-  a.verdict = std::string(f.fits ? "llama.cpp: FITS" : "llama.cpp: DOES NOT FIT") + " on " + devices_text(m.gpus.size()) +
+  a.verdict = std::string(f.fits ? "llama.cpp: STARTS" : "llama.cpp: DOES NOT START") + " on " + devices_text(m.gpus.size()) +
               " and the host";
   a.facts.push_back("offloaded " + std::to_string(m.offloaded_layers) + "/" + std::to_string(m.layer_slots) + " layers to GPU; " +
                     with_thousands(m.n_ctx) + " KV cells; flash attention " + (m.flash_attention ? "on" : "off"));
@@ -428,14 +441,14 @@ EngineAnswer llamacpp_answer(const Request& request, const EngineReport& e) {
   }
   a.legend = {
       {"model", 0, kWeights}, {m.rs_cells > 0 ? "KV, RS" : "KV", 0, kKv}, {"compute", 0, kWork}, {"output", 0, kMore},
-      {"CUDA context + margin", 0, kOther}};
+      {"CUDA context", 0, kOther}, {"margin", 0, kMargin}};
   if (draft) a.legend.push_back({"draft model", 0, kDraft});
   if (!request.llamacpp.lora.empty()) a.legend.push_back({"LoRA", 0, kLora});
   if (request.llamacpp.has_mmproj) a.legend.push_back({"mmproj", 0, kMmproj});
   for (size_t g = 0; g < m.gpus.size(); ++g) {
     const LlamaCppBuffers& b = m.gpus[g];
     const int64_t draft_bytes = draft ? d.gpus[g].total() : 0;
-    const int64_t rest = std::max<int64_t>(0, f.gpu_need[g] - b.total() - draft_bytes);
+    const int64_t runtime = std::max<int64_t>(0, f.gpu_use[g] - b.total() - draft_bytes);
     a.devices.push_back({b.device + " " + e.devices[g].name + ", " + std::to_string(b.layers) + tr(" layers"),
                          {{"model", b.model, kWeights},
                           {"LoRA", b.lora, kLora},
@@ -445,9 +458,10 @@ EngineAnswer llamacpp_answer(const Request& request, const EngineReport& e) {
                           {"compute", b.compute, kWork},
                           {"output", b.output, kMore},
                           {"draft model", draft_bytes, kDraft},
-                          {"CUDA context + margin", rest, kOther}},
+                          {"CUDA context", runtime, kOther}},
                          f.gpu_capacity[g],
-                         f.gpu_need[g] <= f.gpu_capacity[g]});
+                         f.gpu_starts(g),
+                         f.gpu_margin[g]});
   }
   const LlamaCppBuffers& h = m.host;
   a.devices.push_back({"host (CPU_Mapped, CPU KV, host compute)",
@@ -461,8 +475,12 @@ EngineAnswer llamacpp_answer(const Request& request, const EngineReport& e) {
                         {"draft model", draft ? d.host.total() : 0, kDraft}},
                        request.host_memory_bytes,
                        request.host_memory_bytes <= 0 || f.host_need <= request.host_memory_bytes});
-  a.limits.push_back("the most -ngl that fits: " + std::to_string(f.max_gpu_layers) +
+  a.limits.push_back("the most -ngl that starts: " + std::to_string(f.max_gpu_layers) +
                      "; the longest -c: " + with_thousands(f.max_ctx_size));
+  if (f.max_gpu_layers_with_margin != f.max_gpu_layers || f.max_ctx_size_with_margin != f.max_ctx_size) {
+    a.limits.push_back("with the margin kept: -ngl " + std::to_string(f.max_gpu_layers_with_margin) + ", -c " +
+                       with_thousands(f.max_ctx_size_with_margin));
+  }
   if (e.llamacpp_decode.tokens_per_second_empty > 0) {
     a.limits.push_back(per_second("decode", e.llamacpp_decode.tokens_per_second_empty, ""));
   }
@@ -498,7 +516,8 @@ EngineAnswer vllm_answer(const Request& request, const EngineReport& e) {
               {"KV pool", 0, kKv},
               {"activation", 0, kWork},
               {"non-torch", 0, kMore},
-              {"context + graphs", 0, kOther}};
+              {"context + graphs", 0, kOther},
+              {"margin", 0, kMargin}};
   for (size_t i = 0; i < m.ranks.size(); ++i) {
     const VllmRank& k = m.ranks[i];
     a.devices.push_back({"rank " + std::to_string(i) + " " + e.devices[i].name,
@@ -508,7 +527,9 @@ EngineAnswer vllm_answer(const Request& request, const EngineReport& e) {
                           {"non-torch", k.non_torch, kMore},
                           {"context + graphs", k.outside_budget, kOther}},
                          k.total,
-                         k.kv_available > 0 && k.requested + k.outside_budget <= k.total});
+                         k.starts,
+                         margin_of(k.uses(), request.settings.margin_fraction),
+                         k.beyond_total ? "CUDA graphs may not fit beyond the budget" : ""});
   }
   std::snprintf(text, sizeof text, "the longest --max-model-len: %s; the smallest --gpu-memory-utilization: %.3f",
                 with_thousands(m.longest_model_len).c_str(), m.min_utilization);
@@ -530,7 +551,8 @@ EngineAnswer transformers_answer(const Request& request, const EngineReport& e) 
   a.verdict = std::string(m.fits ? "Transformers: FITS" : "Transformers: DOES NOT FIT") + " on " + devices_text(m.gpus.size()) +
               (m.host.weights > 0 ? " and the host" : "");
   if (!m.fits) a.facts.push_back(m.refusal);
-  a.legend = {{"weights", 0, kWeights}, {"KV cache", 0, kKv}, {"activations", 0, kWork}, {"CUDA context", 0, kOther}};
+  a.legend = {{"weights", 0, kWeights}, {"KV cache", 0, kKv}, {"activations", 0, kWork}, {"CUDA context", 0, kOther},
+              {"margin", 0, kMargin}};
   for (size_t i = 0; i < m.gpus.size(); ++i) {
     const TransformersDevice& d = m.gpus[i];
     const Gpu& gpu = e.devices[i];
@@ -547,7 +569,8 @@ EngineAnswer transformers_answer(const Request& request, const EngineReport& e) 
           {"activations", std::max<int64_t>(0, d.peak() - kept - kv), kWork},
           {"CUDA context", request.settings.runtime_bytes, kOther}},
          total,
-         d.peak() + request.settings.runtime_bytes <= total});
+         d.peak() + request.settings.runtime_bytes <= total,
+         margin_of(d.peak() + request.settings.runtime_bytes, request.settings.margin_fraction)});
   }
   if (m.host.weights > 0) {
     a.devices.push_back({"host (device_map \"cpu\")",
@@ -582,27 +605,34 @@ EngineAnswer engine_answer(const Request& request, const Report& report) {
   return a;
 }
 
+// "24.51 GB of 25.77 GB" and what that means: the engine's start, then the margin apart.
 std::string amount(const Request& request, const DeviceRow& d) {
-  return format_bytes(d.need(), request.units) +
-         (d.capacity > 0 ? tr(" of ") + format_bytes(d.capacity, request.units) : std::string(tr(" (capacity not checked)"))) +
-         (d.fits ? "" : tr(": does not fit"));
+  std::string text = format_bytes(d.need(), request.units) +
+                     (d.capacity > 0 ? tr(" of ") + format_bytes(d.capacity, request.units) : std::string(tr(" (capacity not checked)")));
+  if (!d.fits) return text + tr(": does not start");
+  if (d.capacity <= 0) return text;
+  if (!d.warning.empty()) return text + ": " + tr(d.warning.c_str());
+  return text + (d.keeps_margin() ? tr(", margin kept: ") : tr(", less than the margin: ")) + format_bytes(d.margin, request.units) +
+         tr(" of margin, ") + format_bytes(d.capacity - d.need(), request.units) + tr(" left");
 }
 
-// One device: its name, "need of capacity", and a bar of its parts against its capacity.
+// One device: its name, "need of capacity", and a bar of its parts, then its margin, against its capacity.
 void device_bar(const Request& request, const DeviceRow& d) {
   align_line_end(d.name.c_str());
   ImGui::TextUnformatted(d.name.c_str());
-  ImGui::PushStyleColor(ImGuiCol_Text, d.fits ? kFits : kDoesNotFit);
+  ImGui::PushStyleColor(ImGuiCol_Text, d.colour());
   text_wrapped_at_spaces(amount(request, d));
   ImGui::PopStyleColor();
-  const double scale = static_cast<double>(std::max<int64_t>(1, std::max(d.capacity, d.need())));
+  const double scale = static_cast<double>(std::max<int64_t>(1, std::max(d.capacity, d.need() + d.margin)));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 p = ImGui::GetCursorScreenPos();
   const float width = ImGui::GetContentRegionAvail().x, height = em(1.0f);
   dl->AddRectFilled(p, ImVec2(p.x + width, p.y + height), ImGui::GetColorU32(ImGuiCol_FrameBg), 3.0f);
   float x = p.x;
   std::string hovered;
-  for (const Part& part : d.parts) {
+  std::vector<Part> parts = d.parts;
+  if (d.capacity > 0 && d.margin > 0) parts.push_back({"margin", d.margin, kMargin});
+  for (const Part& part : parts) {
     const float w = static_cast<float>(static_cast<double>(part.bytes) / scale * width);
     if (w > 0.5f) dl->AddRectFilled(ImVec2(x, p.y), ImVec2(x + w, p.y + height), part.colour);
     if (ImGui::IsMouseHoveringRect(ImVec2(x, p.y), ImVec2(x + w, p.y + height))) {
@@ -623,6 +653,21 @@ void legend(const std::vector<Part>& parts) {
   for (const Part& part : parts) legend_entry(row, part.colour, part.name);
 }
 
+// Under the verdict, apart from it: whether the margin is kept where the engine starts, on the
+// GPU with the least left.
+std::string headroom_line(const Request& request, const EngineAnswer& a) {
+  const DeviceRow* fullest = nullptr;
+  for (const DeviceRow& d : a.devices) {
+    if (d.capacity <= 0 || d.margin <= 0 && d.parts.empty()) continue;
+    if (!fullest || d.capacity - d.need() < fullest->capacity - fullest->need()) fullest = &d;
+  }
+  if (!a.fits || !fullest) return "";
+  const int percent = static_cast<int>(request.settings.margin_fraction * 100 + 0.5);
+  return std::string(tr(fullest->keeps_margin() ? "Headroom: the margin is kept on every GPU (" : "Headroom: less than the margin (")) +
+         std::to_string(percent) + "%, " + tr("set under Margin (%)") + "): " + format_bytes(fullest->capacity - fullest->need(), request.units) +
+         tr(" left on ") + fullest->name;
+}
+
 }  // namespace
 
 void draw_engine_results(const Request& request, const Report& report) {
@@ -631,6 +676,8 @@ void draw_engine_results(const Request& request, const Report& report) {
   ImGui::PushStyleColor(ImGuiCol_Text, a.fits ? kFits : kDoesNotFit);
   text_wrapped_at_spaces(a.verdict);
   ImGui::PopStyleColor();
+  const std::string headroom = headroom_line(request, a);
+  if (!headroom.empty()) text_wrapped_at_spaces(headroom);
   text_wrapped_at_spaces_disabled(tr("The engine's own allocation answers; Engine, in the inputs, switches to another."));
   draw_warnings(report);
   for (const std::string& fact : a.facts) text_wrapped_at_spaces(fact);
@@ -653,6 +700,8 @@ std::string answer_text(const Request& request, const Report& report, bool markd
   const EngineAnswer a = engine_answer(request, report);
   // In Arabic the lines are translated as a whole (ui_text); the pieces composed here first.
   std::string out = (markdown ? "**" + report.model_name + "**, " : report.model_name + ", ") + ui_text(a.verdict) + "\n";
+  const std::string headroom = headroom_line(request, a);
+  if (!headroom.empty()) out += headroom + "\n";
   for (const std::string& warning : report.breakdown.warnings) out += "warning: " + warning + "\n";
   for (const std::string& fact : a.facts) out += fact + "\n";
   for (const DeviceRow& d : a.devices) {

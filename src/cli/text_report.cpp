@@ -3,6 +3,7 @@
 #include "report/engines.hpp"
 #include "text/messages.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <iomanip>
 #include <ostream>
@@ -49,6 +50,16 @@ struct ReportWords {
 
 std::string tokens(int64_t n, Language language = Language::english) {
   return with_thousands(n) + std::string(translate(language, n == 1 ? " token" : " tokens"));
+}
+
+// An engine that starts: what is left on its fullest GPU, and whether the margin the user keeps
+// (margin_fraction x what the engine uses there) fits in it. Said apart from the start itself.
+std::string headroom_sentence(const ReportWords& t, const std::string& where, int64_t uses, int64_t capacity, double margin_fraction,
+                              DisplayUnits u) {
+  const int64_t margin = std::llround(static_cast<double>(uses) * margin_fraction);
+  return t("headroom ") + format_bytes(capacity - uses, u) + " " + t("on") + " " + where + ", " +
+         t(uses + margin <= capacity ? "the margin kept" : "less than the margin") + " (" +
+         std::to_string(static_cast<int>(margin_fraction * 100 + 0.5)) + "%, " + format_bytes(margin, u) + ")";
 }
 
 }  // namespace
@@ -137,8 +148,8 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
         << t(" (estimated) on ") << (l.no_mmproj_offload || m.gpus.empty() ? t("the CPU") : std::string("CUDA0")) << "\n";
   }
   out << "\n  " << pad(t("device"), 26) << pad_left(t("layers"), 8) << pad_left(t("model"), 12) << pad_left(m.rs_cells > 0 ? "KV+RS" : "KV", 12)
-      << pad_left(t("compute"), 12) << (draft ? pad_left(t("draft"), 12) : std::string()) << pad_left(t("needed"), 12)
-      << pad_left(t("usable"), 12) << "\n";
+      << pad_left(t("compute"), 12) << (draft ? pad_left(t("draft"), 12) : std::string()) << pad_left(t("uses"), 12)
+      << pad_left(t("margin"), 12) << pad_left(t("usable"), 12) << "\n";
   const std::string fits = "  " + t("fits"), does_not_fit = "  " + t("DOES NOT FIT");
   for (size_t g = 0; g < m.gpus.size(); ++g) {
     const LlamaCppBuffers& b = m.gpus[g];
@@ -146,30 +157,50 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
         << pad_left(std::to_string(b.layers) + (b.output_layer ? "+out" : ""), 8) << pad_left(format_bytes(b.model, u), 12)
         << pad_left(format_bytes(b.kv + b.rs, u), 12) << pad_left(format_bytes(b.compute, u), 12)
         << (draft ? pad_left(format_bytes(d.gpus[g].total(), u), 12) : std::string())
-        << pad_left(format_bytes(f.gpu_need[g], u), 12) << pad_left(format_bytes(f.gpu_capacity[g], u), 12)
-        << (f.gpu_need[g] <= f.gpu_capacity[g] ? fits : does_not_fit) << "\n";
+        << pad_left(format_bytes(f.gpu_use[g], u), 12) << pad_left(format_bytes(f.gpu_margin[g], u), 12)
+        << pad_left(format_bytes(f.gpu_capacity[g], u), 12)
+        << "  " << t(!f.gpu_starts(g) ? "DOES NOT START" : f.gpu_keeps_margin(g) ? "starts, margin kept" : "starts, margin not kept")
+        << "\n";
   }
   out << "  " << pad(t("host (CPU)"), 26) << pad_left(std::to_string(m.host.layers) + (m.host.output_layer ? "+out" : ""), 8)
       << pad_left(format_bytes(m.host.model, u), 12) << pad_left(format_bytes(m.host.kv + m.host.rs, u), 12)
       << pad_left(format_bytes(m.host.compute + m.host.output, u), 12)
       << (draft ? pad_left(format_bytes(d.host.total(), u), 12) : std::string()) << pad_left(format_bytes(f.host_need, u), 12)
+      << pad_left("", 12)
       << (r.request.host_memory_bytes > 0 ? pad_left(format_bytes(r.request.host_memory_bytes, u), 12) +
                                                 (f.host_need <= r.request.host_memory_bytes ? fits : does_not_fit)
                                           : t("  (host RAM not given: --host-ram-gib)"))
       << "\n\n";
-  out << "  needed per GPU = buffers + " << format_bytes(r.request.settings.runtime_bytes, u)
-      << " runtime (CUDA context, cuBLAS; assumed) + " << static_cast<int>(r.request.settings.margin_fraction * 100 + 0.5)
-      << "% margin" << "\n\n";
+  const int margin_percent = static_cast<int>(f.margin_fraction * 100 + 0.5);
+  out << "  uses per GPU = buffers + " << format_bytes(r.request.settings.runtime_bytes, u)
+      << " runtime (CUDA context, cuBLAS; assumed): llama.cpp starts when each GPU holds it\n"
+      << "  margin = " << margin_percent << "% of that, the reserve you keep free (--margin); not part of llama.cpp's start\n\n";
   out << t("  what llama.cpp will print:") << "\n";
   for (const std::string& line : llamacpp_log_lines(m)) out << "    " << line << "\n";
   if (draft) {
     out << t("  and for the draft model:") << "\n";
     for (const std::string& line : llamacpp_log_lines(d)) out << "    " << line << "\n";
   }
-  out << "\n" << t(f.fits ? "FITS" : "DOES NOT FIT") << t(" on ") << m.gpus.size() << t(m.gpus.size() == 1 ? " GPU" : " GPUs") << "\n";
-  out << t("  most GPU layers that fit (-ngl): ") << f.max_gpu_layers << t(" of ") << m.layer_slots << "\n";
-  out << t("  longest context that fits (-c): ")
-      << (f.max_ctx_size > 0 ? with_thousands(f.max_ctx_size) + t(" cells") : std::string("none")) << "\n";
+  out << "\n" << t(f.fits ? "STARTS" : "DOES NOT START") << t(" on ") << m.gpus.size() << t(m.gpus.size() == 1 ? " GPU" : " GPUs");
+  // The headroom of the fullest GPU (the least left), said apart from the start.
+  size_t tightest = 0;
+  for (size_t g = 1; g < m.gpus.size(); ++g) {
+    if (f.gpu_capacity[g] - f.gpu_use[g] < f.gpu_capacity[tightest] - f.gpu_use[tightest]) tightest = g;
+  }
+  if (f.fits && !m.gpus.empty()) {
+    out << ": " << headroom_sentence(t, m.gpus[tightest].device, f.gpu_use[tightest], f.gpu_capacity[tightest], f.margin_fraction, u);
+  }
+  out << "\n";
+  auto with_margin = [&](int64_t value, int64_t kept, const std::string& text) {
+    return value == kept || margin_percent == 0 ? text : text + "; " + t("with the margin kept: ") + with_thousands(kept);
+  };
+  out << t("  most GPU layers that start (-ngl): ")
+      << with_margin(f.max_gpu_layers, f.max_gpu_layers_with_margin, std::to_string(f.max_gpu_layers) + t(" of ") + std::to_string(m.layer_slots))
+      << "\n";
+  out << t("  longest context that starts (-c): ")
+      << with_margin(f.max_ctx_size, f.max_ctx_size_with_margin,
+                     f.max_ctx_size > 0 ? with_thousands(f.max_ctx_size) + t(" cells") : std::string("none"))
+      << "\n";
   const LlamaCppDecodeBound& speed = r.engine->llamacpp_decode;
   if (speed.tokens_per_second_empty > 0) {
     char line[200];
@@ -221,12 +252,16 @@ void print_vllm_report(std::ostream& out, const Report& r) {
   }
   out << "\n  " << pad(t("rank / GPU"), 26) << pad_left(t("budget"), 11) << pad_left(t("weights"), 11) << pad_left(t("activ."), 11)
       << pad_left("non-torch", 11) << pad_left("KV", 11) << pad_left(t("outside"), 11) << pad_left(t("GPU total"), 11) << "\n";
+  const double margin = r.request.settings.margin_fraction;
   for (size_t i = 0; i < m.ranks.size(); ++i) {
     const VllmRank& k = m.ranks[i];
+    const bool keeps_margin = k.uses() + std::llround(static_cast<double>(k.uses()) * margin) <= k.total;
     out << "  " << pad(std::to_string(i) + " " + r.engine->devices[i].name, 26) << pad_left(format_bytes(k.requested, u), 11)
         << pad_left(format_bytes(k.weights, u), 11) << pad_left(format_bytes(k.activation_peak, u), 11)
         << pad_left(format_bytes(k.non_torch, u), 11) << pad_left(format_bytes(k.kv_available, u), 11)
-        << pad_left(format_bytes(k.outside_budget, u), 11) << pad_left(format_bytes(k.total, u), 11) << "\n";
+        << pad_left(format_bytes(k.outside_budget, u), 11) << pad_left(format_bytes(k.total, u), 11) << "  "
+        << t(!k.starts ? "DOES NOT START" : k.beyond_total ? "starts, over the GPU after it" : keeps_margin ? "starts, margin kept" : "starts, margin not kept")
+        << "\n";
   }
   const VllmRank& k0 = m.ranks.front();
   out << "\n" << "  budget = GPU total (as CUDA reports it) x --gpu-memory-utilization; KV = budget - weights - activation peak - non-torch" << "\n";
@@ -245,6 +280,14 @@ void print_vllm_report(std::ostream& out, const Report& r) {
   out << "\n" << t(m.fits ? "STARTS" : "DOES NOT START") << t(" on ") << m.ranks.size() << t(m.ranks.size() == 1 ? " GPU" : " GPUs") << "\n";
   if (!m.fits) out << "  vLLM: " << m.refusal << "\n";  // vLLM's own words, as it prints them
   if (!m.warning.empty()) out << t("  warning: ") << t.text(m.warning) << "\n";
+  if (m.fits) {  // what is left on the fullest GPU beside the budget and what vLLM uses beyond it
+    size_t fullest = 0;
+    for (size_t i = 1; i < m.ranks.size(); ++i) {
+      if (m.ranks[i].total - m.ranks[i].uses() < m.ranks[fullest].total - m.ranks[fullest].uses()) fullest = i;
+    }
+    out << "  " << headroom_sentence(t, "GPU " + std::to_string(fullest), m.ranks[fullest].uses(), m.ranks[fullest].total, margin, u)
+        << "\n";
+  }
   out << t("  KV cache: ") << with_thousands(m.kv_tokens) << t(" tokens (") << with_thousands(m.num_gpu_blocks) << t(" blocks of ")
       << v.block_size << ")\n";
   std::snprintf(text, sizeof text, "%.2f", m.max_concurrency);
@@ -307,6 +350,16 @@ void print_transformers_report(std::ostream& out, const Report& r) {
   out << "\n" << t(m.fits ? "FITS" : "DOES NOT FIT") << t(" on ") << m.gpus.size() << t(m.gpus.size() == 1 ? " GPU" : " GPUs")
       << (m.host.weights > 0 ? t(" and the host") : "") << "\n";
   if (!m.fits) out << "  " << t.text(m.refusal) << "\n";
+  if (m.fits && !m.gpus.empty()) {  // the fullest GPU at its peak, with the CUDA context
+    size_t fullest = 0;
+    auto left = [&](size_t i) {
+      return r.engine->devices[i].cuda_visible_bytes() - m.gpus[i].peak() - r.request.settings.runtime_bytes;
+    };
+    for (size_t i = 1; i < m.gpus.size(); ++i) if (left(i) < left(fullest)) fullest = i;
+    out << "  " << headroom_sentence(t, "cuda:" + std::to_string(fullest), m.gpus[fullest].peak() + r.request.settings.runtime_bytes,
+                                     r.engine->devices[fullest].cuda_visible_bytes(), r.request.settings.margin_fraction, u)
+        << "\n";
+  }
   out << t("  largest batch: ") << r.engine->transformers_fit.max_batch_size << t("; most new tokens at batch ") << s.batch_size
       << ": " << with_thousands(r.engine->transformers_fit.max_new_tokens) << "\n";
   if (r.engine->transformers_decode_tokens_per_second > 0) {

@@ -350,48 +350,60 @@ LlamaCppMemory llamacpp_draft_memory(const FormatTables& tables, const LlamaCppD
 LlamaCppFit llamacpp_fit(const FormatTables& tables, const ModelSpec& m, const LlamaCppWeights& w, const LlamaCppSettings& s,
                          const std::vector<int64_t>& capacity, int64_t host_capacity, int64_t runtime_bytes, double margin,
                          const LlamaCppDraft& draft) {
-  auto with_margin = [margin](int64_t bytes) { return sat_add(bytes, std::llround(static_cast<double>(bytes) * margin)); };
-  auto fits = [&](const LlamaCppMemory& r, LlamaCppFit* out) {
+  auto margin_of = [margin](int64_t bytes) { return std::llround(static_cast<double>(bytes) * margin); };
+  // Whether these buffers start (with_margin false) or start with every GPU's margin kept free.
+  auto fits = [&](const LlamaCppMemory& r, bool with_margin, LlamaCppFit* out) {
     LlamaCppMemory d;  // the draft's buffers beside the target's (none without a draft)
     if (draft.model) d = llamacpp_draft_memory(tables, draft, s, r, capacity);
     bool all = host_capacity <= 0 || sat_add(r.host.total(), d.host.total()) <= host_capacity;
     if (out) out->host_need = sat_add(r.host.total(), d.host.total());
     for (size_t g = 0; g < r.gpus.size(); ++g) {
       const int64_t draft_bytes = g < d.gpus.size() ? d.gpus[g].total() : 0;
-      const int64_t need = with_margin(sat_add(sat_add(r.gpus[g].total(), draft_bytes), runtime_bytes));
-      all = all && need <= capacity[g];
-      if (out) out->gpu_need.push_back(need);
+      const int64_t use = sat_add(sat_add(r.gpus[g].total(), draft_bytes), runtime_bytes);
+      all = all && sat_add(use, with_margin ? margin_of(use) : 0) <= capacity[g];
+      if (out) {
+        out->gpu_use.push_back(use);
+        out->gpu_margin.push_back(margin_of(use));
+      }
     }
     return all;
   };
   LlamaCppFit f;
   f.gpu_capacity = capacity;
+  f.margin_fraction = margin;
   const LlamaCppMemory now = llamacpp_memory(tables, m, w, s, capacity);
-  f.fits = fits(now, &f);
+  f.fits = fits(now, false, &f);
+  f.keeps_margin = f.fits && fits(now, true, nullptr);
   // -ngl: more GPU layers only add to the GPUs, so the most that fit is the first from the top.
-  for (int64_t ngl = placed_blocks(m, w) + 1; ngl >= 0; --ngl) {
-    LlamaCppSettings t = s;
-    t.n_gpu_layers = ngl;
-    if (fits(llamacpp_memory(tables, m, w, t, capacity), nullptr) || ngl == 0) {
-      f.max_gpu_layers = ngl;
-      break;
+  auto most_gpu_layers = [&](bool with_margin) {
+    for (int64_t ngl = placed_blocks(m, w) + 1; ngl > 0; --ngl) {
+      LlamaCppSettings t = s;
+      t.n_gpu_layers = ngl;
+      if (fits(llamacpp_memory(tables, m, w, t, capacity), with_margin, nullptr)) return ngl;
     }
-  }
-  // -c: the KV cache and the no-flash-attention scores grow with it; binary search over 256s.
-  auto fits_ctx = [&](int64_t ctx) {
-    LlamaCppSettings t = s;
-    t.ctx_size = ctx;
-    return fits(llamacpp_memory(tables, m, w, t, capacity), nullptr);
+    return int64_t(0);
   };
+  // -c: the KV cache and the no-flash-attention scores grow with it; binary search over 256s.
   const int64_t limit = m.max_context_tokens > 0 ? m.max_context_tokens : int64_t(1) << 20;
-  int64_t lo = 0, hi = ceil_div(limit, 256);  // in units of 256 cells
-  if (!fits_ctx(256)) hi = 0;
-  while (lo < hi) {
-    const int64_t mid = (lo + hi + 1) / 2;
-    if (fits_ctx(mid * 256)) lo = mid;
-    else hi = mid - 1;
-  }
-  f.max_ctx_size = std::min(lo * 256, limit);
+  auto longest_ctx = [&](bool with_margin) {
+    auto fits_ctx = [&](int64_t ctx) {
+      LlamaCppSettings t = s;
+      t.ctx_size = ctx;
+      return fits(llamacpp_memory(tables, m, w, t, capacity), with_margin, nullptr);
+    };
+    int64_t lo = 0, hi = ceil_div(limit, 256);  // in units of 256 cells
+    if (!fits_ctx(256)) hi = 0;
+    while (lo < hi) {
+      const int64_t mid = (lo + hi + 1) / 2;
+      if (fits_ctx(mid * 256)) lo = mid;
+      else hi = mid - 1;
+    }
+    return std::min(lo * 256, limit);
+  };
+  f.max_gpu_layers = most_gpu_layers(false);
+  f.max_ctx_size = longest_ctx(false);
+  f.max_gpu_layers_with_margin = margin > 0 ? most_gpu_layers(true) : f.max_gpu_layers;
+  f.max_ctx_size_with_margin = margin > 0 ? longest_ctx(true) : f.max_ctx_size;
   return f;
 }
 

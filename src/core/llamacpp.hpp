@@ -147,16 +147,26 @@ LlamaCppSettings llamacpp_draft_settings(const LlamaCppSettings& target_settings
 LlamaCppMemory llamacpp_draft_memory(const FormatTables& tables, const LlamaCppDraft& draft, const LlamaCppSettings& settings,
                                      const LlamaCppMemory& target, const std::vector<int64_t>& gpu_free_bytes);
 
-// Whether it fits: each GPU needs its buffers plus the runtime llama.cpp does not print (CUDA
-// context, cuBLAS workspace: runtime_bytes, an assumption) and the safety margin; the host
-// needs its buffers (mapped model pages are counted: they are read on every token).
+// Whether llama.cpp starts, and what is left: each GPU holds its buffers plus the runtime
+// llama.cpp does not print (CUDA context, cuBLAS workspace: runtime_bytes, an assumption); the
+// host holds its buffers (mapped model pages are counted: they are read on every token). That
+// is the engine's own test: llama.cpp fails to allocate or it does not (no margin in it). The
+// safety margin is the user's reserve on top (margin_fraction x what a GPU holds), said apart:
+// kept or not, never a reason the engine would not start.
 struct LlamaCppFit {
-  std::vector<int64_t> gpu_need;     // per GPU
+  std::vector<int64_t> gpu_use;      // per GPU: buffers + draft + runtime
+  std::vector<int64_t> gpu_margin;   // per GPU: margin_fraction x gpu_use
   std::vector<int64_t> gpu_capacity; // per GPU, usable
   int64_t host_need = 0;
-  bool fits = false;                 // every GPU (and the host, when host_capacity > 0)
-  int64_t max_gpu_layers = 0;        // the most -ngl (0 .. layers + 1) that fits every GPU
-  int64_t max_ctx_size = 0;          // the longest -c (a multiple of 256) that fits; 0: not even 256
+  double margin_fraction = 0;
+  bool fits = false;                 // llama.cpp starts: every GPU's use <= its capacity (and the host's)
+  bool keeps_margin = false;         // it starts and every GPU keeps its margin free
+  int64_t max_gpu_layers = 0;        // the most -ngl (0 .. layers + 1) that starts
+  int64_t max_ctx_size = 0;          // the longest -c (a multiple of 256) that starts; 0: not even 256
+  int64_t max_gpu_layers_with_margin = 0;  // the same with every GPU's margin kept free
+  int64_t max_ctx_size_with_margin = 0;
+  bool gpu_starts(size_t g) const { return gpu_use[g] <= gpu_capacity[g]; }
+  bool gpu_keeps_margin(size_t g) const { return gpu_use[g] + gpu_margin[g] <= gpu_capacity[g]; }
 };
 // With a draft model, every GPU and the host also hold the draft's buffers, at every -ngl and -c tried.
 LlamaCppFit llamacpp_fit(const FormatTables& tables, const ModelSpec& model, const LlamaCppWeights& weights,

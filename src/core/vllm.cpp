@@ -494,10 +494,16 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const Wei
   r.min_utilization = min_util;
 
   char line[512];
-  for (size_t i = 0; i < r.ranks.size() && r.refusal.empty(); ++i) {
-    const VllmRank& k = r.ranks[i];
+  // Every rank is checked as vLLM's worker on it checks (each says its own GPU's answer); the
+  // first refusal is what vLLM prints.
+  for (size_t i = 0; i < r.ranks.size(); ++i) {
+    VllmRank& k = r.ranks[i];
+    const bool first_refusal = r.refusal.empty();
     const double gib = static_cast<double>(kGiB);
     const int64_t before_snapshot = outside_bytes + (tp > 1 || pp > 1 ? g.context_tp_extra : 0);
+    k.starts = k.total - before_snapshot >= k.requested && k.kv_available > 0 && k.blocks >= request_blocks;
+    k.beyond_total = k.starts && k.requested + k.outside_budget > k.total;
+    if (!first_refusal) continue;
     if (k.total - before_snapshot < k.requested) {
       // Worker.init_device refuses to start.
       std::snprintf(line, sizeof line,

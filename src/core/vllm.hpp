@@ -109,6 +109,9 @@ struct VllmRank {
   int64_t full_groups = 0, sliding_groups = 0;
   int64_t cuda_graphs = 0;       // CUDA graphs, captured after the KV cache, outside the budget (measured median)
   int64_t outside_budget = 0;    // CUDA context and CUDA graphs: memory vLLM uses beyond `requested`
+  bool starts = false;           // this rank's worker passes vLLM's checks (init_device, the KV cache's)
+  bool beyond_total = false;     // it starts, but the budget and what is used beyond it exceed the GPU (a warning)
+  int64_t uses() const { return requested + outside_budget; }  // what vLLM holds on the GPU once started
   int64_t non_kv() const { return weights + activation_peak + non_torch; }
 };
 

@@ -250,9 +250,11 @@ json llamacpp_to_json(const Report& r) {
     d["gpu"] = {{"id", en.devices[g].id}, {"name", en.devices[g].name}};
     d["runtime_bytes"] = r.request.settings.runtime_bytes;
     d["draft_bytes"] = g < en.llamacpp_draft.gpus.size() ? en.llamacpp_draft.gpus[g].total() : 0;
-    d["need_bytes"] = f.gpu_need[g];
+    d["use_bytes"] = f.gpu_use[g];        // buffers + draft + runtime: what llama.cpp's start needs
+    d["margin_bytes"] = f.gpu_margin[g];  // the user's reserve on top
     d["capacity_bytes"] = f.gpu_capacity[g];
-    d["fits"] = f.gpu_need[g] <= f.gpu_capacity[g];
+    d["fits"] = f.gpu_starts(g);
+    d["keeps_margin"] = f.gpu_keeps_margin(g);
     devices.push_back(d);
   }
   json draft = nullptr;
@@ -283,9 +285,13 @@ json llamacpp_to_json(const Report& r) {
              h["fits"] = r.request.host_memory_bytes <= 0 || f.host_need <= r.request.host_memory_bytes;
              return h;
            }()},
-          {"fits", f.fits},
+          {"fits", f.fits},  // llama.cpp starts (its own allocations; no margin)
+          {"margin_fraction", f.margin_fraction},
+          {"keeps_margin", f.keeps_margin},
           {"max_gpu_layers", f.max_gpu_layers},
           {"max_ctx_size", f.max_ctx_size},
+          {"max_gpu_layers_with_margin", f.max_gpu_layers_with_margin},
+          {"max_ctx_size_with_margin", f.max_ctx_size_with_margin},
           {"log_lines", llamacpp_log_lines(m)},
           {"decode_bound",
            {{"tokens_per_second_empty_cache", en.llamacpp_decode.tokens_per_second_empty},

@@ -85,7 +85,7 @@ test("a draft model (llama.cpp's -md): readCommand names its file; estimate() wi
   fs.writeFileSync(tmp, bytes);
   const native = JSON.parse(cli("infer", "--json", "-g", "rtx-4090", "--cmd", `llama-server -m ${tmp} -md ${tmp} -ngld 99 -ctkd q8_0 -c 8192`));
   assert.deepEqual(report.engine.draft, native.engine.draft, "the draft's buffers and lines, as the CLI's");
-  assert.equal(report.engine.gpus[0].need_bytes, native.engine.gpus[0].need_bytes);
+  assert.equal(report.engine.gpus[0].use_bytes, native.engine.gpus[0].use_bytes);
   assert.ok(report.engine.gpus[0].draft_bytes > 0);
 });
 
