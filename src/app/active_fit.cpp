@@ -1,5 +1,7 @@
 #include "active_fit.hpp"
 
+#include "core/workload.hpp"
+
 namespace vramfit {
 
 namespace {
@@ -18,8 +20,11 @@ AppMode app_mode(const Request& request) {
 }
 
 void set_app_mode(Request& request, AppMode mode) {
+  // The workload (tokens per sequence, sequences at once) carries into the mode picked.
+  const Workload workload = workload_of(request);
   request.mode = mode == AppMode::inference ? Mode::inference : Mode::training;
   request.has_network = mode == AppMode::layer_list;
+  carry_workload(request, workload);
 }
 
 ActiveFit active_fit(const Request& request, const Report& report) {
