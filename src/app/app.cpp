@@ -9,6 +9,7 @@
 
 #include "catalog/catalog.hpp"
 #include "arabic_ui.hpp"
+#include "core/workload.hpp"
 #include "engine_view.hpp"
 #include "io/hub_ref.hpp"
 #include "io/request_json.hpp"
@@ -87,7 +88,9 @@ void App::apply_file_fragment(const json& fragment) {
     notice_ = tr("The file gave an unusable model: ") + parsed.error().message;
     return;
   }
+  const Workload workload = workload_of(request_);  // the context and sequences set, into llama.cpp's -c and -np
   request_ = *parsed;
+  if (to_llamacpp) carry_workload(request_, workload);
   if (fragment.contains("assumed") && fragment["assumed"].is_array() && !fragment["assumed"].empty() &&
       fragment["assumed"][0].is_string()) {
     notice_ = tr("Read ") + request_.custom_model_name + tr("; assumed: ") + fragment["assumed"][0].get<std::string>();
@@ -189,7 +192,7 @@ void App::frame(Platform& platform) {
   const bool phone = viewport->WorkSize.x < em(40.0f);
   draw_top_bar(platform);
   if (embed_) {
-    dirty_ |= inputs_.draw_compact(request_);
+    dirty_ |= inputs_.draw_compact(request_, platform);
     draw_results(phone);
   } else if (phone) {
     if (ImGui::CollapsingHeader("Inputs", ImGuiTreeNodeFlags_DefaultOpen)) {

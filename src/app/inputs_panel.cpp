@@ -6,6 +6,7 @@
 
 #include "active_fit.hpp"
 #include "catalog/catalog.hpp"
+#include "core/workload.hpp"
 #include "engine_view.hpp"
 #include "io/network_json.hpp"
 #include "io/request_json.hpp"
@@ -112,6 +113,10 @@ bool InputsPanel::draw_model_picker(Request& request) {
       if (models.item(m.name, m.id, !request.has_custom_model && m.id == request.model_preset)) {
         request.model_preset = m.id;
         request.has_custom_model = false;
+        // A preset has no stored layout and was not read from the Hub (the embed's row and the panel alike).
+        request.has_stored_weights = false;
+        if (request.weight_format == "as_stored") request.weight_format = "bf16";
+        request.custom_model_hub.clear();
         picked = true;
       }
     }
@@ -123,12 +128,7 @@ bool InputsPanel::draw_model_picker(Request& request) {
 bool InputsPanel::draw_inference(Request& request, Platform& platform, Outcome& outcome) {
   bool changed = false;
   section("Model");
-  if (draw_model_picker(request)) {
-    request.has_stored_weights = false;
-    if (request.weight_format == "as_stored") request.weight_format = "bf16";
-    request.custom_model_hub.clear();
-    changed = true;
-  }
+  changed |= draw_model_picker(request);
   hub_.draw(platform);
   if (ImGui::CollapsingHeader("Paste a config.json")) {
     ImGui::InputTextMultiline("##config", &config_text_, ImVec2(-1, ImGui::GetTextLineHeight() * 8));
@@ -156,7 +156,10 @@ bool InputsPanel::draw_inference(Request& request, Platform& platform, Outcome& 
                             {static_cast<int>(Engine::vllm), "vLLM"},
                             {static_cast<int>(Engine::transformers), "Transformers"}};
   if (choice_combo("Engine", engine, engines, 4)) {
+    // The workload set under the engine left (context, sequences) carries into the one picked.
+    const Workload workload = workload_of(request);
     request.engine = static_cast<Engine>(engine);
+    carry_workload(request, workload);
     changed = true;
   }
   if (request.engine != Engine::generic) {
@@ -316,7 +319,11 @@ bool InputsPanel::draw_weights_picker(Request& request) {
         request.weight_format = w.id;
         // A GGUF format is answered by llama.cpp, the engine that runs GGUF files, where no
         // engine was chosen (an engine picked by name stays).
-        if (w.id.rfind("gguf-", 0) == 0 && request.engine == Engine::generic) request.engine = Engine::llamacpp;
+        if (w.id.rfind("gguf-", 0) == 0 && request.engine == Engine::generic) {
+          const Workload workload = workload_of(request);
+          request.engine = Engine::llamacpp;
+          carry_workload(request, workload);
+        }
         changed = true;
       }
     }
@@ -325,7 +332,7 @@ bool InputsPanel::draw_weights_picker(Request& request) {
   return changed;
 }
 
-bool InputsPanel::draw_compact(Request& request) {
+bool InputsPanel::draw_compact(Request& request, Platform& platform) {
   // Model, weights, context and GPU in one row (wrapping on a narrow embed).
   if (request.mode != Mode::inference) return false;  // a training link keeps its settings
   const float width = std::max((ImGui::GetContentRegionAvail().x - em(1.5f)) / 4.0f, em(9.0f));
@@ -345,6 +352,7 @@ bool InputsPanel::draw_compact(Request& request) {
   changed |= number_field("Context", request.settings.context_tokens, 1, kMaxContextTokens, Steps::doubling);
   next(false);
   changed |= draw_gpu_picker(request);
+  hub_.draw(platform);  // a model by its Hub id, in an embed too (read into the link, which the embed keeps)
   return changed;
 }
 

@@ -27,7 +27,7 @@ class InputsPanel {
   // focus_first: put the keyboard focus, visibly, on the first input (the page's first frame).
   Outcome draw(Request& request, Platform& platform, bool focus_first = false);
   // The embed's one row: model, weights, context, GPU. True when the request changed.
-  bool draw_compact(Request& request);
+  bool draw_compact(Request& request, Platform& platform);
   // The text the panel shows that came from outside (pasted config, network): its characters
   // may need glyphs the font does not have yet.
   std::string text_in_use() const { return config_text_ + network_text_; }

@@ -180,3 +180,33 @@ test("phone: a reading that stalls is cancelled by a tap; a rate-limited one say
   assert.deepEqual(errors.filter(e => !/Failed to load resource/.test(e)), []);
   await context.close();
 });
+
+test("embed: a documentation site's iframe reads a model by its Hub id; a preset picked after it drops the Hub model cleanly", async () => {
+  const size = { viewport: { width: 760, height: 460 } };
+  const request = { v: 1, model: { preset: "phi-4" }, gpu: { id: "rtx-4090" }, context_tokens: 16384 };
+  const { context, page, errors, urls } = await open(browser, site.origin + "/embed.html#" + hashOf(request), size);
+  await useLocalHub(page, size, false);
+  await typeInto(page, "##hub_id", "org/Tiny-GGUF:Q8_0", false);
+  await clickWidget(page, "Read");
+  const s = await waitForState(page, s => s.model && s.model.hub, "the embed's model read from the Hub");
+  assert.match(s.model.hub, /^org\/Tiny-GGUF@[0-9a-f]{40}:.*Q8_0\.gguf$/);
+  assert.equal(s.engine, "llama.cpp", "a GGUF is answered by llama.cpp");
+  assert.equal(s["llama.cpp"]["ctx-size"], 16384, "the embed's context carries into llama.cpp's -c");
+  await settled(page);
+  assert.deepEqual(layoutProblems(await layout(page), size.viewport), [], "the embed's layout with the Hub field");
+  await shot(page, "hub-embed.png");
+  // The model list of the compact row: a preset replaces the Hub model, its link valid.
+  await clickWidget(page, "Model");
+  await frames(page, 2);
+  await focusTextBox(page, "##filter");  // the list's search box
+  await typeText(page, "Qwen3 8B");
+  await frames(page, 3);
+  const item = await widget(page, "Qwen3 8B");
+  await page.mouse.click(item.cx, item.cy);
+  const p = await waitForState(page, s => s.model && s.model.preset === "qwen3-8b", "the preset picked in the embed");
+  assert.equal(p.model.hub, undefined, "no Hub id beside a preset");
+  assert.notEqual((p.weights || {}).format, "as_stored", "a preset has no stored layout");
+  assertOnlyPageAndHub(urls);
+  assert.deepEqual(errors.filter(e => !/Failed to load resource/.test(e)), []);
+  await context.close();
+});
