@@ -133,6 +133,8 @@ TEST_CASE("vLLM: one verdict, and each rank's own answer agrees with it", "[vllm
   CHECK_FALSE(yes.engine->vllm.warning.empty());
   const std::string text = printed(yes);
   CHECK(text.find("starts, over the GPU after it") != std::string::npos);
+  CHECK(text.find("  no headroom: ") != std::string::npos);  // not a negative headroom
+  CHECK(text.find(" over on GPU 0\n") != std::string::npos);
   CHECK(text.find("\nSTARTS on 1 GPU\n") != std::string::npos);
 
   // At the default 0.90 the rank starts and what is left beside the budget is said with the margin.

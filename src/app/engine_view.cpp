@@ -662,9 +662,11 @@ std::string headroom_line(const Request& request, const EngineAnswer& a) {
     if (!fullest || d.capacity - d.need() < fullest->capacity - fullest->need()) fullest = &d;
   }
   if (!a.fits || !fullest) return "";
+  const int64_t left = fullest->capacity - fullest->need();
+  if (left < 0) return tr("Headroom: none, ") + format_bytes(-left, request.units) + tr(" over on ") + fullest->name + tr(" (the warning above)");
   const int percent = static_cast<int>(request.settings.margin_fraction * 100 + 0.5);
   return std::string(tr(fullest->keeps_margin() ? "Headroom: the margin is kept on every GPU (" : "Headroom: less than the margin (")) +
-         std::to_string(percent) + "%, " + tr("set under Margin (%)") + "): " + format_bytes(fullest->capacity - fullest->need(), request.units) +
+         std::to_string(percent) + "%, " + tr("set under Margin (%)") + "): " + format_bytes(left, request.units) +
          tr(" left on ") + fullest->name;
 }
 

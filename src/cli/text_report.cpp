@@ -57,6 +57,7 @@ std::string tokens(int64_t n, Language language = Language::english) {
 std::string headroom_sentence(const ReportWords& t, const std::string& where, int64_t uses, int64_t capacity, double margin_fraction,
                               DisplayUnits u) {
   const int64_t margin = std::llround(static_cast<double>(uses) * margin_fraction);
+  if (uses > capacity) return t("no headroom: ") + format_bytes(uses - capacity, u) + " " + t("over on") + " " + where;
   return t("headroom ") + format_bytes(capacity - uses, u) + " " + t("on") + " " + where + ", " +
          t(uses + margin <= capacity ? "the margin kept" : "less than the margin") + " (" +
          std::to_string(static_cast<int>(margin_fraction * 100 + 0.5)) + "%, " + format_bytes(margin, u) + ")";

@@ -254,3 +254,18 @@ export async function shot(page, name) {
   fs.mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: path.join(dir, name) });
 }
+
+// The texts of the whole page as a person reads them: on a phone the results are under the
+// inputs, so a finger swipes up, a screen at a time, collecting what each screen shows.
+export async function readAll(page, touch, height) {
+  const seen = new Set(await texts(page));
+  if (!touch) return [...seen];
+  for (let i = 0; i < 12; i++) {
+    await swipe(page, 60, height * 0.7, 0, -height * 0.5);
+    const now = await texts(page);
+    const before = seen.size;
+    now.forEach(t => seen.add(t));
+    if (seen.size === before && i > 2) break;  // the bottom: nothing new
+  }
+  return [...seen];
+}

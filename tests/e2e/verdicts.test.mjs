@@ -1,0 +1,134 @@
+// A verdict people can act on (issue 33), used as a person uses the page: the workload set once
+// carries into every engine picked and back (and into training); an engine's verdict says whether
+// it starts, and apart from it whether the margin is kept, with the margin a field of its own in
+// the engine's view; vLLM's ranks say what its verdict says.
+//   node --test tests/e2e/     (after scripts/build_dist.sh)
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { serveDist, launch, open, widget, clickWidget, tapWidget, focusTextBox, typeText, frames, settled, layout,
+         layoutProblems, SIZES, hashOf, waitForState, texts, readAll, shot, swipe } from "./support.mjs";
+
+let site, browser;
+before(async () => { site = await serveDist(); browser = await launch(); });
+after(async () => { await browser.close(); site.server.close(); });
+
+// Brings a widget into the upper part of the screen: a finger swipes (phone), the wheel turns (laptop).
+async function bringIntoView(page, label, size, touch) {
+  for (let i = 0; i < 14; i++) {
+    const w = await widget(page, label, { visible: false });
+    if (w.visible && w.cy < size.viewport.height * 0.7 && w.cy > 40) return w;
+    const down = w.cy > size.viewport.height * 0.7;
+    if (touch) await swipe(page, 60, size.viewport.height * 0.6, 0, down ? -size.viewport.height * 0.3 : size.viewport.height * 0.3);
+    else {
+      await page.mouse.move(size.viewport.width * 0.25, size.viewport.height * 0.5);
+      await page.mouse.wheel(0, down ? 300 : -300);
+      await frames(page, 2);
+    }
+  }
+  return widget(page, label);
+}
+
+async function pick(page, size, touch, combo, entry) {
+  await bringIntoView(page, combo, size, touch);
+  if (touch) await tapWidget(page, combo); else await clickWidget(page, combo);
+  await frames(page, 2);
+  const item = await widget(page, entry);
+  if (touch) await page.touchscreen.tap(item.cx, item.cy); else await page.mouse.click(item.cx, item.cy);
+  await settled(page);
+}
+
+const ENGINE = {
+  generic: "vramfit's own model",
+  llamacpp: "llama.cpp (Ollama, LM Studio)",
+  vllm: "vLLM",
+  transformers: "Transformers",
+};
+
+test("the workload (16k tokens, 2 sequences) carries into each engine picked in turn, into training, and back", async () => {
+  for (const name of ["desktop", "phone"]) {
+    const size = SIZES[name], touch = name !== "desktop";
+    const request = { v: 1, model: { preset: "llama-3.1-8b" }, gpu: { id: "rtx-4090" }, context_tokens: 16384, concurrent_sequences: 2 };
+    const { context, page, errors } = await open(browser, site.origin + "/#" + hashOf(request), size);
+    await pick(page, size, touch, "Engine", ENGINE.llamacpp);
+    let s = await waitForState(page, s => s.engine === "llama.cpp", `${name}: llama.cpp`);
+    assert.equal(s["llama.cpp"]["ctx-size"], 32768, `${name}: -c holds both sequences' 16,384 cells`);
+    assert.equal(s["llama.cpp"].parallel, 2, `${name}: -np 2`);
+    await pick(page, size, touch, "Engine", ENGINE.vllm);
+    s = await waitForState(page, s => s.engine === "vllm", `${name}: vLLM`);
+    assert.equal(s.vllm["max-model-len"], 16384, `${name}: --max-model-len`);
+    assert.equal(s.vllm["max-num-seqs"], 2, `${name}: --max-num-seqs`);
+    await pick(page, size, touch, "Engine", ENGINE.transformers);
+    s = await waitForState(page, s => s.engine === "transformers", `${name}: Transformers`);
+    assert.equal(s.transformers.batch_size, 2, `${name}: the batch`);
+    assert.equal(s.transformers.input_length + (s.transformers.max_new_tokens ?? 512), 16384, `${name}: prompt + new tokens`);
+    await pick(page, size, touch, "Engine", ENGINE.generic);
+    s = await waitForState(page, s => !s.engine || s.engine === "generic", `${name}: vramfit's own`);
+    assert.equal(s.context_tokens, 16384, `${name}: the context came back`);
+    assert.equal(s.concurrent_sequences, 2, `${name}: the sequences came back`);
+    // Training: the sequence length and the micro-batch; back to inference unchanged.
+    await bringIntoView(page, "Training", size, touch);
+    if (touch) await tapWidget(page, "Training"); else await clickWidget(page, "Training");
+    s = await waitForState(page, s => s.mode === "training", `${name}: training`);
+    assert.equal(s.training.sequence_length, 16384, `${name}: the sequence length`);
+    assert.equal(s.training.micro_batch, 2, `${name}: the micro-batch`);
+    await bringIntoView(page, "Inference", size, touch);
+    if (touch) await tapWidget(page, "Inference"); else await clickWidget(page, "Inference");
+    s = await waitForState(page, s => s.mode !== "training", `${name}: inference again`);
+    assert.equal(s.context_tokens, 16384);
+    assert.equal(s.concurrent_sequences, 2);
+    assert.deepEqual(errors, [], name);
+    await context.close();
+  }
+});
+
+test("llama.cpp: the 70B Q4_K_M on two RTX 3090s at 16k starts; the margin is its own field and segment, said apart", async () => {
+  for (const name of ["desktop", "tablet"]) {
+    const size = SIZES[name], touch = name !== "desktop";
+    const request = { v: 1, model: { preset: "llama-3.1-70b" }, weights: { format: "gguf-q4_k_m" }, gpu: { id: "rtx-3090" },
+                      gpu_count: 2, context_tokens: 16384 };
+    const { context, page, errors } = await open(browser, site.origin + "/#" + hashOf(request), size);
+    await pick(page, size, touch, "Engine", ENGINE.llamacpp);
+    await waitForState(page, s => s.engine === "llama.cpp" && s["llama.cpp"]["ctx-size"] === 16384, `${name}: llama.cpp at -c 16384`);
+    await settled(page);
+    let all = (await readAll(page, touch, size.viewport.height)).join(" ");
+    assert.match(all, /llama\.cpp: STARTS on 2 GPUs and the host/, `${name}: the engine starts`);
+    assert.doesNotMatch(all, /DOES NOT|does not start|does not fit/, `${name}: nothing says it does not`);
+    assert.match(all, /Headroom: less than the margin \(10%/, `${name}: the margin said apart`);
+    assert.match(all, /less than the margin: [\d.]+ GB of margin, [\d.]+ GB left/, `${name}: per GPU`);
+    assert.ok((await layout(page)).some(w => w.label === "margin" && w.visible), `${name}: the margin in the legend`);
+    // The margin field, in the engine's own view: 0 is allowed, and then the margin is kept.
+    const field = await bringIntoView(page, "##Margin (%)", size, touch);
+    assert.ok(field.visible, `${name}: the margin field`);
+    await focusTextBox(page, "##Margin (%)", { tap: touch });
+    await page.keyboard.press("Control+A");
+    await typeText(page, "0");
+    await page.keyboard.press("Enter");
+    await waitForState(page, s => s.overhead && s.overhead.margin_fraction === 0, `${name}: margin 0`);
+    // The hand leaves the field (no tooltip stays over the answer).
+    if (!touch) await page.evaluate(() => canvas.dispatchEvent(new PointerEvent("pointerleave", { pointerType: "mouse" })));
+    await settled(page);
+    all = (await readAll(page, touch, size.viewport.height)).join(" ");
+    assert.match(all, /llama\.cpp: STARTS on 2 GPUs and the host/, `${name}: the same verdict`);
+    assert.match(all, /Headroom: the margin is kept on every GPU \(0%/, `${name}: a 0 margin is kept`);
+    assert.deepEqual(layoutProblems(await layout(page), size.viewport), [], `${name}: layout`);
+    await shot(page, `verdict-${name}-llamacpp-margin.png`);
+    assert.deepEqual(errors, [], name);
+    await context.close();
+  }
+});
+
+test("vLLM: a rank whose CUDA graphs may not fit beyond the budget is a warning under a green STARTS, not a red bar", async () => {
+  const size = SIZES.desktop;
+  const request = { v: 1, model: { preset: "llama-3.1-8b" }, gpu: { id: "h100-80" }, engine: "vllm",
+                    vllm: { "max-model-len": 8192, "gpu-memory-utilization": 0.99 } };
+  const { context, page, errors } = await open(browser, site.origin + "/#" + hashOf(request), size);
+  await settled(page);
+  const all = (await texts(page)).join("\n");
+  assert.match(all, /vLLM: STARTS on 1 GPU/);
+  assert.doesNotMatch(all, /does not (start|fit)/, "no rank contradicts the verdict");
+  assert.match(all, /rank 0 H100 80 GB\n[\d.]+ GB of [\d.]+ GB: CUDA graphs may not fit beyond the budget/, "the rank says its warning");
+  assert.match(all, /Headroom: none, [\d.]+ MB over on rank 0 H100 80 GB \(the warning above\)/, "no negative headroom");
+  await shot(page, "verdict-desktop-vllm-ranks.png");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
