@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { serveDist, launch, open, widget, clickWidget, tapWidget, focusTextBox, typeText, settled, frames, layout,
+import { dist, serveDist, launch, open, widget, clickWidget, tapWidget, focusTextBox, typeText, settled, frames, layout,
          layoutProblems, SIZES, waitForState, texts, shot, swipe, hashOf } from "./support.mjs";
 import { startHub } from "../hub/hub_server.mjs";
 import { writeFixtureRepos } from "../hub/fixture_repos.mjs";
@@ -207,6 +207,32 @@ test("embed: a documentation site's iframe reads a model by its Hub id; a preset
   assert.equal(p.model.hub, undefined, "no Hub id beside a preset");
   assert.notEqual((p.weights || {}).format, "as_stored", "a preset has no stored layout");
   assertOnlyPageAndHub(urls);
+  assert.deepEqual(errors.filter(e => !/Failed to load resource/.test(e)), []);
+  await context.close();
+});
+
+test("the single file, opened from disk (file://), reads a GGUF by the Hub URL people copy, through its own module", async () => {
+  const size = SIZES.desktop;
+  const { context, page, errors, urls } = await open(browser, "file://" + path.join(dist, "vramfit.html"), size);
+  await useLocalHub(page, size, false);
+  await typeInto(page, "##hub_id", "https://huggingface.co/org/Tiny-GGUF/blob/main/Tiny-Q8_0.gguf", false);
+  await clickWidget(page, "Read");
+  const s = await waitForState(page, s => s.model && s.model.hub, "the single file's model read from the Hub");
+  assert.equal(s.model.hub, `org/Tiny-GGUF@${hub.sha("org/Tiny-GGUF")}:Tiny-Q8_0.gguf`);
+  assert.equal(s.engine, "llama.cpp");
+  assert.equal(s.weights.format, "as_stored");
+  // What it read is what the JavaScript API reads from the same Hub (the same core, the same readers).
+  const api = await page.evaluate(async endpoint => {
+    const vramfit = await window.vramfitApi();
+    const read = await vramfit.readHubModel("org/Tiny-GGUF:Q8_0", { endpoint });
+    return read.error ? read : { model: read.model, weights: read.weights };
+  }, hub.url);
+  assert.equal(api.error, undefined, JSON.stringify(api.error));
+  assert.ok(s.model.config && s.model.config.num_hidden_layers > 0 && s.weights.stored, "the link holds the config and the stored tensors");
+  assert.deepEqual(s.model.config, api.model.config, "the same config as the JavaScript API's");
+  assert.deepEqual(s.weights.stored, api.weights.stored, "the same tensor bytes as the JavaScript API's");
+  assert.ok(urls.every(u => u.startsWith("file://") || u.startsWith("data:") || u.startsWith(hub.url) ||
+                            new URL(u).hostname === "localhost"), "nothing but the file and the Hub");
   assert.deepEqual(errors.filter(e => !/Failed to load resource/.test(e)), []);
   await context.close();
 });
