@@ -130,12 +130,18 @@
   });
   // The wheel and trackpad in the browser's direction, about three lines per notch (100 CSS
   // pixels, or 3 lines in line mode); Dear ImGui scrolls five lines per wheel unit.
+  // In a frame (an embed in a documentation page), a wheel the app cannot use (nothing to
+  // scroll under the pointer, or at its end) is the browser's: the page around it scrolls. A
+  // page of its own keeps every wheel (a sideways one would otherwise go back in history).
+  const inFrame = window.self !== window.top;
   canvas.addEventListener("wheel", event => {
     if (!ready()) return;
-    event.preventDefault();
     const perUnit = event.deltaMode === 1 ? 5 : event.deltaMode === 2 ? 0.25 : 500 / 3;
+    const dx = -event.deltaX / perUnit, dy = -event.deltaY / perUnit;
     position(event.offsetX, event.offsetY, "mouse");
-    Module._vramfit_wheel(-event.deltaX / perUnit, -event.deltaY / perUnit);
+    if (inFrame && !event.ctrlKey && !Module._vramfit_wheel_used(dx, dy)) { wake(); return; }
+    event.preventDefault();
+    Module._vramfit_wheel(dx, dy);
     wake();
   }, {passive: false});
 

@@ -132,3 +132,67 @@ test("vLLM: a rank whose CUDA graphs may not fit beyond the budget is a warning 
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test("embed: a wheel the calculator cannot use scrolls the documentation page around it", async () => {
+  // A documentation page, taller than the window, with the calculator in an 800 x 500 iframe.
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addInitScript(() => {  // frames() counts the animation frames the app asks for
+    window.__frames = 0;
+    const raf = window.requestAnimationFrame.bind(window);
+    window.requestAnimationFrame = callback => { window.__frames++; return raf(callback); };
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", error => errors.push(String(error)));
+  const request = { v: 1, model: { preset: "qwen3-8b" }, gpu: { id: "rtx-4090" } };
+  // The documentation page, served beside the embed (one browser process for both, as a real
+  // browser has by the time a hand reaches the wheel; a cross-site iframe's first wheel can reach
+  // the page before the browser knows the iframe is under the pointer).
+  const docs = height => `<!doctype html><body style="margin:0"><h1>Docs</h1><p style="height:300px">Text above.</p>
+    <iframe id="calc" src="${site.origin}/embed.html#${hashOf(request)}" width="800" height="${height}" style="border:0"></iframe>
+    <p style="height:2000px">Text below.</p></body>`;
+  let docsHeight = 500;
+  await page.route(url => url.pathname === "/docs.html", route => route.fulfill({ contentType: "text/html", body: docs(docsHeight) }));
+  await page.goto(site.origin + "/docs.html");
+  let frame = page.frames().find(f => f.url().includes("/embed.html"));
+  await frame.waitForFunction(() => window.vramfitTiming, null, { timeout: 60000 });
+  await settled(frame);
+  const hostScroll = () => page.evaluate(() => window.scrollY);
+  const embedTexts = async () => (await frame.evaluate(() => window.vramfitLayout())).filter(w => w.kind === "text" && w.visible)
+    .map(w => `${w.label}@${Math.round(w.y)}`).join("|");
+  // The wheel, notch by notch, as a hand turns it, the pointer kept over the middle of the embed.
+  async function wheelOverEmbed(deltaY) {
+    const box = await page.locator("#calc").boundingBox();
+    await page.mouse.move(box.x + 400, box.y + box.height / 2);
+    await frames(frame, 2);
+    await page.mouse.wheel(0, deltaY);
+    await frames(frame, 2);
+  }
+  const shown = await embedTexts();
+  for (let notch = 0; notch < 4; notch++) await wheelOverEmbed(100);
+  assert.equal(await embedTexts(), shown, "the embed has nothing of its own to scroll here");
+  const down = await hostScroll();
+  assert.ok(down >= 300, `four notches over the embed scrolled the documentation page (${down} px)`);
+  for (let notch = 0; notch < 4; notch++) await wheelOverEmbed(-100);
+  assert.ok(await hostScroll() <= down - 300, "and four notches up scrolled it back");
+
+  // A shorter embed (800 x 240) has more than it shows: the wheel scrolls it first, and the
+  // documentation page only once the embed is at its end.
+  docsHeight = 240;
+  await page.goto(site.origin + "/docs.html?short");
+  frame = page.frames().find(f => f.url().includes("/embed.html"));
+  await frame.waitForFunction(() => window.vramfitTiming, null, { timeout: 60000 });
+  await settled(frame);
+  const before = await embedTexts();
+  await wheelOverEmbed(100);
+  assert.notEqual(await embedTexts(), before, "the embed's own content moved");
+  assert.equal(await hostScroll(), 0, "the documentation page stayed");
+  let notches = 1;
+  while ((await hostScroll()) === 0 && notches < 40) {
+    await wheelOverEmbed(100);
+    notches++;
+  }
+  assert.ok(notches > 1 && notches < 40, `the page scrolled once the embed was at its end (${notches} notches)`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

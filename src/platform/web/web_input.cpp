@@ -152,6 +152,26 @@ EMSCRIPTEN_KEEPALIVE void vramfit_wheel(double dx, double dy) {
   ImGui::GetIO().AddMouseWheelEvent(static_cast<float>(dx), static_cast<float>(dy));
 }
 
+// Whether the app would use this wheel: the window Dear ImGui's UpdateMouseWheel scrolls (the one
+// a wheel under way is locked to, else the one under the pointer or above it) can still move that way. A wheel it
+// cannot use (nothing to scroll there, or at its end) is left to the browser, so the page that
+// embeds the app scrolls (web/shell.js).
+EMSCRIPTEN_KEEPALIVE int vramfit_wheel_used(double dx, double dy) {
+  ImGuiContext& g = *ImGui::GetCurrentContext();
+  if (g.OpenPopupStack.Size > 0 || g.ActiveId != 0) return 1;  // a list or a drag has the wheel
+  for (int axis = 0; axis < 2; ++axis) {
+    const double delta = axis == 0 ? dx : dy;
+    if (delta == 0.0) continue;
+    // While a wheel goes on, Dear ImGui keeps it on the window it began in (LockWheelingWindow).
+    ImGuiWindow* window = vramfit::scrollable(g.WheelingWindow ? g.WheelingWindow : g.HoveredWindow, axis);
+    if (!window) continue;
+    // A positive wheel moves the content down (towards the start). Dear ImGui rounds the scroll
+    // to whole pixels, so a ScrollMax with a fraction is never reached: its end is within a pixel.
+    if (delta > 0.0 ? window->Scroll[axis] >= 1.0f : window->Scroll[axis] <= window->ScrollMax[axis] - 1.0f) return 1;
+  }
+  return 0;
+}
+
 EMSCRIPTEN_KEEPALIVE void vramfit_touch_scroll(double dx, double dy) {
   vramfit::g_touch_scroll.x += static_cast<float>(dx);
   vramfit::g_touch_scroll.y += static_cast<float>(dy);
