@@ -30,7 +30,7 @@ std::string g_gpu_filter, g_draft_filter;
 // The long flag name and its meaning, on hovering the last item (the field's label): a "(?)"
 // marker after a flag's name would not fit beside the narrowest inputs panel.
 void tip(const char* text) {
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+  if (tooltip_wanted()) wrapped_tooltip(text);
 }
 
 const char* const kCacheTypes[] = {"f16", "bf16", "f32", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};

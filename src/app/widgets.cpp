@@ -222,6 +222,31 @@ void section(const char* title) {
   ImGui::Separator();
 }
 
+bool tooltip_wanted() {
+  // The tooltip a tap pinned: its item (by window and place: a text has no id) and the last
+  // frame it was drawn in; an item scrolled away or gone lets it go.
+  static ImGuiID pinned = 0;
+  static int pinned_seen = -1;
+  ImGuiContext& g = *ImGui::GetCurrentContext();
+  const ImGuiIO& io = ImGui::GetIO();
+  const ImRect rect = g.LastItemData.Rect;
+  const ImGuiID id = ImHashData(&rect, sizeof rect, g.CurrentWindow ? g.CurrentWindow->ID : 0);
+  if (pinned != 0 && pinned_seen < g.FrameCount - 1) pinned = 0;
+  const bool hovered = ImGui::IsItemHovered();
+  if (io.MouseSource != ImGuiMouseSource_TouchScreen) return hovered;
+  // A finger's tap (no drag) that did not press the item's own control (a combo's box, a
+  // field): on this item it pins its tooltip or, pinned already, unpins it; anywhere else it
+  // unpins this item's.
+  const bool tap = ImGui::IsMouseReleased(0) && io.MouseDragMaxDistanceSqr[0] < io.MouseDragThreshold * io.MouseDragThreshold;
+  if (tap && hovered && !ImGui::IsItemDeactivated() && !ImGui::IsItemActive()) {
+    pinned = pinned == id ? 0 : id;
+  } else if (tap && pinned == id) {
+    pinned = 0;
+  }
+  if (pinned == id) pinned_seen = g.FrameCount;
+  return pinned == id;
+}
+
 void help_marker(const char* text) {
   ImGui::SameLine();
   // Right to left, an item put at the line's right edge (a checkbox alone on its line) has its
@@ -231,13 +256,17 @@ void help_marker(const char* text) {
                                      ImGui::GetCursorScreenPos().y));
   }
   ImGui::TextDisabled("(?)");
-  if (ImGui::IsItemHovered()) {
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(em(28.0f));
-    ImGui::TextUnformatted(text);
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-  }
+  if (tooltip_wanted()) wrapped_tooltip(text);
+}
+
+void wrapped_tooltip(const char* text) {
+  // At most 28 em wide, and on a phone no wider than the screen less a margin each side, so that
+  // Dear ImGui can place it whole on the screen.
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(std::min(em(28.0f), ImGui::GetMainViewport()->WorkSize.x - em(3.0f)));
+  ImGui::TextUnformatted(text);
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
 }
 
 void ItemRow::start() {

@@ -102,6 +102,11 @@ void legend_entry(ItemRow& row, ImU32 colour, const char* name);  // em(0.9) apa
 
 // A titled divider between groups of inputs.
 void section(const char* title);
+// Whether the last item's tooltip shows: hovered by a mouse or a pen, or tapped by a finger (a
+// tap shows it until a second tap on it or a tap elsewhere: a touch screen has no hover).
+bool tooltip_wanted();
+// A tooltip whose text wraps to fit the screen.
+void wrapped_tooltip(const char* text);
 // "(?)" after the last item, with `text` as its tooltip.
 void help_marker(const char* text);
 

@@ -238,9 +238,9 @@ test("tablet: llama.cpp with a draft model in Arabic: the verdict, the facts and
     await collect();
   }
   const shown = [...seen.values()].map(i => i.shown.replace(/\u200e/g, ""));  // (the marks that keep "-md" together)
-  assert.ok(shown.some(t => t.startsWith("llama.cpp: يتسع") || t.startsWith("llama.cpp: لا يتسع")), "the verdict in Arabic");
+  assert.ok(shown.some(t => t.startsWith("llama.cpp: يبدأ العمل") || t.startsWith("llama.cpp: لا يبدأ العمل")), "the verdict in Arabic");
   assert.ok(shown.some(t => t.startsWith("نموذج المسودة (-md): Llama 3.2 1B")), "the draft's fact in Arabic");
-  assert.ok(shown.some(t => t.startsWith("أكبر -ngl يتسع:")), "the limits in Arabic");
+  assert.ok(shown.some(t => t.startsWith("أكبر -ngl يبدأ معه العمل:")), "the limits in Arabic");
   // What llama.cpp prints stays as llama.cpp prints it (a log to compare with).
   assert.ok(shown.some(t => /^llama_kv_cache: +CUDA0 KV buffer size = /.test(t)), "llama.cpp's own lines");
   const printed = /^(load_tensors|llama_kv_cache|llama_context|llama_adapter_lora_init_impl|graph_reserve|clip_ctx):/;

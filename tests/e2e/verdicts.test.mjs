@@ -196,3 +196,46 @@ test("embed: a wheel the calculator cannot use scrolls the documentation page ar
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test("phone: a tap shows a (?) help and a flag's meaning; a second tap or a tap elsewhere closes it", async () => {
+  const size = SIZES.phone;
+  const request = { v: 1, model: { preset: "qwen3-8b" }, weights: { format: "gguf-q4_k_m" }, gpu: { id: "rtx-4090" }, engine: "llama.cpp" };
+  const { context, page, errors } = await open(browser, site.origin + "/#" + hashOf(request), size);
+  const meaning = "--n-gpu-layers: repeating layers on the GPUs, then the output layer; -1: all (the default).";
+  const shows = async text => (await texts(page)).some(t => t.includes(text));
+  // A flag's label: tapped, its long name and meaning; tapped again, gone.
+  await bringIntoView(page, "-ngl", size, true);
+  assert.equal(await shows("--n-gpu-layers:"), false, "nothing before the tap");
+  await tapWidget(page, "-ngl");
+  await settled(page);
+  assert.ok(await shows("--n-gpu-layers:"), "the tap shows the flag's meaning");
+  await frames(page, 3);
+  assert.ok(await shows("--n-gpu-layers:"), "and it stays after the finger is lifted");
+  await tapWidget(page, "-ngl");
+  await settled(page);
+  assert.equal(await shows("--n-gpu-layers:"), false, "a second tap closes it");
+  // A "(?)" in vramfit's own inputs: tapped, its help; a tap on something that does nothing
+  // (the title) closes it.
+  await pick(page, size, true, "Engine", ENGINE.generic);
+  await waitForState(page, s => !s.engine, "vramfit's own model");
+  await bringIntoView(page, "(?)", size, true);
+  const marker = (await layout(page)).find(w => w.label === "(?)" && w.visible);
+  assert.ok(marker, "a (?) on the screen");
+  const shown = new Set(await texts(page));
+  await page.touchscreen.tap(marker.x + marker.w / 2, marker.y + marker.h / 2);
+  await settled(page);
+  const help = (await texts(page)).filter(t => !shown.has(t));
+  assert.ok(help.length > 0, "the tap on (?) shows its help");
+  for (const item of (await layout(page)).filter(w => help.includes(w.label) && w.visible)) {
+    assert.ok(item.x >= 0 && item.x + item.w <= size.viewport.width, `the help is on the screen, whole: ${item.label}`);
+  }
+  await shot(page, "verdict-phone-help-tap.png");
+  const title = await widget(page, "vramfit");
+  await page.touchscreen.tap(title.cx, title.cy);
+  await settled(page);
+  const left = await texts(page);
+  assert.ok(help.every(t => !left.includes(t)), "a tap elsewhere closes the help");
+  assert.ok(!(await shows(meaning)), "nothing pinned is left");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
