@@ -99,13 +99,33 @@ bool InputsPanel::draw_mode(Request& request, bool focus_first) {
   return true;
 }
 
+namespace {
+
+// What each picker shows closed: the embed's row sizes each one to its text.
+std::string model_preview(const Request& request) {
+  if (request.has_custom_model) return request.custom_model_name.empty() ? "Custom" : request.custom_model_name;
+  const ModelPreset* p = builtin_catalog().find_model(request.model_preset);
+  return p ? p->name : request.model_preset;
+}
+
+std::string weights_preview(const Request& request) {
+  const WeightFormat* f = builtin_catalog().formats.find_format(request.weight_format);
+  return f ? f->label : request.weight_format;
+}
+
+// Memory as the card is sold: "24 GB" cards hold 24 GiB, so the list shows GiB, not 25.8 GB.
+std::string gpu_entry(const Gpu& g) { return g.name + "  (" + format_bytes(g.total_bytes, DisplayUnits::gib, 1) + ")"; }
+
+std::string gpu_preview(const Request& request, bool custom) {
+  const Gpu* gpu = builtin_catalog().find_gpu(request.gpu_id);
+  return custom ? tr("Custom GPU") : (gpu ? gpu_entry(*gpu) : request.gpu_id);
+}
+
+}  // namespace
+
 bool InputsPanel::draw_model_picker(Request& request) {
   const Catalog& catalog = builtin_catalog();
-  std::string preview = request.custom_model_name.empty() ? "Custom" : request.custom_model_name;
-  if (!request.has_custom_model) {
-    const ModelPreset* p = catalog.find_model(request.model_preset);
-    preview = p ? p->name : request.model_preset;
-  }
+  const std::string preview = model_preview(request);
   FilteredCombo models;
   bool picked = false;
   if (models.begin("Model", preview, model_filter_)) {
@@ -311,9 +331,8 @@ bool InputsPanel::draw_weights_picker(Request& request) {
     return changed;
   }
   const Catalog& catalog = builtin_catalog();
-  const WeightFormat* f = catalog.formats.find_format(request.weight_format);
   FilteredCombo formats;
-  if (formats.begin("Weights", f ? f->label : request.weight_format, format_filter_)) {
+  if (formats.begin("Weights", weights_preview(request), format_filter_)) {
     for (const WeightFormat& w : catalog.formats.formats) {
       if (formats.item(w.label, w.id, w.id == request.weight_format)) {
         request.weight_format = w.id;
@@ -333,24 +352,37 @@ bool InputsPanel::draw_weights_picker(Request& request) {
 }
 
 bool InputsPanel::draw_compact(Request& request, Platform& platform) {
-  // Model, weights, context and GPU in one row (wrapping on a narrow embed).
+  // Model, weights, context and GPU in one row, each as wide as its value needs (no "GGUF Q4_"
+  // or "32,76"), wrapping to the next line where the next one does not fit (a narrow embed).
   if (request.mode != Mode::inference) return false;  // a training link keeps its settings
-  const float width = std::max((ImGui::GetContentRegionAvail().x - em(1.5f)) / 4.0f, em(9.0f));
-  auto next = [&](bool first) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float row = ImGui::GetContentRegionAvail().x;
+  const float least = std::max((row - em(1.5f)) / 4.0f, em(9.0f)) * 0.55f;
+  const float arrow = ImGui::GetFrameHeight();
+  auto combo_width = [&](const std::string& preview) {
+    return ImGui::CalcTextSize(preview.c_str()).x + 2.0f * style.FramePadding.x + arrow + style.ItemInnerSpacing.x;
+  };
+  // The number field: its longest value, then its -, + and <> buttons.
+  const float context_width = ImGui::CalcTextSize(with_thousands(kMaxContextTokens).c_str()).x + 2.0f * style.FramePadding.x +
+                              2.0f * (arrow + style.ItemInnerSpacing.x) + ImGui::CalcTextSize("<>").x +
+                              2.0f * style.FramePadding.x + 2.0f * style.ItemInnerSpacing.x + em(0.5f);
+  auto next = [&](bool first, float wanted, const char* label) {
+    const float label_width = ImGui::CalcTextSize(label).x + style.ItemInnerSpacing.x;
+    const float width = std::min(std::max(wanted, least), row - label_width);
     if (!first) {
       ImGui::SameLine();
-      if (ImGui::GetCursorPosX() + width > ImGui::GetWindowContentRegionMax().x) ImGui::NewLine();
+      if (ImGui::GetCursorPosX() + width + label_width > ImGui::GetWindowContentRegionMax().x) ImGui::NewLine();
     }
-    ImGui::SetNextItemWidth(width * 0.55f);
+    ImGui::SetNextItemWidth(width);
   };
   bool changed = false;
-  next(true);
+  next(true, combo_width(model_preview(request)), "Model");
   changed |= draw_model_picker(request);
-  next(false);
+  if (!request.has_stored_weights) next(false, combo_width(weights_preview(request)), "Weights");
   changed |= draw_weights_picker(request);
-  next(false);
+  next(false, context_width, "Context");
   changed |= number_field("Context", request.settings.context_tokens, 1, kMaxContextTokens, Steps::doubling);
-  next(false);
+  next(false, combo_width(gpu_preview(request, request.gpu_capacity_bytes > 0 || custom_gpu_)), "GPU");
   changed |= draw_gpu_picker(request);
   hub_.draw(platform);  // a model by its Hub id, in an embed too (read into the link, which the embed keeps)
   return changed;
@@ -373,15 +405,11 @@ bool InputsPanel::draw_gpu(Request& request) {
 bool InputsPanel::draw_gpu_picker(Request& request) {
   bool changed = false;
   const Catalog& catalog = builtin_catalog();
-  const Gpu* gpu = catalog.find_gpu(request.gpu_id);
   const bool custom = request.gpu_capacity_bytes > 0 || custom_gpu_;
-  // Memory as the card is sold: "24 GB" cards hold 24 GiB, so the list shows GiB, not 25.8 GB.
-  auto memory = [](int64_t bytes) { return format_bytes(bytes, DisplayUnits::gib, 1); };
-  const std::string preview = custom ? tr("Custom GPU") : (gpu ? gpu->name + "  (" + memory(gpu->total_bytes) + ")" : request.gpu_id);
   FilteredCombo gpus;
-  if (gpus.begin("GPU", preview, gpu_filter_)) {
+  if (gpus.begin("GPU", gpu_preview(request, custom), gpu_filter_)) {
     for (const Gpu& g : catalog.gpus) {
-      if (gpus.item(g.name + "  (" + memory(g.total_bytes) + ")", g.id, !custom && g.id == request.gpu_id)) {
+      if (gpus.item(gpu_entry(g), g.id, !custom && g.id == request.gpu_id)) {
         request.gpu_id = g.id;
         request.gpu_capacity_bytes = 0;
         custom_gpu_ = false;
@@ -392,6 +420,7 @@ bool InputsPanel::draw_gpu_picker(Request& request) {
     gpus.end();
   }
   if (custom) {
+    const Gpu* gpu = catalog.find_gpu(request.gpu_id);
     int64_t capacity = request.gpu_capacity_bytes > 0 ? request.gpu_capacity_bytes : (gpu ? gpu->total_bytes : 24 * kGiB);
     if (memory_field("Memory (GiB)", capacity, kMiB, kGiB * 1024 * 1024) || request.gpu_capacity_bytes <= 0) {
       request.gpu_capacity_bytes = capacity;

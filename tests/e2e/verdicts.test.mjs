@@ -239,3 +239,30 @@ test("phone: a tap shows a (?) help and a flag's meaning; a second tap or a tap 
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test("embed: the row's fields are as wide as their values, at 800 x 500 and 360 wide", async () => {
+  for (const width of [800, 360]) {
+    const size = { viewport: { width, height: 500 } };
+    const request = { v: 1, model: { preset: "llama-3.1-70b" }, weights: { format: "gguf-q4_k_m" }, gpu: { id: "rtx-3090" },
+                      context_tokens: 131072 };
+    const { context, page, errors } = await open(browser, site.origin + "/embed.html#" + hashOf(request), size);
+    await settled(page);
+    const items = await layout(page);
+    const model = items.find(w => w.label === "Model" && w.kind === "widget");
+    // The model's name, as the results draw it in full, fits in the closed list with its arrow.
+    const name = items.find(w => w.kind === "text" && w.label === "Llama 3.1 70B (and 3.3 70B)");
+    assert.ok(name, `${width}: the model's name in the results`);
+    assert.ok(model.w >= name.w + model.h, `${width}: the Model list (${model.w} px) holds its name (${name.w} px) and its arrow`);
+    // The context box holds "16,777,216", the longest context, as wide as 10 of the "Context" label's characters and more.
+    const box = items.find(w => w.label === "##Context");
+    const label = items.find(w => w.kind === "text" && w.label === "Context");
+    assert.ok(box.w >= (label.w / 7) * 10, `${width}: the context box (${box.w} px) holds 16,777,216`);
+    for (const w of items.filter(i => ["Model", "Weights", "##Context", "GPU"].includes(i.label))) {
+      assert.ok(w.x >= 0 && w.x + w.w <= width, `${width}: ${w.label} is on the screen, whole`);
+    }
+    assert.deepEqual(layoutProblems(items, size.viewport), [], `${width}: layout`);
+    await shot(page, `verdict-embed-${width}.png`);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
