@@ -198,12 +198,8 @@ bool draw_vllm_inputs(Request& request) {
   tip("--pipeline-parallel-size");
   changed |= number_field("--max-model-len", v.max_model_len, 0, kMaxContextTokens, Steps::doubling);
   tip("Tokens of one request; 0: the model's.");
-  int64_t percent = static_cast<int64_t>(v.gpu_memory_utilization * 100.0 + 0.5);
-  if (number_field("GPU memory %", percent, 1, 100, Steps::by_one)) {
-    v.gpu_memory_utilization = static_cast<double>(percent) / 100.0;
-    changed = true;
-  }
-  tip("--gpu-memory-utilization, in percent: vLLM's share of the GPU's memory.");
+  changed |= fraction_field("--gpu-memory-utilization", v.gpu_memory_utilization, 0.01, 1.0);
+  tip("vLLM's share of the GPU's memory, a fraction as the flag takes it (0.9), or a percent (90%).");
   changed |= number_field("--max-num-seqs", v.max_num_seqs, 0, kMaxSequences, Steps::doubling);
   tip("0: vLLM's default for the GPU (1024 on GPUs of 70 GiB or more but the A100, else 256).");
   changed |= number_field("batched tokens", v.max_num_batched_tokens, 0, kMaxContextTokens, Steps::doubling);

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "core/units.hpp"
@@ -157,6 +159,47 @@ bool memory_field(const char* label, int64_t& bytes, int64_t min, int64_t max) {
   field_label_and_error(label, state);
   ImGui::PopID();
   return bytes != before;
+}
+
+namespace {
+
+// A fraction in hundredths, as vLLM's flags write it: 90 -> "0.90".
+std::string as_fraction(int64_t hundredths) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%lld.%02lld", static_cast<long long>(hundredths / 100), static_cast<long long>(hundredths % 100));
+  return text;
+}
+
+// "0.95" (the flag's own fraction), "95%" or "95" (a percent) -> 95 hundredths.
+bool parse_fraction(const std::string& text, int64_t& hundredths, std::string& why) {
+  std::string t = text;
+  while (!t.empty() && t.back() == ' ') t.pop_back();
+  const bool percent = !t.empty() && t.back() == '%';
+  if (percent) t.pop_back();
+  char* end = nullptr;
+  const double value = std::strtod(t.c_str(), &end);
+  if (t.empty() || end == t.c_str() || *end != '\0' || !std::isfinite(value)) {
+    why = "not a number: a fraction (0.9) or a percent (90%)";
+    return false;
+  }
+  hundredths = std::llround(percent || value > 1.0 ? value : value * 100.0);
+  return true;
+}
+
+}  // namespace
+
+bool fraction_field(const char* label, double& fraction, double min, double max) {
+  ImGui::PushID(label);
+  NumberFieldState& state = g_number_fields[ImGui::GetID("##state")];
+  int64_t hundredths = std::llround(fraction * 100.0);
+  const int64_t before = hundredths;
+  typed_text_box(std::string("##") + label, state, hundredths, std::llround(min * 100.0), std::llround(max * 100.0), as_fraction,
+                 parse_fraction, "Type a fraction or a percent: 0.95 or 95%");
+  field_label_and_error(label, state);
+  ImGui::PopID();
+  if (hundredths == before) return false;
+  fraction = static_cast<double>(hundredths) / 100.0;
+  return true;
 }
 
 bool choice_combo(const char* label, int& value, const Choice* choices, size_t count) {

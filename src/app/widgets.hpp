@@ -49,6 +49,10 @@ bool number_field(const char* label, int64_t& value, int64_t min, int64_t max, S
 // number_field: counts when the edit settles; bad text keeps the old value and says why.
 bool memory_field(const char* label, int64_t& bytes, int64_t min, int64_t max);
 
+// A fraction in [min, max] in hundredths, shown as the flag writes it ("0.90") and typed either
+// way: "0.95" or "95%" (a number above 1 is read as a percent). Same rules as number_field.
+bool fraction_field(const char* label, double& fraction, double min, double max);
+
 // A combo over labelled values; enum_combo() gives it an enum's.
 struct Choice {
   int value;

@@ -266,3 +266,22 @@ test("embed: the row's fields are as wide as their values, at 800 x 500 and 360 
     await context.close();
   }
 });
+
+test("vLLM's --gpu-memory-utilization takes the flag's own 0.95 and a percent, 80%", async () => {
+  const size = SIZES.desktop;
+  const request = { v: 1, model: { preset: "llama-3.1-8b" }, gpu: { id: "h100-80" }, engine: "vllm" };
+  const { context, page, errors } = await open(browser, site.origin + "/#" + hashOf(request), size);
+  assert.equal((await widget(page, "##--gpu-memory-utilization")).label, "##--gpu-memory-utilization");
+  for (const [typed, fraction] of [["0.95", 0.95], ["80%", 0.8], ["0.9", 0.9]]) {
+    await bringIntoView(page, "##--gpu-memory-utilization", size, false);
+    await focusTextBox(page, "##--gpu-memory-utilization");
+    await page.keyboard.press("Control+A");
+    await typeText(page, typed);
+    await page.keyboard.press("Enter");
+    await waitForState(page, s => ((s.vllm || {})["gpu-memory-utilization"] ?? 0.9) === fraction, `${typed} is ${fraction}`);
+  }
+  await settled(page);
+  assert.ok((await texts(page)).some(t => t.includes("gpu_memory_utilization (0.90)")), "vLLM's own line says 0.90");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
