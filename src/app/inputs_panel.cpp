@@ -391,7 +391,16 @@ bool InputsPanel::draw_compact(Request& request, Platform& platform) {
 bool InputsPanel::draw_gpu(Request& request) {
   section("GPU");
   bool changed = draw_gpu_picker(request);
-  if (!request.has_network) {
+  // Where the engine's own flags or the list of GPUs say how many, the count says so, not a field
+  // of its own that could disagree ("GPU count 1" under "-tp 2").
+  const bool engine_counts = request.mode == Mode::inference && request.engine != Engine::generic &&
+                             (request.engine == Engine::vllm || !request.gpu_ids.empty());
+  if (!request.has_network && engine_counts) {
+    const int64_t count = !request.gpu_ids.empty() ? static_cast<int64_t>(request.gpu_ids.size())
+                                                   : request.vllm.tensor_parallel_size * request.vllm.pipeline_parallel_size;
+    text_wrapped_at_spaces_disabled(tr("GPU count: ") + std::to_string(count) +
+                                    tr(!request.gpu_ids.empty() ? " (the GPUs listed above)" : " (-tp x -pp)"));
+  } else if (!request.has_network) {
     if (number_field("GPU count", request.settings.gpu_count, 1, kMaxGpuCount, Steps::by_one)) {
       request.training.gpu_count = request.settings.gpu_count;
       changed = true;

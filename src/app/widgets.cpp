@@ -99,7 +99,8 @@ void field_label_and_error(const char* label, const NumberFieldState& state) {
   }
 }
 
-std::string in_gib(int64_t bytes) { return format_bytes(bytes, DisplayUnits::gib, 2); }
+// In GiB, as the field's label says, 0 included ("0 GiB", not format_bytes' "0 B").
+std::string in_gib(int64_t bytes) { return bytes == 0 ? "0 GiB" : format_bytes(bytes, DisplayUnits::gib, 2); }
 }  // namespace
 
 bool number_field(const char* label, int64_t& value, int64_t min, int64_t max, Steps steps) {

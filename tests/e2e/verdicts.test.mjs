@@ -285,3 +285,21 @@ test("vLLM's --gpu-memory-utilization takes the flag's own 0.95 and a percent, 8
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test("vLLM at -tp 2: the GPU count says 2 from -tp x -pp, no field that says 1", async () => {
+  const size = SIZES.desktop;
+  const request = { v: 1, model: { preset: "llama-3.1-8b" }, gpu: { id: "h100-80" }, engine: "vllm", vllm: { "tensor-parallel-size": 2 } };
+  const { context, page, errors } = await open(browser, site.origin + "/#" + hashOf(request), size);
+  // The wheel over the inputs, down to the GPU section at their end.
+  await page.mouse.move(150, 400);
+  for (let notch = 0; notch < 12; notch++) await page.mouse.wheel(0, 300);
+  await settled(page);
+  const shown = await texts(page);
+  assert.ok(shown.includes("GPU count: 2 (-tp x -pp)"), "the count from -tp x -pp");
+  assert.ok(!(await layout(page)).some(w => w.label === "##GPU count"), "no GPU count field to disagree");
+  await pick(page, size, false, "Engine", ENGINE.llamacpp);
+  await waitForState(page, s => s.engine === "llama.cpp", "llama.cpp");
+  assert.equal((await widget(page, "##GPU count", { visible: false })).label, "##GPU count", "llama.cpp takes the count");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
