@@ -26,7 +26,7 @@ void App::init(const std::string& hash, bool embed, FitMapRenderer* renderer) {
   fit_map_.set_renderer(renderer);
   read_typed_digits_as_western();
   request_.network_settings.batch = 128;
-  if (!hash.empty()) load_hash(hash);  // a malformed hash leaves a notice; the defaults stand
+  if (!hash.empty()) load_hash(hash);  // a malformed hash leaves a notice and the defaults
   dirty_ = true;
   from_location_ = true;  // the first frame writes the canonical hash in place
 }
@@ -34,7 +34,13 @@ void App::init(const std::string& hash, bool embed, FitMapRenderer* renderer) {
 bool App::load_hash(const std::string& hash) {
   auto decoded = decode_url_hash(hash);
   if (!decoded) {
+    // As the notice says: the defaults, not the state an earlier link left.
     notice_ = tr("The link's configuration could not be read (") + decoded.error().message + tr("); showing the defaults.");
+    request_ = Request{};
+    request_.network_settings.batch = 128;
+    inputs_.show_request(request_);
+    inputs_.hub().show_source(request_.custom_model_hub);
+    dirty_ = true;
     return false;
   }
   request_ = *decoded;
@@ -283,7 +289,9 @@ void App::draw_top_bar(Platform& platform) {
     dirty_ = true;
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Units: GB = 10^9 bytes, GiB = 2^30 bytes (click to switch)");
-  if (button(dark_ ? "Light" : "Dark")) set_dark(!dark_);
+  // Like the units and the digits, the theme's button names the theme shown (its tooltip says a click switches).
+  if (button(dark_ ? "Dark" : "Light")) set_dark(!dark_);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Theme: light or dark (click to switch)");
   if (button("Copy Markdown")) {
     const bool engine = request_.engine != Engine::generic && report_;
     platform.copy_text(ui_text(engine ? engine_markdown(request_, *report_) : markdown(request_, report_)));

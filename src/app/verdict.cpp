@@ -83,9 +83,16 @@ void draw_limits(const Request& request, const Report& r, const ActiveFit& fit) 
       } else {
         const std::string context = r.prepared.model.is_recurrent() ? tr("any (a fixed state)")
                                                                     : with_thousands(r.fit.max_context_tokens) + tr(" tokens");
-        ImGui::TextWrapped("Longest context: %s   Most sequences: %s   Fewest GPUs: %s", context.c_str(),
-                           with_thousands(r.fit.max_concurrent_sequences).c_str(),
-                           r.fit.min_gpus > 0 ? std::to_string(r.fit.min_gpus).c_str() : tr("more than 64"));
+        const char* gpus = r.fit.min_gpus > 0 ? nullptr : tr("more than 64");
+        const std::string fewest = gpus ? gpus : std::to_string(r.fit.min_gpus);
+        if (r.fit.max_concurrent_sequences == 0) {
+          // Not "Most sequences: 0": the context asked for does not fit, and the longest that does is beside it.
+          ImGui::TextWrapped("Longest context: %s   Most sequences: none at %s tokens (that context does not fit)   Fewest GPUs: %s",
+                             context.c_str(), with_thousands(request.settings.context_tokens).c_str(), fewest.c_str());
+        } else {
+          ImGui::TextWrapped("Longest context: %s   Most sequences: %s   Fewest GPUs: %s", context.c_str(),
+                             with_thousands(r.fit.max_concurrent_sequences).c_str(), fewest.c_str());
+        }
       }
       break;
     case AppMode::layer_list:

@@ -303,3 +303,27 @@ test("vLLM at -tp 2: the GPU count says 2 from -tp x -pp, no field that says 1",
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test("a context that does not fit says so (not 'Most sequences: 0'); a garbage link shows the defaults it names; the theme button names the theme", async () => {
+  const size = SIZES.desktop;
+  const request = { v: 1, model: { preset: "llama-3.1-8b" }, gpu: { id: "rtx-4090" }, context_tokens: 131072 };
+  const { context, page, errors } = await open(browser, site.origin + "/#" + hashOf(request), size);
+  let all = (await texts(page)).join(" ");
+  assert.match(all, /Most sequences: none at 131,072 tokens \(that context does not fit\)/);
+  assert.doesNotMatch(all, /Most sequences: 0\b/);
+  assert.match(all, /Longest context: [\d,]+ tokens/);
+  // A link whose state cannot be read: the notice says the defaults are shown, and they are.
+  await page.evaluate(() => { location.hash = "#r=not-a-state"; });
+  await page.waitForFunction(() => window.vramfitLayout().some(w => /showing the defaults/.test(w.label)), null, { timeout: 20000 });
+  const s = await waitForState(page, s => !s.context_tokens, "the defaults");
+  assert.equal(s.model, undefined, "the default model (left out of the link)");
+  assert.equal((s.gpu || {}).id ?? "rtx-4090", "rtx-4090");
+  // The theme's button names the theme shown, as the units' button does.
+  const light = await widget(page, "Light");
+  assert.ok(light.visible, "the light theme says Light");
+  await clickWidget(page, "Light");
+  await settled(page);
+  assert.ok((await widget(page, "Dark")).visible, "a click: the dark theme, and the button says Dark");
+  assert.deepEqual(errors.filter(e => !/Failed to load resource/.test(e)), []);
+  await context.close();
+});
