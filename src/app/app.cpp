@@ -52,6 +52,7 @@ bool App::load_hash(const std::string& hash) {
 }
 
 void App::apply_file_fragment(const json& fragment) {
+  notice_.clear();  // a new file's notice, or none: never the one an earlier file left
   if (fragment.contains("error")) {
     notice_ = tr("Could not read the file: ") + fragment["error"].value("message", tr("unknown error"));
     return;

@@ -5,7 +5,9 @@
 //   node --test tests/e2e/     (after scripts/build_dist.sh)
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { serveDist, launch, open, widget, clickWidget, tapWidget, focusTextBox, typeText, frames, settled, layout,
+import fs from "node:fs";
+import path from "node:path";
+import { root, serveDist, launch, open, widget, clickWidget, tapWidget, focusTextBox, typeText, frames, settled, layout,
          layoutProblems, SIZES, hashOf, waitForState, texts, readAll, shot, swipe } from "./support.mjs";
 
 let site, browser;
@@ -326,4 +328,31 @@ test("a context that does not fit says so (not 'Most sequences: 0'); a garbage l
   assert.ok((await widget(page, "Dark")).visible, "a click: the dark theme, and the button says Dark");
   assert.deepEqual(errors.filter(e => !/Failed to load resource/.test(e)), []);
   await context.close();
+});
+
+test("a second pasted config replaces the first one's notice", async () => {
+  const opened = await open(browser, site.origin + "/", { ...SIZES.desktop, permissions: ["clipboard-read", "clipboard-write"] });
+  const { page, errors } = opened;
+  const paste = async config => {
+    await focusTextBox(page, "##config");
+    await page.keyboard.press("Control+A");
+    await page.evaluate(text => navigator.clipboard.writeText(text), JSON.stringify(config));
+    await page.keyboard.press("Control+V");
+    await frames(page, 3);
+    await clickWidget(page, "Use this config");
+    await settled(page);
+  };
+  await clickWidget(page, "Paste a config.json");
+  await frames(page, 2);
+  // Without num_key_value_heads: read, with what was assumed said.
+  await paste({ model_type: "llama", hidden_size: 4096, intermediate_size: 11008, num_hidden_layers: 32, num_attention_heads: 32,
+                vocab_size: 32000, _name_or_path: "first/llama" });
+  await waitForState(page, s => s.model && s.model.name === "llama", "the first config");
+  assert.ok((await texts(page)).some(t => t.includes("num_key_value_heads missing")), "the first config's notice");
+  // A complete config: nothing assumed, and the first one's notice is gone.
+  await paste({ ...JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/configs/falcon-7b.json"), "utf8")), _name_or_path: "tiiuae/falcon-7b" });
+  await waitForState(page, s => s.model && s.model.name === "falcon-7b", "the second config");
+  assert.ok(!(await texts(page)).some(t => t.includes("num_key_value_heads missing")), "no notice left from the first");
+  assert.deepEqual(errors, []);
+  await opened.context.close();
 });
