@@ -293,17 +293,21 @@ void App::draw_top_bar(Platform& platform) {
   // Like the units and the digits, the theme's button names the theme shown (its tooltip says a click switches).
   if (button(dark_ ? "Dark" : "Light")) set_dark(!dark_);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Theme: light or dark (click to switch)");
+  // A copy that is done now is confirmed now; the page's clipboard answers later (App::copied).
+  auto copy = [&](const std::string& text) {
+    if (platform.copy_text(text)) copied(true);
+  };
   if (button("Copy Markdown")) {
     const bool engine = request_.engine != Engine::generic && report_;
-    platform.copy_text(ui_text(engine ? engine_markdown(request_, *report_) : markdown(request_, report_)));
+    copy(ui_text(engine ? engine_markdown(request_, *report_) : markdown(request_, report_)));
   }
-  if (button("Copy JSON") && report_) platform.copy_text(report_to_json(*report_).dump(2));
+  if (button("Copy JSON") && report_) copy(report_to_json(*report_).dump(2));
   const std::string link = platform.link_to(hash_);
   if (!link.empty()) {
     if (embed_) {
       if (button("Open full page")) platform.open_link(link);
     } else if (button("Copy link")) {
-      platform.copy_text(link);
+      copy(link);
     }
   }
   const std::string embed_link = platform.embed_link_to(hash_);
@@ -318,12 +322,31 @@ void App::draw_top_bar(Platform& platform) {
       ImGui::TextDisabled("%s", snippet.c_str());
       ImGui::PopTextWrapPos();
       if (ImGui::Button("Copy snippet")) {
-        platform.copy_text(snippet);
+        copy(snippet);
         ImGui::CloseCurrentPopup();
       }
       ImGui::EndPopup();
     }
   }
+  if (ImGui::GetTime() < copy_shown_until_) {
+    // Where the buttons end; a refusal says why, in full, on the line under them.
+    const char* said = copy_failed_ ? "Not copied: the browser refused the clipboard (an embed's iframe needs allow=\"clipboard-write\")"
+                                    : "Copied";
+    if (copy_failed_) {
+      ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(235, 90, 80, 255));
+      text_wrapped_at_spaces(tr(said));
+    } else {
+      place(tr(said));
+      ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(96, 190, 120, 255));
+      ImGui::TextUnformatted(tr(said));
+    }
+    ImGui::PopStyleColor();
+  }
+}
+
+void App::copied(bool ok) {
+  copy_failed_ = !ok;
+  copy_shown_until_ = ImGui::GetTime() + (ok ? 2.5 : 8.0);
 }
 
 void App::use_language(Platform& platform) {

@@ -46,6 +46,8 @@ class App {
   bool dark() const { return dark_; }
   void set_dark(bool dark);
   void set_notice(const std::string& notice) { notice_ = notice; }
+  // A copy's outcome (Copy Markdown, JSON, link, snippet): "Copied" for a moment, or why not.
+  void copied(bool ok);
   void set_language(const std::string& code) { request_.language = code; dirty_ = true; }  // "en", "ar"
   Panel panel() const { return panel_; }
   void select_panel(Panel panel) { requested_panel_ = static_cast<int>(panel); }
@@ -75,6 +77,8 @@ class App {
   bool catalog_failure_said_ = false;  // a language's catalog could not be had (said once)
   std::string glyph_text_;      // the text whose characters were last asked of the platform
   std::string notice_;          // shown until dismissed: malformed hash, file read errors
+  bool copy_failed_ = false;    // the last copy's outcome, shown until copy_shown_until_ (ImGui time)
+  double copy_shown_until_ = -1.0;
   InputsPanel inputs_;
   GpuTable gpu_table_;
   FitMapView fit_map_;

@@ -9,7 +9,10 @@ namespace vramfit {
 
 struct Platform {
   virtual ~Platform() = default;
-  virtual void copy_text(const std::string& text) = 0;
+  // Copies text to the clipboard. True when it is done now (desktop); false when the answer
+  // comes later through App::copied (web: the browser's clipboard may refuse, e.g. an embed
+  // whose iframe lacks allow="clipboard-write").
+  virtual bool copy_text(const std::string& text) = 0;
   // The state as a history entry (web: the URL hash): a new one, or (replace) the current one
   // rewritten in canonical form.
   virtual void set_location_hash(const std::string& hash, bool replace) { (void)hash; (void)replace; }

@@ -6,8 +6,9 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { root, serveDist, launch, open, widget, clickWidget, tapWidget, focusTextBox, typeText, frames, settled, layout,
+import { root, serveDist, serveFolder, launch, open, widget, clickWidget, tapWidget, focusTextBox, typeText, frames, settled, layout,
          layoutProblems, SIZES, hashOf, waitForState, texts, readAll, shot, swipe } from "./support.mjs";
 
 let site, browser;
@@ -37,6 +38,18 @@ async function pick(page, size, touch, combo, entry) {
   const item = await widget(page, entry);
   if (touch) await page.touchscreen.tap(item.cx, item.cy); else await page.mouse.click(item.cx, item.cy);
   await settled(page);
+}
+
+// A browser context for a page that embeds the calculator, its frames counted (frames()) in
+// every frame of it, the embed's included.
+async function hostContext(viewport) {
+  const context = await browser.newContext({ viewport });
+  await context.addInitScript(() => {
+    window.__frames = 0;
+    const raf = window.requestAnimationFrame.bind(window);
+    window.requestAnimationFrame = callback => { window.__frames++; return raf(callback); };
+  });
+  return context;
 }
 
 const ENGINE = {
@@ -137,12 +150,7 @@ test("vLLM: a rank whose CUDA graphs may not fit beyond the budget is a warning 
 
 test("embed: a wheel the calculator cannot use scrolls the documentation page around it", async () => {
   // A documentation page, taller than the window, with the calculator in an 800 x 500 iframe.
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.addInitScript(() => {  // frames() counts the animation frames the app asks for
-    window.__frames = 0;
-    const raf = window.requestAnimationFrame.bind(window);
-    window.requestAnimationFrame = callback => { window.__frames++; return raf(callback); };
-  });
+  const context = await hostContext({ width: 1280, height: 800 });
   const page = await context.newPage();
   const errors = [];
   page.on("pageerror", error => errors.push(String(error)));
@@ -160,7 +168,9 @@ test("embed: a wheel the calculator cannot use scrolls the documentation page ar
   await frame.waitForFunction(() => window.vramfitTiming, null, { timeout: 60000 });
   await settled(frame);
   const hostScroll = () => page.evaluate(() => window.scrollY);
-  const embedTexts = async () => (await frame.evaluate(() => window.vramfitLayout())).filter(w => w.kind === "text" && w.visible)
+  // Where the embed's texts are (a tooltip under the pointer aside: it comes and goes with the hover).
+  const embedTexts = async () => (await frame.evaluate(() => window.vramfitLayout()))
+    .filter(w => w.kind === "text" && w.visible && !/^[^:]+: [\d.]+ [GMk]?i?B$/.test(w.label))
     .map(w => `${w.label}@${Math.round(w.y)}`).join("|");
   // The wheel, notch by notch, as a hand turns it, the pointer kept over the middle of the embed.
   async function wheelOverEmbed(deltaY) {
@@ -355,4 +365,41 @@ test("a second pasted config replaces the first one's notice", async () => {
   assert.ok(!(await texts(page)).some(t => t.includes("num_key_value_heads missing")), "no notice left from the first");
   assert.deepEqual(errors, []);
   await opened.context.close();
+});
+
+test("a copy is confirmed; in an embed whose iframe lacks clipboard permission it says why it was not copied", async () => {
+  // The page: Copy link, with the clipboard allowed.
+  const opened = await open(browser, site.origin + "/", { ...SIZES.desktop, permissions: ["clipboard-read", "clipboard-write"] });
+  await clickWidget(opened.page, "Copy link");
+  await opened.page.waitForFunction(() => window.vramfitLayout().some(w => w.label === "Copied" && w.visible), null, { timeout: 10000 });
+  assert.match(await opened.page.evaluate(() => navigator.clipboard.readText()), /#r=/, "the link is on the clipboard");
+  assert.deepEqual(opened.errors, []);
+  await opened.context.close();
+  // A documentation page on another origin embeds the calculator without allow="clipboard-write".
+  const context = await hostContext({ width: 1000, height: 700 });
+  const page = await context.newPage();
+  // Another origin (another port): a second server with the documentation page.
+  const docsDir = fs.mkdtempSync(path.join(os.tmpdir(), "vramfit-docs-"));
+  fs.writeFileSync(path.join(docsDir, "index.html"),
+                   `<!doctype html><body><iframe id="calc" src="${site.origin}/embed.html" width="800" height="500"></iframe></body>`);
+  const docs = await serveFolder(docsDir);
+  await page.goto(docs.origin + "/");
+  await page.locator("#calc").waitFor();
+  let frame;
+  for (let i = 0; i < 100 && !frame; i++) {
+    frame = page.frames().find(f => f.url().includes("/embed.html"));
+    if (!frame) await new Promise(resolve => setTimeout(resolve, 100));
+  }
+  await frame.waitForFunction(() => window.vramfitTiming, null, { timeout: 60000 });
+  await settled(frame);
+  const box = await page.locator("#calc").boundingBox();
+  const button = (await frame.evaluate(() => window.vramfitLayout())).find(w => w.label === "Copy Markdown");
+  await page.mouse.click(box.x + button.x + button.w / 2, box.y + button.y + button.h / 2);
+  await frame.waitForFunction(() => window.vramfitLayout().some(w => /^Not copied: the browser refused the clipboard/.test(w.label)), null,
+                              { timeout: 10000 });
+  const said = (await frame.evaluate(() => window.vramfitLayout())).filter(w => w.visible).map(w => w.label).join(" ");
+  assert.match(said, /allow="clipboard-write"/, "it says what the embedding page needs");
+  await context.close();
+  docs.server.close();
+  fs.rmSync(docsDir, { recursive: true, force: true });
 });

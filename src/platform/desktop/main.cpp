@@ -39,7 +39,10 @@ struct DesktopPlatform : Platform {
   GLFWwindow* window = nullptr;
   FileDialog dialog;
   std::string last_folder = ".";  // the Open dialog starts where the last file came from
-  void copy_text(const std::string& text) override { glfwSetClipboardString(window, text.c_str()); }
+  bool copy_text(const std::string& text) override {
+    glfwSetClipboardString(window, text.c_str());
+    return true;
+  }
   bool can_open_files() const override { return true; }
   void open_files() override { dialog.open(last_folder); }
   const char* open_files_hint() const override {

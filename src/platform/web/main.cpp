@@ -46,9 +46,13 @@ EM_JS(char*, js_location, (int page_url), {
   stringToUTF8(text, pointer, size);
   return pointer;
 });
+// The clipboard answers later: _vramfit_copied(1) when it took the text, (0) when the browser
+// refused it (no clipboard, no permission: an embed's iframe without allow="clipboard-write").
 EM_JS(void, js_copy, (const char* text), {
   const value = UTF8ToString(text);
-  if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(value).catch(() => {});
+  const answer = ok => Module["_vramfit_copied"](ok ? 1 : 0);
+  if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(value).then(() => answer(true), () => answer(false));
+  else setTimeout(() => answer(false), 0);
   if (typeof window["vramfitCopied"] === "function") window["vramfitCopied"](value);
 });
 EM_JS(void, js_open_link, (const char* url), {
@@ -138,7 +142,10 @@ std::string page_folder() {
 
 struct WebPlatform : Platform {
   bool embedded = false;  // this page is embed.html
-  void copy_text(const std::string& text) override { js_copy(text.c_str()); }
+  bool copy_text(const std::string& text) override {
+    js_copy(text.c_str());
+    return false;
+  }
   void set_location_hash(const std::string& hash, bool replace) override { js_set_hash(hash.c_str(), replace ? 1 : 0); }
   // The full calculator: this page, or (from the embed) index.html beside it.
   std::string link_to(const std::string& hash) const override {
@@ -345,6 +352,14 @@ EMSCRIPTEN_KEEPALIVE void vramfit_apply_fragment(const char* fragment_json) {
   if (fragment.is_discarded()) g_app.set_notice("The dropped file could not be read.");
   else g_app.apply_file_fragment(fragment);
   vramfit_wake();
+}
+
+// The clipboard's answer to a copy (js_copy): said beside the buttons; the page wakes again once
+// the confirmation's time is up, to take it away.
+EMSCRIPTEN_KEEPALIVE void vramfit_copied(int ok) {
+  g_app.copied(ok != 0);
+  vramfit_wake();
+  EM_ASM(setTimeout(() => Module["_vramfit_wake"](), 2600));
 }
 
 // A Hub reading's progress and its answer (web/shell.js, from readHubModel).
