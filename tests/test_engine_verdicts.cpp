@@ -12,16 +12,11 @@
 #include "helpers.hpp"
 
 using namespace vramfit;
+using namespace vramfit::test;
 
 namespace {
 
-Report estimated(const json& request) {
-  auto r = request_from_json(request);
-  if (!r) FAIL(r.error().message);
-  auto report = estimate(*r, builtin_catalog());
-  if (!report) FAIL(report.error().message);
-  return std::move(report).value();
-}
+Report estimated(const json& request) { return estimate_ok(request); }
 
 std::string printed(const Report& report) {
   std::ostringstream out;
