@@ -1,11 +1,13 @@
 #include "text_report.hpp"
 
+#include "core/fit.hpp"
 #include "report/engines.hpp"
 #include "text/messages.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -56,7 +58,7 @@ std::string tokens(int64_t n, Language language = Language::english) {
 // (margin_fraction x what the engine uses there) fits in it. Said apart from the start itself.
 std::string headroom_sentence(const ReportWords& t, const std::string& where, int64_t uses, int64_t capacity, double margin_fraction,
                               DisplayUnits u) {
-  const int64_t margin = std::llround(static_cast<double>(uses) * margin_fraction);
+  const int64_t margin = safety_margin_bytes(uses, margin_fraction);
   if (uses > capacity) return t("no headroom: ") + format_bytes(uses - capacity, u) + " " + t("over on") + " " + where;
   return t("headroom ") + format_bytes(capacity - uses, u) + " " + t("on") + " " + where + ", " +
          t(uses + margin <= capacity ? "the margin kept" : "less than the margin") + " (" +
@@ -184,10 +186,7 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
   }
   out << "\n" << t(f.fits ? "STARTS" : "DOES NOT START") << t(" on ") << m.gpus.size() << t(m.gpus.size() == 1 ? " GPU" : " GPUs");
   // The headroom of the fullest GPU (the least left), said apart from the start.
-  size_t tightest = 0;
-  for (size_t g = 1; g < m.gpus.size(); ++g) {
-    if (f.gpu_capacity[g] - f.gpu_use[g] < f.gpu_capacity[tightest] - f.gpu_use[tightest]) tightest = g;
-  }
+  const size_t tightest = fullest_device(m.gpus.size(), [&](size_t g) { return std::optional<int64_t>(f.gpu_capacity[g] - f.gpu_use[g]); });
   if (f.fits && !m.gpus.empty()) {
     out << ": " << headroom_sentence(t, m.gpus[tightest].device, f.gpu_use[tightest], f.gpu_capacity[tightest], f.margin_fraction, u);
   }
@@ -256,7 +255,7 @@ void print_vllm_report(std::ostream& out, const Report& r) {
   const double margin = r.request.settings.margin_fraction;
   for (size_t i = 0; i < m.ranks.size(); ++i) {
     const VllmRank& k = m.ranks[i];
-    const bool keeps_margin = k.uses() + std::llround(static_cast<double>(k.uses()) * margin) <= k.total;
+    const bool keeps_margin = k.uses() + safety_margin_bytes(k.uses(), margin) <= k.total;
     out << "  " << pad(std::to_string(i) + " " + r.engine->devices[i].name, 26) << pad_left(format_bytes(k.requested, u), 11)
         << pad_left(format_bytes(k.weights, u), 11) << pad_left(format_bytes(k.activation_peak, u), 11)
         << pad_left(format_bytes(k.non_torch, u), 11) << pad_left(format_bytes(k.kv_available, u), 11)
@@ -282,10 +281,7 @@ void print_vllm_report(std::ostream& out, const Report& r) {
   if (!m.fits) out << "  vLLM: " << m.refusal << "\n";  // vLLM's own words, as it prints them
   if (!m.warning.empty()) out << t("  warning: ") << t.text(m.warning) << "\n";
   if (m.fits) {  // what is left on the fullest GPU beside the budget and what vLLM uses beyond it
-    size_t fullest = 0;
-    for (size_t i = 1; i < m.ranks.size(); ++i) {
-      if (m.ranks[i].total - m.ranks[i].uses() < m.ranks[fullest].total - m.ranks[fullest].uses()) fullest = i;
-    }
+    const size_t fullest = fullest_device(m.ranks.size(), [&](size_t i) { return std::optional<int64_t>(m.ranks[i].total - m.ranks[i].uses()); });
     out << "  " << headroom_sentence(t, "GPU " + std::to_string(fullest), m.ranks[fullest].uses(), m.ranks[fullest].total, margin, u)
         << "\n";
   }
@@ -352,11 +348,9 @@ void print_transformers_report(std::ostream& out, const Report& r) {
       << (m.host.weights > 0 ? t(" and the host") : "") << "\n";
   if (!m.fits) out << "  " << t.text(m.refusal) << "\n";
   if (m.fits && !m.gpus.empty()) {  // the fullest GPU at its peak, with the CUDA context
-    size_t fullest = 0;
-    auto left = [&](size_t i) {
-      return r.engine->devices[i].cuda_visible_bytes() - m.gpus[i].peak() - r.request.settings.runtime_bytes;
-    };
-    for (size_t i = 1; i < m.gpus.size(); ++i) if (left(i) < left(fullest)) fullest = i;
+    const size_t fullest = fullest_device(m.gpus.size(), [&](size_t i) {
+      return std::optional<int64_t>(r.engine->devices[i].cuda_visible_bytes() - m.gpus[i].peak() - r.request.settings.runtime_bytes);
+    });
     out << "  " << headroom_sentence(t, "cuda:" + std::to_string(fullest), m.gpus[fullest].peak() + r.request.settings.runtime_bytes,
                                      r.engine->devices[fullest].cuda_visible_bytes(), r.request.settings.margin_fraction, u)
         << "\n";

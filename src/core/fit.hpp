@@ -2,7 +2,9 @@
 // most concurrent sequences that fit, and the fewest GPUs (tensor parallel) that hold it.
 #pragma once
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "inference.hpp"
@@ -29,6 +31,23 @@ struct Gpu {
   // What CUDA reports as the total (cuda_total_bytes) where the catalog has it, else the usable total.
   int64_t cuda_visible_bytes() const { return cuda_total_bytes > 0 ? cuda_total_bytes : usable_bytes(); }
 };
+
+// The device an engine's headroom is said for: the one with the least memory left, left(i) for
+// i in [0, count) (std::nullopt: not counted, e.g. the host); the first of equals; count when
+// none is counted.
+template <class Left>
+size_t fullest_device(size_t count, Left left) {
+  size_t fullest = count;
+  int64_t least = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const std::optional<int64_t> l = left(i);
+    if (l && (fullest == count || *l < least)) {
+      fullest = i;
+      least = *l;
+    }
+  }
+  return fullest;
+}
 
 struct FitResult {
   bool fits = false;

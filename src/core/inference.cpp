@@ -129,7 +129,7 @@ InferenceMemory inference_memory(const PreparedInference& p, const InferenceSett
     if (!s.flash_attention) m.vision_encoder = sat_add(m.vision_encoder, sat_mul(patches, patches, v.heads, 4));
   }
   m.subtotal = sat_add(sat_add(m.weights, m.kv_cache), sat_add(m.runtime, m.compute_buffer()));
-  m.margin = std::llround(static_cast<double>(m.subtotal) * s.margin_fraction);
+  m.margin = safety_margin_bytes(m.subtotal, s.margin_fraction);
   m.total = m.subtotal + m.margin;
   return m;
 }

@@ -350,7 +350,6 @@ LlamaCppMemory llamacpp_draft_memory(const FormatTables& tables, const LlamaCppD
 LlamaCppFit llamacpp_fit(const FormatTables& tables, const ModelSpec& m, const LlamaCppWeights& w, const LlamaCppSettings& s,
                          const std::vector<int64_t>& capacity, int64_t host_capacity, int64_t runtime_bytes, double margin,
                          const LlamaCppDraft& draft) {
-  auto margin_of = [margin](int64_t bytes) { return std::llround(static_cast<double>(bytes) * margin); };
   // Whether these buffers start (with_margin false) or start with every GPU's margin kept free.
   auto fits = [&](const LlamaCppMemory& r, bool with_margin, LlamaCppFit* out) {
     LlamaCppMemory d;  // the draft's buffers beside the target's (none without a draft)
@@ -360,10 +359,10 @@ LlamaCppFit llamacpp_fit(const FormatTables& tables, const ModelSpec& m, const L
     for (size_t g = 0; g < r.gpus.size(); ++g) {
       const int64_t draft_bytes = g < d.gpus.size() ? d.gpus[g].total() : 0;
       const int64_t use = sat_add(sat_add(r.gpus[g].total(), draft_bytes), runtime_bytes);
-      all = all && sat_add(use, with_margin ? margin_of(use) : 0) <= capacity[g];
+      all = all && sat_add(use, with_margin ? safety_margin_bytes(use, margin) : 0) <= capacity[g];
       if (out) {
         out->gpu_use.push_back(use);
-        out->gpu_margin.push_back(margin_of(use));
+        out->gpu_margin.push_back(safety_margin_bytes(use, margin));
       }
     }
     return all;

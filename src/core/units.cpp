@@ -7,6 +7,8 @@
 
 namespace vramfit {
 
+int64_t safety_margin_bytes(int64_t uses, double fraction) { return std::llround(static_cast<double>(uses) * fraction); }
+
 std::string with_thousands(int64_t value) {
   const bool negative = value < 0;
   uint64_t magnitude = negative ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);

@@ -42,6 +42,10 @@ VRAMFIT_ALWAYS_INLINE int64_t sat_mul(int64_t a, int64_t b) {
 template <class... Rest>
 VRAMFIT_ALWAYS_INLINE int64_t sat_mul(int64_t a, int64_t b, Rest... rest) { return sat_mul(sat_mul(a, b), rest...); }
 
+// The safety margin the user keeps on top of what an engine or the estimate uses on a device:
+// `fraction` x `uses`, to the nearest byte (inference, llama.cpp, vLLM, Transformers alike).
+int64_t safety_margin_bytes(int64_t uses, double fraction);
+
 // "1,073,741,824"
 std::string with_thousands(int64_t value);
 // "1.07 GB" / "1.00 GiB"; below 1 GB (GiB) it shows MB/KB (MiB/KiB), below 1 KB bytes.
