@@ -103,31 +103,70 @@ TEST_CASE("tensor-parallel degrees must divide the heads", "[fit]") {
 }
 
 TEST_CASE("which catalog GPUs fit, in one call", "[fit]") {
+  // Not the verdict's own rule restated: bounds from the model card. Llama 3.1 8B has
+  // 8,030,261,248 parameters, 16,060,522,496 B in BF16; at 8,192 tokens its KV cache is
+  // 2 x 32 layers x 8 KV heads x 128 x 2 B = 131,072 B a token, 1,073,741,824 B. A GPU with less
+  // than the weights cannot hold it on one card; one with the weights and the cache twice over,
+  // plus 4 GiB for runtime, buffers and the 10% margin, holds it.
   const Report r = estimate_ok({{"model", {{"preset", "llama-3.1-8b"}}}, {"compare_gpus", true}, {"gpu", {{"id", "rtx-4090"}}}});
   REQUIRE(r.gpus.size() == builtin_catalog().gpus.size());
+  const int64_t weights = 8030261248LL * 2, kv = 8192LL * 131072;
+  int below = 0, above = 0;
   for (const GpuVerdict& v : r.gpus) {
-    INFO(v.gpu->id);
-    CHECK(v.fit.fits == (v.fit.required_bytes <= v.gpu->usable_bytes()));
-    if (v.fit.fits) CHECK(v.fit.min_gpus == 1);
+    INFO(v.gpu->id << ": " << v.gpu->usable_bytes() << " B");
+    if (v.gpu->usable_bytes() < weights) {
+      CHECK_FALSE(v.fit.fits);
+      CHECK(v.fit.min_gpus >= 2);
+      ++below;
+    } else if (v.gpu->usable_bytes() >= weights + 2 * kv + 4 * kGiB) {
+      CHECK(v.fit.fits);
+      CHECK(v.fit.min_gpus == 1);
+      ++above;
+    }
   }
+  CHECK(below >= 3);  // RTX 3060, 4060, 2060 ...
+  CHECK(above >= 10);
 }
 
-TEST_CASE("fit map cells are the estimator's totals over the GPU's capacity", "[fit]") {
+TEST_CASE("fit map cells: the KV cache's growth along a row, the weights at its start", "[fit]") {
+  // Not the map's own callee: the architecture's numbers. Along a row (sequences fixed), memory
+  // grows by the KV cache alone: 131,072 B per token per sequence for Llama 3.1 8B in FP16
+  // (2 x 32 layers x 8 KV heads x 128 x 2 B), plus the 10% margin on it, once the workload fills
+  // a prefill chunk (512 tokens: llama.cpp's n_ubatch; below it the compute buffer grows too);
+  // with flash attention the compute buffer does not grow with the context. Up a column, it
+  // grows by that per sequence, and by each sequence's row of logits: 128,256 (the vocabulary)
+  // x 4 B in FP32.
   const Report r = vramfit::test::estimate_ok({{"model", {{"preset", "llama-3.1-8b"}}}, {"gpu", {{"id", "rtx-4090"}}}});
   const FitMapAxis context{256, 131072, 32}, sequences{1, 64, 16};
   const FitMap map = inference_fit_map(r.prepared, r.request.settings, r.fit.capacity_bytes, context, sequences);
   REQUIRE(map.fraction.size() == 32 * 16);
   CHECK(context.value(0) >= 256);
   CHECK(context.value(31) <= 131072);
+  const double capacity = static_cast<double>(r.fit.capacity_bytes);
+  const double per_token = 131072.0 * 1.10;
+  int full_chunk = 0;  // the first column of 512 tokens or more
+  while (context.value(full_chunk) < 512) ++full_chunk;
+  REQUIRE(full_chunk < 13);
   for (int row : {0, 7, 15}) {
-    for (int col : {0, 13, 31}) {
-      InferenceSettings s = r.request.settings;
-      s.context_tokens = context.value(col);
-      s.concurrent_sequences = sequences.value(row);
-      CHECK(map.at(col, row) == static_cast<float>(static_cast<double>(inference_memory(r.prepared, s).total) /
-                                                   static_cast<double>(r.fit.capacity_bytes)));
+    const double seqs = static_cast<double>(sequences.value(row));
+    for (auto [a, b] : {std::pair{full_chunk, 13}, std::pair{13, 31}}) {
+      INFO("row " << row << ", columns " << a << " and " << b);
+      const double tokens = static_cast<double>(context.value(b) - context.value(a));
+      const double grown = (map.at(b, row) - map.at(a, row)) * capacity;
+      CHECK(grown == Approx(tokens * seqs * per_token).epsilon(2e-4));  // float cells: ~1e-7 of the GPU each
     }
   }
+  for (int col : {full_chunk, 31}) {
+    const double tokens = static_cast<double>(context.value(col));
+    const double grown = (map.at(col, 15) - map.at(col, 0)) * capacity;
+    const double more = static_cast<double>(sequences.value(15) - sequences.value(0));
+    CHECK(grown == Approx(more * (tokens * per_token + 128256.0 * 4 * 1.10)).epsilon(2e-4));
+  }
+  // The first cell: the BF16 weights (16,060,522,496 B, the card's parameter count x 2) and
+  // more, less than the weights and 4 GiB.
+  const double first = static_cast<double>(map.at(0, 0)) * capacity;
+  CHECK(first > 16060522496.0);
+  CHECK(first < 16060522496.0 + 4.0 * kGiB);
   // Training: the arithmetic-only retotal equals a full recomputation at every cell probed.
   const Report t = vramfit::test::estimate_ok({{"mode", "training"}, {"model", {{"preset", "qwen2.5-7b"}}},
                                               {"training", {{"method", "lora"}, {"recompute", "full"}}}});
