@@ -84,7 +84,10 @@
     if (event.pointerType !== "touch") { position(event.offsetX, event.offsetY, event.pointerType); wake(); return; }
     if (!finger || finger.id !== event.pointerId) return;
     if (!finger.moved && Math.hypot(event.offsetX - finger.x0, event.offsetY - finger.y0) > TAP_SLOP) finger.moved = true;
-    if (finger.moved) Module._vramfit_touch_scroll(finger.x - event.offsetX, finger.y - event.offsetY);
+    if (finger.moved) {
+      Module._vramfit_touch_scroll(finger.x - event.offsetX, finger.y - event.offsetY, finger.scrolled ? 0 : 1);
+      finger.scrolled = true;
+    }
     finger.x = event.offsetX;
     finger.y = event.offsetY;
     wake();

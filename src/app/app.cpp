@@ -15,6 +15,7 @@
 #include "io/request_json.hpp"
 #include "io/url_hash.hpp"
 #include "report_text.hpp"
+#include "text/display.hpp"
 #include "ui_language.hpp"
 #include "verdict.hpp"
 #include "widgets.hpp"
@@ -25,11 +26,47 @@ void App::init(const std::string& hash, bool embed, FitMapRenderer* renderer) {
   embed_ = embed;
   fit_map_.set_renderer(renderer);
   read_typed_digits_as_western();
+  use_ui_language(Language::english, false);  // names in Arabic shaped from the first frame
   request_.network_settings.batch = 128;
   if (!hash.empty()) load_hash(hash);  // a malformed hash leaves a notice and the defaults
   dirty_ = true;
   from_location_ = true;  // the first frame writes the canonical hash in place
 }
+
+namespace {
+
+// A link may name a model, GPU or weight format this version does not list (a newer version's
+// link, a typo): each such name gives way to the default, and the notice says which.
+std::string replace_unknown_names(Request& request) {
+  const Catalog& catalog = builtin_catalog();
+  const Request defaults;
+  std::string replaced;
+  const auto unknown = [&](const char* what, const std::string& name, const std::string& shown) {
+    replaced += (replaced.empty() ? "" : "; ") + std::string(tr(what)) + " '" + name + "'" + tr(": showing ") + shown + tr(" instead");
+  };
+  if (!request.has_custom_model && !catalog.find_model(request.model_preset)) {
+    unknown("model", request.model_preset, catalog.find_model(defaults.model_preset)->name);
+    request.model_preset = defaults.model_preset;
+  }
+  if (request.gpu_capacity_bytes == 0 && !catalog.find_gpu(request.gpu_id)) {
+    unknown("GPU", request.gpu_id, catalog.find_gpu(defaults.gpu_id)->name);
+    request.gpu_id = defaults.gpu_id;
+  }
+  for (std::string& id : request.gpu_ids) {
+    if (catalog.find_gpu(id)) continue;
+    const Gpu* shown = catalog.find_gpu(request.gpu_id);
+    unknown("GPU", id, shown ? shown->name : request.gpu_id);
+    id = shown ? request.gpu_id : defaults.gpu_id;
+  }
+  if (!request.has_stored_weights && !catalog.formats.find_format(request.weight_format)) {
+    unknown("weights", request.weight_format, catalog.formats.find_format(defaults.weight_format)->label);
+    request.weight_format = defaults.weight_format;
+  }
+  if (replaced.empty()) return "";
+  return tr("The link names what this version does not list: ") + replaced + ".";
+}
+
+}  // namespace
 
 bool App::load_hash(const std::string& hash) {
   auto decoded = decode_url_hash(hash);
@@ -132,23 +169,10 @@ void App::set_dark(bool dark) {
 }
 
 void App::recompute() {
+  if (std::string replaced = replace_unknown_names(request_); !replaced.empty()) notice_ = std::move(replaced);
   Request r = request_;
   r.compare_gpus = true;  // the "Which GPUs fit" panel; not part of the shared link
   report_ = estimate(r, builtin_catalog());
-  // A link naming a GPU or a model this build does not know (an older or newer catalog):
-  // say so and show the default in its place, keeping the rest of the link.
-  if (!report_ && (report_.error().field == "gpu.id" || report_.error().field == "model.preset")) {
-    const Request defaults;
-    const bool gpu = report_.error().field == "gpu.id";
-    notice_ = report_.error().message + tr("; showing ") +
-              (gpu ? builtin_catalog().find_gpu(defaults.gpu_id)->name : builtin_catalog().find_model(defaults.model_preset)->name) +
-              tr(" instead.");
-    if (gpu) request_.gpu_id = defaults.gpu_id;
-    else request_.model_preset = defaults.model_preset;
-    r = request_;
-    r.compare_gpus = true;
-    report_ = estimate(r, builtin_catalog());
-  }
   hash_ = encode_url_hash(request_);
   dirty_ = false;
   fit_map_.invalidate();
@@ -160,7 +184,8 @@ void App::request_glyphs(Platform& platform) {
   if (report_) text += report_->model_name;
   if (text != glyph_text_) {
     glyph_text_ = text;
-    platform.need_glyphs_for(glyph_text_);
+    // A name in Arabic is drawn shaped (src/app/arabic_ui.cpp): its presentation forms too.
+    platform.need_glyphs_for(text + display_text(text, DisplayOptions{BaseDirection::left_to_right, false}));
   }
 }
 
@@ -198,6 +223,7 @@ void App::frame(Platform& platform) {
   // the inputs, then the verdict and the bar, then the tabs. Wider: inputs beside the results.
   const bool phone = viewport->WorkSize.x < em(40.0f);
   draw_top_bar(platform);
+  draw_notice();
   if (embed_) {
     dirty_ |= inputs_.draw_compact(request_, platform);
     draw_results(phone);
@@ -229,26 +255,18 @@ void App::frame(Platform& platform) {
     ImGui::EndChild();
   }
   ImGui::End();
-  draw_notice();
   first_frame_ = false;
 }
 
 void App::draw_notice() {
   if (notice_.empty()) return;
-  // Over the page's bottom edge, so a notice never moves what is under the finger.
-  const ImGuiViewport* viewport = ImGui::GetMainViewport();
-  const float width = std::min(viewport->WorkSize.x - em(1.0f), em(40.0f));
-  ImGui::SetNextWindowPos(ImVec2(viewport->WorkPos.x + em(0.5f), viewport->WorkPos.y + viewport->WorkSize.y - em(0.5f)),
-                          ImGuiCond_Always, ImVec2(0.0f, 1.0f));
-  ImGui::SetNextWindowSize(ImVec2(width, 0));
-  ImGui::Begin("notice", nullptr,
-               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
-                   ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoFocusOnAppearing);
+  // A line of its own under the top bar, moving what follows down: over the page it covered
+  // inputs and the Total row.
   ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 170, 60, 255));
-  ImGui::TextWrapped("%s", notice_.c_str());
+  textf_wrapped_at_spaces("%s", notice_.c_str());
   ImGui::PopStyleColor();
+  align_line_end(ImGui::CalcTextSize("Dismiss").x + ImGui::GetStyle().FramePadding.x * 2.0f);
   if (ImGui::SmallButton("Dismiss")) notice_.clear();
-  ImGui::End();
 }
 
 void App::draw_top_bar(Platform& platform) {
@@ -313,11 +331,16 @@ void App::draw_top_bar(Platform& platform) {
   const std::string embed_link = platform.embed_link_to(hash_);
   if (!embed_ && !embed_link.empty()) {
     if (button("Embed")) ImGui::OpenPopup("embed");
-    const float width = std::min(em(32.0f), ImGui::GetMainViewport()->WorkSize.x - em(2.0f));
+    // Under its button (at the pointer, it covered the button), kept on the screen.
+    const ImGuiViewport* viewport = ImGui::GetMainViewport();
+    const float width = std::min(em(32.0f), viewport->WorkSize.x - em(2.0f));
+    const float right = viewport->WorkPos.x + viewport->WorkSize.x - em(1.0f);
+    const float left = std::max(viewport->WorkPos.x + em(1.0f), std::min(ImGui::GetItemRectMin().x, right - width));
+    ImGui::SetNextWindowPos(ImVec2(left, ImGui::GetItemRectMax().y + em(0.25f)));
     ImGui::SetNextWindowSize(ImVec2(width, 0));
     if (ImGui::BeginPopup("embed")) {
       std::string snippet = embed_snippet(embed_link);
-      ImGui::TextWrapped("Paste this into your documentation:");
+      textf_wrapped_at_spaces("Paste this into your documentation:");
       ImGui::PushTextWrapPos(0.0f);
       ImGui::TextDisabled("%s", snippet.c_str());
       ImGui::PopTextWrapPos();
@@ -373,16 +396,37 @@ void App::use_language(Platform& platform) {
 void App::draw_results(bool phone) {
   if (!report_) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(235, 90, 80, 255));
-    ImGui::TextWrapped("%s", report_.error().message.c_str());
+    textf_wrapped_at_spaces("%s", report_.error().message.c_str());
     ImGui::PopStyleColor();
     return;
   }
-  if (request_.engine != Engine::generic) {
-    draw_engine_results(request_, *report_);
+  const bool engine = request_.engine != Engine::generic;
+  // 90 font widths and more (1920 px screens and up): the verdict and its bar beside the
+  // tables (or the engine's lines), not one column of tables 60 wide in a third of the width.
+  const float width = ImGui::GetContentRegionAvail().x;
+  if (phone || embed_ || width < em(90.0f)) {
+    if (engine) {
+      draw_engine_results(request_, *report_);
+      return;
+    }
+    draw_verdict(request_, *report_);
+    draw_tabs(phone);
     return;
   }
-  draw_verdict(request_, *report_);
-  draw_tabs(phone);
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float first_width = (width - gap) * 0.45f, second_width = width - gap - first_width;
+  const ImVec2 origin = ImGui::GetCursorPos();
+  const bool mirrored = ui_right_to_left();  // the verdict on the reading side
+  ImGui::SetCursorPos(ImVec2(origin.x + (mirrored ? second_width + gap : 0.0f), origin.y));
+  ImGui::BeginChild("verdict", ImVec2(first_width, 0), ImGuiChildFlags_None, ImGuiWindowFlags_NavFlattened);
+  if (engine) draw_engine_verdict(request_, *report_);
+  else draw_verdict(request_, *report_);
+  ImGui::EndChild();
+  ImGui::SetCursorPos(ImVec2(origin.x + (mirrored ? 0.0f : first_width + gap), origin.y));
+  ImGui::BeginChild("details", ImVec2(second_width, 0), ImGuiChildFlags_None, ImGuiWindowFlags_NavFlattened);
+  if (engine) draw_engine_details(request_, *report_);
+  else draw_tabs(phone);
+  ImGui::EndChild();
 }
 
 void App::draw_tabs(bool phone) {

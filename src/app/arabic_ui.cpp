@@ -83,10 +83,14 @@ std::string wrapped(const ImFont* font, float size, const std::string& logical, 
   });
 }
 
+bool g_translate = false;  // the Arabic interface; the English one only orders and shapes right-to-left runs
+
 bool transform(const ImFont* font, float size, const char** text_begin, const char** text_end, float* wrap_width,
                float* align_width) {
   const std::string_view text(*text_begin, static_cast<size_t>(*text_end - *text_begin));
   if (text.empty()) return false;
+  // English: most texts have no right-to-left letter and are drawn as they are, unlooked-up.
+  if (!g_translate && !needs_ordering(text)) return false;
   const bool wrap = *wrap_width > 0.0f;
   std::string key(text);
   if (wrap) key += '\x1F' + std::to_string(static_cast<int>(*wrap_width)) + '\x1F' + std::to_string(static_cast<int>(size)) + '\x1F' +
@@ -95,7 +99,7 @@ bool transform(const ImFont* font, float size, const char** text_begin, const ch
   if (found == g_drawn.end()) {
     if (g_drawn.size() > 8192) g_drawn.clear();
     Drawn drawn;
-    const std::string logical = translate_text(Language::arabic, text);
+    const std::string logical = g_translate ? translate_text(Language::arabic, text) : std::string(text);
     // Wrapped text is always laid out here, so that every paragraph aligns to the right.
     drawn.changed = wrap || logical != text || needs_ordering(logical);
     if (drawn.changed) {
@@ -109,7 +113,7 @@ bool transform(const ImFont* font, float size, const char** text_begin, const ch
   *text_begin = drawn.text.data();
   *text_end = drawn.text.data() + drawn.text.size();
   if (drawn.wrapped) {
-    *align_width = *wrap_width;
+    *align_width = g_translate ? *wrap_width : 0.0f;  // right-aligned in the Arabic interface only
     *wrap_width = 0.0f;
   }
   return true;
@@ -174,11 +178,15 @@ bool draw_digits_setting(Request& request) {
 
 // The layout's items with the words shown in Arabic ("shown"): the catalog's text for a label
 // (its id part left out) or a text, before shaping.
+// A text the transform changed (shaped and put in visual order: a name in Arabic, in either
+// interface) has "drawn", the characters it drew.
 void annotate_layout(json& items) {
-  if (ui_language() != Language::arabic) return;
   for (json& item : items) {
     const std::string& label = item["label"].get_ref<const std::string&>();
-    item["shown"] = translate_text(Language::arabic, label.substr(0, label.find("##")));
+    if (const auto drawn = g_drawn.find(label); drawn != g_drawn.end() && drawn->second.changed && !drawn->second.wrapped) {
+      item["drawn"] = drawn->second.text;
+    }
+    if (ui_language() == Language::arabic) item["shown"] = translate_text(Language::arabic, label.substr(0, label.find("##")));
   }
 }
 
@@ -201,7 +209,11 @@ void use(Language language, bool arabic_indic_digits) {
   g_drawn.clear();
   g_options.arabic_indic_digits = arabic_indic_digits;
   const bool arabic = language == Language::arabic;
-  GImGuiTextTransform = arabic ? transform : nullptr;
+  // An Arabic name in the English interface (a model's, a file's) is shaped and ordered too,
+  // in a left-to-right paragraph.
+  g_translate = arabic;
+  g_options.base = arabic ? BaseDirection::rtl_if_any_rtl : BaseDirection::left_to_right;
+  GImGuiTextTransform = transform;
   GImGuiFormatTranslate = arabic ? translate_format : nullptr;
   GImGuiRightToLeft = arabic;
 }

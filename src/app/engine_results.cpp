@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
+#include "core/fit.hpp"
 #include "core/units.hpp"
 #include "report/engines.hpp"
 #include "ui_language.hpp"
@@ -52,7 +54,6 @@ struct DeviceRow {
   ImU32 colour() const { return !fits ? kDoesNotFit : !warning.empty() || !keeps_margin() ? kTight : kFits; }
 };
 
-int64_t margin_of(int64_t uses, double fraction) { return std::llround(static_cast<double>(uses) * fraction); }
 
 // An engine's answer as the app shows it and Copy Markdown and screen readers say it.
 struct EngineAnswer {
@@ -187,7 +188,7 @@ EngineAnswer vllm_answer(const Request& request, const EngineReport& e) {
                           {"context + graphs", k.outside_budget, kOther}},
                          k.total,
                          k.starts,
-                         margin_of(k.uses(), request.settings.margin_fraction),
+                         safety_margin_bytes(k.uses(), request.settings.margin_fraction),
                          k.beyond_total ? "CUDA graphs may not fit beyond the budget" : ""});
   }
   std::snprintf(text, sizeof text, "the longest --max-model-len: %s; the smallest --gpu-memory-utilization: %.3f",
@@ -229,7 +230,7 @@ EngineAnswer transformers_answer(const Request& request, const EngineReport& e) 
           {"CUDA context", request.settings.runtime_bytes, kOther}},
          total,
          d.peak() + request.settings.runtime_bytes <= total,
-         margin_of(d.peak() + request.settings.runtime_bytes, request.settings.margin_fraction)});
+         safety_margin_bytes(d.peak() + request.settings.runtime_bytes, request.settings.margin_fraction)});
   }
   if (m.host.weights > 0) {
     a.devices.push_back({"host (device_map \"cpu\")",
@@ -315,12 +316,13 @@ void legend(const std::vector<Part>& parts) {
 // Under the verdict, apart from it: whether the margin is kept where the engine starts, on the
 // GPU with the least left.
 std::string headroom_line(const Request& request, const EngineAnswer& a) {
-  const DeviceRow* fullest = nullptr;
-  for (const DeviceRow& d : a.devices) {
-    if (d.capacity <= 0 || d.margin <= 0 && d.parts.empty()) continue;
-    if (!fullest || d.capacity - d.need() < fullest->capacity - fullest->need()) fullest = &d;
-  }
-  if (!a.fits || !fullest) return "";
+  const size_t index = fullest_device(a.devices.size(), [&](size_t i) -> std::optional<int64_t> {
+    const DeviceRow& d = a.devices[i];
+    if (d.capacity <= 0 || (d.margin <= 0 && d.parts.empty())) return std::nullopt;  // the host, a device with nothing on it
+    return d.capacity - d.need();
+  });
+  if (!a.fits || index == a.devices.size()) return "";
+  const DeviceRow* fullest = &a.devices[index];
   const int64_t left = fullest->capacity - fullest->need();
   if (left < 0) return tr("Headroom: none, ") + format_bytes(-left, request.units) + tr(" over on ") + fullest->name + tr(" (the warning above)");
   const int percent = static_cast<int>(request.settings.margin_fraction * 100 + 0.5);
@@ -332,6 +334,11 @@ std::string headroom_line(const Request& request, const EngineAnswer& a) {
 }  // namespace
 
 void draw_engine_results(const Request& request, const Report& report) {
+  draw_engine_verdict(request, report);
+  draw_engine_details(request, report);
+}
+
+void draw_engine_verdict(const Request& request, const Report& report) {
   const EngineAnswer a = engine_answer(request, report);
   if (a.verdict.empty()) return;
   ImGui::PushStyleColor(ImGuiCol_Text, a.fits ? kFits : kDoesNotFit);
@@ -344,6 +351,11 @@ void draw_engine_results(const Request& request, const Report& report) {
   for (const std::string& fact : a.facts) text_wrapped_at_spaces(fact);
   legend(a.legend);
   for (const DeviceRow& d : a.devices) device_bar(request, d);
+}
+
+void draw_engine_details(const Request& request, const Report& report) {
+  const EngineAnswer a = engine_answer(request, report);
+  if (a.verdict.empty()) return;
   section("What fits");
   for (const std::string& line : a.limits) text_wrapped_at_spaces(line);
   section((std::string(tr("What ")) + tr(a.printer.c_str()) + tr(" will print")).c_str());

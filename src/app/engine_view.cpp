@@ -19,14 +19,6 @@ namespace vramfit {
 
 namespace {
 
-
-// The inputs' own text: a pasted command and what reading it said.
-struct CommandBox {
-  std::string text, status;
-};
-CommandBox g_command;
-std::string g_gpu_filter, g_draft_filter;
-
 // The long flag name and its meaning, on hovering the last item (the field's label): a "(?)"
 // marker after a flag's name would not fit beside the narrowest inputs panel.
 void tip(const char* text) {
@@ -49,30 +41,30 @@ bool cache_type_combo(const char* label, std::string& type) {
   return changed;
 }
 
+}  // namespace
+
 // A release typed as text ("0.19.0", "4.46.2"), read when the edit settles; bad text keeps the old one.
 template <class Settings>
-bool version_field(const char* label, Settings& settings, bool (*parse)(const std::string&, Settings&),
-                   std::string (*text)(const Settings&)) {
-  static std::string editing;
-  static ImGuiID editing_id = 0;
+bool EngineInputs::version_field(const char* label, Settings& settings, bool (*parse)(const std::string&, Settings&),
+                                 std::string (*text)(const Settings&)) {
   const ImGuiID id = ImGui::GetID(label);
-  if (editing_id != id) editing = text(settings);
-  ImGui::InputText(label, &editing);
-  if (ImGui::IsItemActive()) editing_id = id;
+  if (version_id_ != id) version_text_ = text(settings);
+  ImGui::InputText(label, &version_text_);
+  if (ImGui::IsItemActive()) version_id_ = id;
   if (!ImGui::IsItemDeactivatedAfterEdit()) {
-    if (!ImGui::IsItemActive() && editing_id == id) editing_id = 0;
+    if (!ImGui::IsItemActive() && version_id_ == id) version_id_ = 0;
     return false;
   }
-  editing_id = 0;
+  version_id_ = 0;
   Settings next = settings;
-  if (!parse(editing, next)) return false;
+  if (!parse(version_text_, next)) return false;
   settings = next;
   return true;
 }
 
 // Speculative decoding's draft model (Request::draft): a preset in a weight format of its own
 // (llama.cpp: a GGUF format, as -md loads), or none.
-bool draw_draft_inputs(Request& request) {
+bool EngineInputs::draw_draft(Request& request) {
   const Catalog& catalog = builtin_catalog();
   const Request* draft = request.draft.get();
   const ModelPreset* current = draft && !draft->has_custom_model ? catalog.find_model(draft->model_preset) : nullptr;
@@ -80,7 +72,7 @@ bool draw_draft_inputs(Request& request) {
   bool changed = false;
   FilteredCombo combo;
   const bool gguf_only = request.engine == Engine::llamacpp;
-  if (combo.begin("Draft model", preview, g_draft_filter)) {
+  if (combo.begin("Draft model", preview, draft_filter_)) {
     if (combo.item("none", "none", !draft)) {
       request.draft.reset();
       changed = true;
@@ -136,7 +128,7 @@ bool draw_draft_inputs(Request& request) {
   return changed;
 }
 
-bool draw_llamacpp_inputs(Request& request) {
+bool EngineInputs::draw_llamacpp(Request& request) {
   LlamaCppSettings& l = request.llamacpp;
   bool changed = number_field("-c", l.ctx_size, 0, kMaxContextTokens, Steps::doubling);
   tip("--ctx-size: KV cells for all sequences together; 0: the model's trained context.");
@@ -184,11 +176,11 @@ bool draw_llamacpp_inputs(Request& request) {
       changed = true;
     }
   }
-  changed |= draw_draft_inputs(request);
+  changed |= draw_draft(request);
   return changed;
 }
 
-bool draw_vllm_inputs(Request& request) {
+bool EngineInputs::draw_vllm(Request& request) {
   VllmSettings& v = request.vllm;
   bool changed = version_field<VllmSettings>("vLLM version", v, parse_vllm_version, vllm_version_text);
   tip("`vllm --version`: its profiling changed across releases.");
@@ -222,11 +214,11 @@ bool draw_vllm_inputs(Request& request) {
     changed |= number_field("--max-lora-rank", v.max_lora_rank, 1, 4096, Steps::doubling);
     tip("The largest adapter rank; every slot is this wide.");
   }
-  changed |= draw_draft_inputs(request);
+  changed |= draw_draft(request);
   return changed;
 }
 
-bool draw_transformers_inputs(Request& request) {
+bool EngineInputs::draw_transformers(Request& request) {
   TransformersSettings& t = request.transformers;
   bool changed = version_field<TransformersSettings>("version", t, parse_transformers_version, transformers_version_text);
   tip("transformers.__version__: generate's cache and logits changed across releases.");
@@ -255,7 +247,7 @@ bool draw_transformers_inputs(Request& request) {
 }
 
 // The GPUs in device order: gpu_count x the GPU of the GPU section, or a list, one by one.
-bool draw_gpu_list(Request& request) {
+bool EngineInputs::draw_gpu_list(Request& request) {
   bool changed = false;
   const Catalog& catalog = builtin_catalog();
   if (request.gpu_ids.empty()) {
@@ -276,7 +268,7 @@ bool draw_gpu_list(Request& request) {
     const Gpu* gpu = catalog.find_gpu(request.gpu_ids[i]);
     const std::string label = "GPU " + std::to_string(i);
     FilteredCombo combo;
-    if (combo.begin(label.c_str(), gpu ? gpu->name + "  (" + memory(gpu->total_bytes) + ")" : request.gpu_ids[i], g_gpu_filter)) {
+    if (combo.begin(label.c_str(), gpu ? gpu->name + "  (" + memory(gpu->total_bytes) + ")" : request.gpu_ids[i], gpu_filter_)) {
       for (const Gpu& g : catalog.gpus) {
         if (combo.item(g.name + "  (" + memory(g.total_bytes) + ")", g.id, g.id == request.gpu_ids[i])) {
           request.gpu_ids[i] = g.id;
@@ -302,44 +294,42 @@ bool draw_gpu_list(Request& request) {
 }
 
 // A pasted `llama-server ...` / `vllm serve ...` line becomes the request's engine settings.
-bool draw_command_box(Request& request) {
+bool EngineInputs::draw_command_box(Request& request) {
   if (!ImGui::CollapsingHeader("Paste a command")) return false;
-  ImGui::InputTextMultiline("##command", &g_command.text, ImVec2(-1, ImGui::GetTextLineHeight() * 4));
+  ImGui::InputTextMultiline("##command", &command_text_, ImVec2(-1, ImGui::GetTextLineHeight() * 4));
   bool changed = false;
   if (ImGui::Button("Use this command")) {
-    auto command = command_request(g_command.text, builtin_catalog());
+    auto command = command_request(command_text_, builtin_catalog());
     if (!command) {
-      g_command.status = command.error().message;
+      command_status_ = command.error().message;
     } else {
       json j = request_to_json(request);
       j.merge_patch(command->fields);
       if (command->fields.contains("model") && j.contains("weights")) j["weights"].erase("stored");
-      g_command.status.clear();
-      for (const std::string& note : command->notes) g_command.status += note + ". ";
+      command_status_.clear();
+      for (const std::string& note : command->notes) command_status_ += note + ". ";
       auto parsed = request_from_json(j);
       if (!parsed) {
-        g_command.status = parsed.error().message;
+        command_status_ = parsed.error().message;
       } else {
         request = *parsed;
         changed = true;
       }
     }
   }
-  if (!g_command.status.empty()) text_wrapped_at_spaces(g_command.status);
+  if (!command_status_.empty()) text_wrapped_at_spaces(command_status_);
   text_wrapped_at_spaces_disabled(
       "e.g. llama-server -m x.gguf -c 32768 -ngl 99 -fa on -ctk q8_0, or vllm serve "
       "meta-llama/Llama-3.1-8B-Instruct -tp 2 --max-model-len 32768");
   return changed;
 }
 
-}  // namespace
-
-bool draw_engine_inputs(Request& request) {
+bool EngineInputs::draw(Request& request) {
   bool changed = false;
   switch (request.engine) {
-    case Engine::llamacpp: changed |= draw_llamacpp_inputs(request); break;
-    case Engine::vllm: changed |= draw_vllm_inputs(request); break;
-    case Engine::transformers: changed |= draw_transformers_inputs(request); break;
+    case Engine::llamacpp: changed |= draw_llamacpp(request); break;
+    case Engine::vllm: changed |= draw_vllm(request); break;
+    case Engine::transformers: changed |= draw_transformers(request); break;
     default: return false;
   }
   changed |= draw_gpu_list(request);

@@ -3,7 +3,9 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "active_fit.hpp"
 #include "ui_language.hpp"
@@ -61,6 +63,31 @@ void draw_legend() {
                                   "and 75% of it. Ring: the workload chosen now. Hover for the numbers; tap or click to use one.");
 }
 
+// The map's rows hold whole counts (sequences 1, 1, 1, 2, 2, 3, ... at the bottom of a log
+// axis): a step wherever the count changes, which the GPU's linear filtering draws as notches in
+// the contours. For drawing, each row is taken at its exact log-spaced value, between the rows of
+// the whole counts around it (the memory is linear in the count between them).
+FitMap rows_at_exact_values(const FitMap& map) {
+  FitMap drawn = map;
+  const int rows = map.y.cells, cols = map.x.cells;
+  std::vector<int64_t> counts(static_cast<size_t>(rows));
+  for (int row = 0; row < rows; ++row) counts[static_cast<size_t>(row)] = map.y.value(row);
+  for (int row = 0; row < rows; ++row) {
+    const double exact = map.y.exact_at((row + 0.5) / rows);
+    int below = row, above = row;  // rows whose counts are the nearest at or under, at or over, the exact value
+    while (below > 0 && static_cast<double>(counts[static_cast<size_t>(below)]) > exact) --below;
+    while (above + 1 < rows && static_cast<double>(counts[static_cast<size_t>(above)]) < exact) ++above;
+    const double lo = static_cast<double>(counts[static_cast<size_t>(below)]), hi = static_cast<double>(counts[static_cast<size_t>(above)]);
+    if (hi <= lo || exact <= lo || exact >= hi) continue;
+    const float w = static_cast<float>((exact - lo) / (hi - lo));
+    for (int col = 0; col < cols; ++col) {
+      drawn.fraction[static_cast<size_t>(row) * static_cast<size_t>(cols) + static_cast<size_t>(col)] =
+          map.at(col, below) + w * (map.at(col, above) - map.at(col, below));
+    }
+  }
+  return drawn;
+}
+
 }  // namespace
 
 std::optional<FitMapView::Workload> FitMapView::draw(const Request& request, const Report& r, float height) {
@@ -78,14 +105,16 @@ std::optional<FitMapView::Workload> FitMapView::draw(const Request& request, con
   if (!valid_) {
     map_ = training ? training_fit_map(r.prepared.model, request.training, r.training, capacity, x, y)
                     : inference_fit_map(r.prepared, request.settings, capacity, x, y);
-    if (renderer_) renderer_->upload(map_);
+    if (renderer_) renderer_->upload(rows_at_exact_values(map_));
     valid_ = true;
   }
   const float legend_h = ImGui::GetTextLineHeightWithSpacing() * 4.0f;
   const ImVec2 avail(ImGui::GetContentRegionAvail().x, height > 0.0f ? height : ImGui::GetContentRegionAvail().y);
   const float axis_w = em(3.2f), axis_h = em(2.4f);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const ImVec2 p0(origin.x + axis_w, origin.y + em(0.25f));
+  // The y axis's title on a line of its own above the map, clear of its top tick's label.
+  const float title_h = ImGui::GetTextLineHeightWithSpacing();
+  const ImVec2 p0(origin.x + axis_w, origin.y + title_h + em(0.5f));
   const ImVec2 p1(origin.x + std::max(avail.x, axis_w + em(6.0f)) - em(0.5f),
                   origin.y + std::max(avail.y - axis_h - legend_h, em(7.5f)));
   const int64_t cur_x = training ? request.training.sequence_length : request.settings.context_tokens;
@@ -125,7 +154,7 @@ std::optional<FitMapView::Workload> FitMapView::draw(const Request& request, con
   }
   const char* x_title = training ? "sequence length (tokens)" : "context (tokens per sequence)";
   dl->AddText(ImVec2((p0.x + p1.x - ImGui::CalcTextSize(x_title).x) * 0.5f, p1.y + tick + ImGui::GetFontSize()), text, x_title);
-  ImGui::SetCursorScreenPos(ImVec2(origin.x, p0.y - em(0.25f)));
+  ImGui::SetCursorScreenPos(origin);
   ImGui::TextUnformatted(training ? "batch" : "seqs");
   ImGui::SetCursorScreenPos(p0);
   ImGui::InvisibleButton("fit map", ImVec2(p1.x - p0.x, p1.y - p0.y));

@@ -183,7 +183,7 @@ bool InputsPanel::draw_inference(Request& request, Platform& platform, Outcome& 
     changed = true;
   }
   if (request.engine != Engine::generic) {
-    changed |= draw_engine_inputs(request);
+    changed |= engine_inputs_.draw(request);
     return changed;
   }
   static const char* const kv_types[] = {"f16", "bf16", "f32", "fp8", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/request.hpp"
+#include "engine_view.hpp"
 #include "hub_field.hpp"
 #include "io/json.hpp"
 #include "platform.hpp"
@@ -48,6 +49,7 @@ class InputsPanel {
   std::string network_text_, network_status_;
   bool custom_gpu_ = false;  // "Custom GPU" chosen, before a capacity is typed
   HubField hub_;
+  EngineInputs engine_inputs_;
 };
 
 }  // namespace vramfit

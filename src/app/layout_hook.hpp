@@ -17,7 +17,8 @@ void layout_frame_begins();  // before ImGui::NewFrame(): the last frame's list 
 //   "h": .., "clip": [x0, y0, x1, y1], "visible": true}, ...] for the last finished frame
 // (inputable: the widget takes typed text; focused: it has the keyboard focus, shown;
 // scrolls_sideways: its window scrolls horizontally, so its edge may cut items on purpose; shown,
-// in Arabic: the words drawn, from its catalog, before shaping: annotate_arabic_layout). A widget's
+// in Arabic: the words drawn, from its catalog, before shaping; drawn: the characters drawn, shaped
+// and in visual order, for a text the text transform changed: annotate_arabic_layout). A widget's
 // label is its whole label, "##id" part included (the GPU list's filter box is
 // "##gpu_filter"); a text's is its characters (kind "text").
 std::string layout_json();

@@ -1,6 +1,7 @@
 #include "tables.hpp"
 
 #include <imgui.h>
+#include <imgui_internal.h>
 #include <misc/cpp/imgui_stdlib.h>
 
 #include <algorithm>
@@ -33,6 +34,26 @@ std::vector<int> sorted_rows(int count, const std::function<bool(int, int, int)>
   const bool ascending = spec.SortDirection == ImGuiSortDirection_Ascending;
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return ascending ? less(column, a, b) : less(column, b, a); });
   return order;
+}
+
+// Dear ImGui's keyboard reaches a scrolling table as one stop (its child window): Tab lands on
+// it and Enter goes in. Ends the table and, while the keyboard is on it or in it, says so at its
+// bottom edge.
+void end_table_saying_keys() {
+  const ImGuiContext& g = *ImGui::GetCurrentContext();
+  const ImGuiTable* table = ImGui::GetCurrentTable();
+  const ImGuiWindow* inner = table ? table->InnerWindow : nullptr;
+  const ImRect rect = table ? table->OuterRect : ImRect();
+  ImGui::EndTable();
+  if (inner == nullptr || g.NavDisableHighlight) return;
+  const char* hint = nullptr;
+  if (g.NavWindow == inner) hint = "In the table: arrows move, Space opens or picks a row, Escape leaves";
+  else if (g.NavId == inner->ChildId) hint = "A table: Enter goes in (then arrows move, Escape leaves)";
+  if (hint == nullptr) return;
+  ImGui::SetNextWindowPos(ImVec2(rect.Min.x + em(0.5f), rect.Max.y - em(0.25f)), ImGuiCond_Always, ImVec2(0.0f, 1.0f));
+  ImGui::BeginTooltip();
+  ImGui::TextUnformatted(hint);
+  ImGui::EndTooltip();
 }
 
 double percent_of(int64_t bytes, int64_t capacity) {
@@ -97,9 +118,9 @@ void draw_breakdown_table(const Request& request, const Report& r, float height)
     ImGui::TextUnformatted(format_bytes(r.breakdown.total_bytes, request.units).c_str());
     ImGui::TableSetColumnIndex(2);
     ImGui::Text("%.1f%%", percent_of(r.breakdown.total_bytes, capacity));
-    ImGui::EndTable();
+    end_table_saying_keys();
   }
-  for (const std::string& a : r.breakdown.assumptions) ImGui::TextWrapped("assumed: %s", tr(a.c_str()));
+  for (const std::string& a : r.breakdown.assumptions) textf_wrapped_at_spaces("assumed: %s", tr(a.c_str()));
 }
 
 std::optional<std::string> GpuTable::draw(const Request& request, const Report& r, float height) {
@@ -114,21 +135,23 @@ std::optional<std::string> GpuTable::draw(const Request& request, const Report& 
     rows.push_back(&v);
     fits.push_back(active_fit(request, v));
   }
-  // Narrower than 30 font widths (a phone): the columns a person reads first — the GPU, its
-  // memory, the verdict (what is needed stands in the verdict above the tabs).
+  // Narrower than 30 font widths (a tablet's results, a phone): the columns a person reads and
+  // sorts by first — the GPU, its memory, the headroom, the verdict (what is needed stands in
+  // the verdict above the tabs); narrower than 26 (a phone), the memory goes too.
   enum Column { kGpu, kMemory, kNeeded, kHeadroom, kVerdict };
   static const Column kAll[] = {kGpu, kMemory, kNeeded, kHeadroom, kVerdict};
-  static const Column kNarrow[] = {kGpu, kMemory, kVerdict};
+  static const Column kNarrow[] = {kGpu, kMemory, kHeadroom, kVerdict};
+  static const Column kNarrowest[] = {kGpu, kHeadroom, kVerdict};
   static const char* const kNames[] = {"GPU", "Memory", "Needed", "Headroom", "Verdict"};
   const float width = std::min(ImGui::GetContentRegionAvail().x, em(60.0f));
-  const bool narrow = width < em(30.0f);
-  const Column* columns = narrow ? kNarrow : kAll;
-  const int count = narrow ? 3 : 5;
+  const int count = width < em(26.0f) ? 3 : width < em(30.0f) ? 4 : 5;
+  const Column* columns = count == 3 ? kNarrowest : count == 4 ? kNarrow : kAll;
   // (One table id per set of columns: Dear ImGui keeps a table's column widths frame to frame.)
-  if (!ImGui::BeginTable(narrow ? "gpus narrow" : "gpus", count, kTableFlags, ImVec2(width, height))) return chosen;
+  static const char* const kIds[] = {"gpus 3", "gpus 4", "gpus"};
+  if (!ImGui::BeginTable(kIds[count - 3], count, kTableFlags, ImVec2(width, height))) return chosen;
   ImGui::TableSetupScrollFreeze(0, 1);
   for (int c = 0; c < count; ++c) {
-    ImGui::TableSetupColumn(kNames[columns[c]], ImGuiTableColumnFlags_WidthStretch, columns[c] == kGpu ? 2.6f : 1.0f);
+    ImGui::TableSetupColumn(kNames[columns[c]], ImGuiTableColumnFlags_WidthStretch, columns[c] == kGpu ? (count == 5 ? 2.6f : 2.0f) : 1.0f);
   }
   order_table_columns();
   ImGui::TableHeadersRow();
@@ -177,7 +200,7 @@ std::optional<std::string> GpuTable::draw(const Request& request, const Report& 
       }
     }
   }
-  ImGui::EndTable();
+  end_table_saying_keys();
   return chosen;
 }
 
@@ -226,7 +249,7 @@ void draw_layer_table(const Request& request, const Report& r, float height) {
       }
     }
   }
-  ImGui::EndTable();
+  end_table_saying_keys();
 }
 
 }  // namespace vramfit

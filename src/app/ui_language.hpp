@@ -44,10 +44,10 @@ void order_table_columns();
 // The text lives as long as the catalog (the program) or the English given.
 const char* tr(const char* english);
 
-// The language switch's label in each language's own script, drawn without the transform:
-// "العربية" already shaped and in visual order (the test of src/text checks it), "English".
+// The language switch's label in each language's own script: "العربية" (the transform shapes it
+// in either interface; kArabicNameDrawn is what it draws, the glyphs the English interface
+// needs from the start: the test of src/text checks it), "English".
 inline constexpr const char* kArabicNameDrawn = "\xEF\xBA\x94\xEF\xBB\xB4\xEF\xBA\x91\xEF\xBA\xAE\xEF\xBB\x8C\xEF\xBB\x9F\xEF\xBA\x8D";
-inline constexpr const char* kArabicSwitchLabel =  // the switch's label: the name, then its id
-    "\xEF\xBA\x94\xEF\xBB\xB4\xEF\xBA\x91\xEF\xBA\xAE\xEF\xBB\x8C\xEF\xBB\x9F\xEF\xBA\x8D###language";
+inline constexpr const char* kArabicSwitchLabel = "\u0627\u0644\u0639\u0631\u0628\u064A\u0629###language";  // the name, then its id
 
 }  // namespace vramfit

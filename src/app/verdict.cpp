@@ -76,7 +76,7 @@ void draw_limits(const Request& request, const Report& r, const ActiveFit& fit) 
   switch (app_mode(request)) {
     case AppMode::inference:
       if (r.fit.max_context_tokens == 0) {
-        ImGui::TextWrapped("Not even one token of context fits: the weights and buffers alone need %s of %s per GPU. "
+        textf_wrapped_at_spaces("Not even one token of context fits: the weights and buffers alone need %s of %s per GPU. "
                            "Fewest GPUs that fit: %s.",
                            format_bytes(r.memory.weights + r.memory.runtime, request.units).c_str(),
                            format_bytes(fit.capacity_bytes, request.units).c_str(), gpus_text(r.fit.min_gpus).c_str());
@@ -87,19 +87,19 @@ void draw_limits(const Request& request, const Report& r, const ActiveFit& fit) 
         const std::string fewest = gpus ? gpus : std::to_string(r.fit.min_gpus);
         if (r.fit.max_concurrent_sequences == 0) {
           // Not "Most sequences: 0": the context asked for does not fit, and the longest that does is beside it.
-          ImGui::TextWrapped("Longest context: %s   Most sequences: none at %s tokens (that context does not fit)   Fewest GPUs: %s",
+          textf_wrapped_at_spaces("Longest context: %s   Most sequences: none at %s tokens (that context does not fit)   Fewest GPUs: %s",
                              context.c_str(), with_thousands(request.settings.context_tokens).c_str(), fewest.c_str());
         } else {
-          ImGui::TextWrapped("Longest context: %s   Most sequences: %s   Fewest GPUs: %s", context.c_str(),
+          textf_wrapped_at_spaces("Longest context: %s   Most sequences: %s   Fewest GPUs: %s", context.c_str(),
                              with_thousands(r.fit.max_concurrent_sequences).c_str(), fewest.c_str());
         }
       }
       break;
     case AppMode::layer_list:
       if (r.training_fit.max_batch == 0) {
-        ImGui::TextWrapped("Not even a batch of 1 fits. Parameters: %s", with_thousands(r.network.parameters).c_str());
+        textf_wrapped_at_spaces("Not even a batch of 1 fits. Parameters: %s", with_thousands(r.network.parameters).c_str());
       } else {
-        ImGui::TextWrapped("Largest batch: %s   Parameters: %s", with_thousands(r.training_fit.max_batch).c_str(),
+        textf_wrapped_at_spaces("Largest batch: %s   Parameters: %s", with_thousands(r.training_fit.max_batch).c_str(),
                            with_thousands(r.network.parameters).c_str());
       }
       break;
@@ -114,11 +114,11 @@ void draw_limits(const Request& request, const Report& r, const ActiveFit& fit) 
         gpus = gpus_text(fit.min_gpus) + tr(" with this sharding");
       }
       if (r.training_fit.max_batch == 0) {
-        ImGui::TextWrapped("Not even a micro-batch of 1 fits. Fewest GPUs: %s. Trainable: %s of %s",
+        textf_wrapped_at_spaces("Not even a micro-batch of 1 fits. Fewest GPUs: %s. Trainable: %s of %s",
                            gpus.c_str(), with_thousands(r.training.trainable_parameters).c_str(),
                            with_thousands(r.training.parameters).c_str());
       } else {
-        ImGui::TextWrapped("Largest micro-batch: %s   Longest sequence: %s   Fewest GPUs: %s   Trainable: %s of %s",
+        textf_wrapped_at_spaces("Largest micro-batch: %s   Longest sequence: %s   Fewest GPUs: %s   Trainable: %s of %s",
                            with_thousands(r.training_fit.max_batch).c_str(),
                            with_thousands(r.training_fit.max_sequence_length).c_str(), gpus.c_str(),
                            with_thousands(r.training.trainable_parameters).c_str(),
@@ -142,15 +142,18 @@ void draw_verdict(const Request& request, const Report& r) {
     ImGui::TextDisabled("%s", on);
     ImGui::SameLine();
   }
+  const float line = ImGui::GetContentRegionAvail().x, name_width = ImGui::CalcTextSize(r.model_name.c_str()).x;
   ImGui::TextUnformatted(r.model_name.c_str());
-  if (!ui_right_to_left()) {
-    ImGui::SameLine();
-    if (fit.gpu_count > 1) ImGui::TextDisabled("on %lld x %s", static_cast<long long>(fit.gpu_count), r.gpu.name.c_str());
-    else ImGui::TextDisabled("on %s", r.gpu.name.c_str());
+  if (!ui_right_to_left()) {  // beside the name, or under it when the line has no room (a phone)
+    char on[160];
+    if (fit.gpu_count > 1) std::snprintf(on, sizeof on, "on %lld x %s", static_cast<long long>(fit.gpu_count), r.gpu.name.c_str());
+    else std::snprintf(on, sizeof on, "on %s", r.gpu.name.c_str());
+    if (ImGui::CalcTextSize(on).x <= line - name_width - ImGui::GetStyle().ItemSpacing.x) ImGui::SameLine();
+    ImGui::TextDisabled("%s", on);
   }
   ImGui::PushStyleColor(ImGuiCol_Text, fit.fits ? IM_COL32(70, 200, 120, 255) : IM_COL32(235, 90, 80, 255));
   ImGui::SetWindowFontScale(1.35f);
-  ImGui::TextWrapped("%s  %s%s of %s", tr(fit.fits ? "FITS" : "DOES NOT FIT"), fit.gpu_count > 1 ? tr("per GPU ") : "",
+  textf_wrapped_at_spaces("%s  %s%s of %s", tr(fit.fits ? "FITS" : "DOES NOT FIT"), fit.gpu_count > 1 ? tr("per GPU ") : "",
                      format_bytes(r.breakdown.total_bytes, u).c_str(), format_bytes(fit.capacity_bytes, u).c_str());
   ImGui::SetWindowFontScale(1.0f);
   ImGui::PopStyleColor();
@@ -175,7 +178,7 @@ void draw_verdict(const Request& request, const Report& r) {
 void draw_warnings(const Report& r) {
   for (const std::string& warning : r.breakdown.warnings) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 170, 60, 255));
-    ImGui::TextWrapped("warning: %s", tr(warning.c_str()));
+    textf_wrapped_at_spaces("warning: %s", tr(warning.c_str()));
     ImGui::PopStyleColor();
   }
 }

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <map>
 
@@ -20,20 +22,52 @@ std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
 }
+
+// A closed list's text that fits its box rather than running under the arrow: too wide, it drops
+// a parenthesised tail ("GeForce RTX 3060 12 GB  (12.0 GiB)": "GeForce RTX 3060 12 GB"), then
+// words from its end, with "..." ("GeForce RTX 3060...").
+std::string fitting_preview(const std::string& preview) {
+  const float room = ImGui::CalcItemWidth() - ImGui::GetFrameHeight() - ImGui::GetStyle().FramePadding.x * 2.0f;
+  const auto fits = [room](const std::string& text) { return ImGui::CalcTextSize(text.c_str()).x <= room; };
+  if (fits(preview)) return preview;
+  std::string shown = preview;
+  const size_t open = shown.rfind(" (");
+  if (open != std::string::npos && open > 0 && shown.back() == ')') {
+    shown = shown.substr(0, shown.find_last_not_of(' ', open) + 1);
+    if (fits(shown)) return shown;
+  }
+  for (size_t space = shown.rfind(' '); space != std::string::npos && space > 0; space = shown.rfind(' ', space - 1)) {
+    const std::string cut = shown.substr(0, shown.find_last_not_of(' ', space) + 1) + "...";
+    if (fits(cut)) return cut;
+  }
+  return shown;
+}
 }  // namespace
 
 bool FilteredCombo::begin(const char* label, const std::string& preview, std::string& filter) {
-  if (!ImGui::BeginCombo(label, preview.c_str(), ImGuiComboFlags_HeightLarge)) return false;
+  if (!ImGui::BeginCombo(label, fitting_preview(preview).c_str(), ImGuiComboFlags_HeightLarge)) return false;
   if (ImGui::IsWindowAppearing()) {
     ImGui::SetKeyboardFocusHere();
     filter.clear();
   }
   ImGui::SetNextItemWidth(-1);
   const bool enter = ImGui::InputTextWithHint("##filter", "search", &filter, ImGuiInputTextFlags_EnterReturnsTrue);
+  // Escape in the search box closes the list at once (Dear ImGui's text box would only let go
+  // of the keyboard, and a second Escape close the list).
+  if ((ImGui::IsItemActive() || ImGui::IsItemDeactivated()) && ImGui::IsKeyPressed(ImGuiKey_Escape, false)) {
+    ImGui::CloseCurrentPopup();
+  }
   lower_filter_ = lower(filter);
   count_id_ = ImGui::GetID("##matches");
-  take_only_ = enter && !filter.empty() && ImGui::GetStateStorage()->GetInt(count_id_, 0) == 1;
+  const int matched = ImGui::GetStateStorage()->GetInt(count_id_, 0);
+  take_only_ = enter && !filter.empty() && matched == 1;
   matches_ = 0;
+  // The list scrolls under the search box, which stays in place: as tall as the matches of the
+  // last frame, at most 20 rows (Dear ImGui's large combo) and 60% of the screen.
+  const float row = ImGui::GetTextLineHeightWithSpacing();
+  const float rows = static_cast<float>(std::clamp(matched, 1, 20));
+  const float height = std::min(rows * row + ImGui::GetStyle().WindowPadding.y, ImGui::GetMainViewport()->WorkSize.y * 0.6f);
+  ImGui::BeginChild("##list", ImVec2(0.0f, height), ImGuiChildFlags_None, ImGuiWindowFlags_NavFlattened);
   return true;
 }
 
@@ -42,19 +76,28 @@ bool FilteredCombo::item(const std::string& name, const std::string& id, bool se
   ++matches_;
   bool chosen = ImGui::Selectable(name.c_str(), selected);
   if (selected) ImGui::SetItemDefaultFocus();
-  if (take_only_) {
-    chosen = true;
-    ImGui::CloseCurrentPopup();
-  }
+  chosen |= take_only_;
+  // The list is a child of the popup, where a Selectable does not close it by itself.
+  if (chosen) ImGui::CloseCurrentPopup();
   return chosen;
 }
 
 void FilteredCombo::end() {
+  ImGui::EndChild();
   ImGui::GetStateStorage()->SetInt(count_id_, matches_);
   ImGui::EndCombo();
 }
 
 namespace {
+// A dragged count lands on a value people type: a whole number below 8, then quarter steps of
+// its power of two (8, 10, 12, 14, 16, 20, 24, 28, 32, ... 1,024, 1,280, 1,536, 1,792, 2,048,
+// ... 131,072 = 128K, 163,840 = 160K), never 1,951,069.
+int64_t round_for_people(double value) {
+  if (value < 8.0) return std::llround(value);
+  const double step = std::exp2(std::floor(std::log2(value))) / 4.0;
+  return static_cast<int64_t>(std::llround(value / step) * static_cast<long long>(step));
+}
+
 // A number field's state between frames: the text being typed, what was wrong with the last
 // settled text, and where a drag started.
 struct NumberFieldState {
@@ -94,7 +137,7 @@ void field_label_and_error(const char* label, const NumberFieldState& state) {
   ImGui::TextUnformatted(label, ImGui::FindRenderedTextEnd(label));
   if (!state.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 170, 60, 255));
-    ImGui::TextWrapped("%s", state.error.c_str());
+    text_wrapped_at_spaces(state.error);
     ImGui::PopStyleColor();
   }
 }
@@ -141,7 +184,7 @@ bool number_field(const char* label, int64_t& value, int64_t min, int64_t max, S
     if (ImGui::IsItemActive()) {
       state.drag_dx += ImGui::GetIO().MouseDelta.x;
       const double scaled = static_cast<double>(state.drag_start) * std::exp2(state.drag_dx / em(3.0f));
-      value = std::clamp(static_cast<int64_t>(std::llround(std::min(scaled, 9.0e15))), min, max);
+      value = std::clamp(round_for_people(std::min(scaled, 9.0e15)), min, max);
     } else if (ImGui::IsItemHovered()) {
       ImGui::SetTooltip("Drag sideways: x2 every %.0f pixels", em(3.0f));
     }
@@ -209,7 +252,7 @@ bool choice_combo(const char* label, int& value, const Choice* choices, size_t c
     if (choices[i].value == value) preview = choices[i].label;
   }
   bool changed = false;
-  if (ImGui::BeginCombo(label, preview)) {
+  if (ImGui::BeginCombo(label, fitting_preview(preview).c_str())) {
     for (size_t i = 0; i < count; ++i) {
       if (ImGui::Selectable(choices[i].label, choices[i].value == value)) {
         value = choices[i].value;
@@ -228,29 +271,44 @@ bool margin_input(double& fraction) {
   return true;
 }
 
-void text_wrapped_at_spaces(const std::string& text) {
+void text_wrapped_at_spaces(const std::string& text, float width) {
   if (ui_right_to_left()) {  // the text transform translates, wraps and right-aligns the whole text
     ImGui::TextWrapped("%s", text.c_str());
     return;
   }
-  const float width = std::max(ImGui::GetContentRegionAvail().x, em(4.0f));
-  const float space = ImGui::CalcTextSize(" ").x;
-  size_t line_start = 0, line_end = 0;  // the line so far: [line_start, line_end)
-  float line_width = 0.0f;
-  size_t i = 0;
-  while (i < text.size()) {
-    const size_t word_end = std::min(text.find(' ', i), text.size());
-    const float word = ImGui::CalcTextSize(text.data() + i, text.data() + word_end).x;
-    if (line_end > line_start && line_width + space + word > width) {
-      ImGui::TextUnformatted(text.data() + line_start, text.data() + line_end);
-      line_start = i;
-      line_width = 0.0f;
+  width = std::max(width > 0.0f ? width : ImGui::GetContentRegionAvail().x, em(4.0f));
+  const size_t n = text.size();
+  const auto word_end = [&](size_t from) { return std::min(text.find(' ', from), n); };
+  size_t start = 0;
+  while (start < n) {
+    while (start < n && text[start] == ' ') ++start;  // a line starts with a word
+    if (start == n) break;
+    size_t end = word_end(start);  // at least one word, however long
+    for (;;) {
+      size_t next = end;
+      while (next < n && text[next] == ' ') ++next;
+      if (next == n) break;
+      const size_t next_end = word_end(next);
+      if (ImGui::CalcTextSize(text.data() + start, text.data() + next_end).x > width) break;
+      end = next_end;
     }
-    line_width += (line_end > line_start && i > line_start ? space : 0.0f) + word;
-    line_end = word_end;
-    i = word_end + 1;
+    ImGui::TextUnformatted(text.data() + start, text.data() + end);
+    start = end;
   }
-  if (line_end > line_start) ImGui::TextUnformatted(text.data() + line_start, text.data() + line_end);
+}
+
+void textf_wrapped_at_spaces(const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  if (ui_right_to_left()) {
+    ImGui::TextWrappedV(fmt, args);
+  } else {
+    const char* text;
+    const char* text_end;
+    ImFormatStringToTempBufferV(&text, &text_end, fmt, args);
+    text_wrapped_at_spaces(std::string(text, text_end));
+  }
+  va_end(args);
 }
 
 void text_wrapped_at_spaces_disabled(const std::string& text) {
@@ -307,8 +365,14 @@ void wrapped_tooltip(const char* text) {
   // At most 28 em wide, and on a phone no wider than the screen less a margin each side, so that
   // Dear ImGui can place it whole on the screen.
   ImGui::BeginTooltip();
-  ImGui::PushTextWrapPos(std::min(em(28.0f), ImGui::GetMainViewport()->WorkSize.x - em(3.0f)));
-  ImGui::TextUnformatted(text);
+  const float width = std::min(em(28.0f), ImGui::GetMainViewport()->WorkSize.x - em(3.0f));
+  ImGui::PushTextWrapPos(width);
+  for (const char* line = text; *line != '\0';) {  // its paragraphs, each wrapped at spaces
+    const char* end = std::strchr(line, '\n');
+    if (end == nullptr) end = line + std::strlen(line);
+    text_wrapped_at_spaces(std::string(line, end), width);
+    line = *end == '\n' ? end + 1 : end;
+  }
   ImGui::PopTextWrapPos();
   ImGui::EndTooltip();
 }
@@ -319,20 +383,13 @@ void ItemRow::start() {
   used_ = 0.0f;
 }
 
-// Out of line: called from some ten places (the page's size).
+// Out of line: called from some ten places (the page's size). An item that would pass the
+// edge starts the next line, as place(width, spacing) does.
 [[gnu::noinline]] void ItemRow::place(const char* label, RowItem kind) {
-  if (used_ >= 0.0f) ImGui::SameLine();
-  else used_ = 0.0f;
-  if (ui_right_to_left()) place_from_right(label, kind);
-}
-
-void ItemRow::place_from_right(const char* label, RowItem kind) {
-  if (used_ == 0.0f) start();  // the line's first item: the cursor is at the line's start
   const ImGuiStyle& style = ImGui::GetStyle();
   const float width = ImGui::CalcTextSize(label, nullptr, true).x +
                       (kind == RowItem::radio ? ImGui::GetFrameHeight() + style.ItemInnerSpacing.x : style.FramePadding.x * 2.0f);
-  ImGui::SetCursorScreenPos(ImVec2(end_ - used_ - width, ImGui::GetCursorScreenPos().y));
-  used_ += width + style.ItemSpacing.x;
+  place(width, style.ItemSpacing.x);
 }
 
 void ItemRow::place(float width, float spacing) {

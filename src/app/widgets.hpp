@@ -75,8 +75,12 @@ bool margin_input(double& fraction);
 
 // Text wrapped to the available width at spaces only: Dear ImGui's own wrapping also breaks
 // after commas and full stops, which splits "1,073,741,824 B" in two.
-void text_wrapped_at_spaces(const std::string& text);
+// width: the line's width, 0 for the space available.
+void text_wrapped_at_spaces(const std::string& text, float width = 0.0f);
 void text_wrapped_at_spaces_disabled(const std::string& text);  // in the dimmed text colour
+// The same, printf-style, in place of ImGui::TextWrapped (right to left, Dear ImGui's own, whose
+// format the text transform translates).
+void textf_wrapped_at_spaces(const char* fmt, ...) IM_FMTARGS(1);
 
 // Items one after another on a line; right to left (an Arabic interface) the line runs from
 // the right edge of the space left. Place each item before it is drawn:
@@ -91,7 +95,6 @@ class ItemRow {
   void place(float width, float spacing);       // on this line `spacing` after it, or on the next when it would pass the edge
 
  private:
-  void place_from_right(const char* label, RowItem kind);
   void start();        // the line's extent, at its first item
   float start_, end_;  // set by start()
   float used_ = -1.0f;  // how much of the line the items so far take (-1: none yet)

@@ -8,10 +8,14 @@ namespace vramfit {
 // The axis is log-spaced: min x (max / min)^t. In float (log2f, exp2f): a workload is a whole
 // count rounded from it, and the page's module then carries none of double exp2's and log2's
 // tables (3.4 KB of its gzip size). Values up to 2^24 convert to float exactly.
-int64_t FitMapAxis::value_at(double t) const noexcept {
-  if (max <= min) return min;
+double FitMapAxis::exact_at(double t) const noexcept {
+  if (max <= min) return static_cast<double>(min);
   const float lo = std::log2(static_cast<float>(min)), hi = std::log2(static_cast<float>(max));
-  const float v = std::exp2(lo + static_cast<float>(t) * (hi - lo));
+  return std::exp2(lo + static_cast<float>(t) * (hi - lo));
+}
+
+int64_t FitMapAxis::value_at(double t) const noexcept {
+  const double v = exact_at(t);
   return std::min(max, std::max(min, static_cast<int64_t>(std::llround(v))));
 }
 

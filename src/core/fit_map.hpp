@@ -15,6 +15,7 @@ struct FitMapAxis {
   int cells = 64;
   int64_t value(int cell) const noexcept;     // the integer workload at a cell's centre
   int64_t value_at(double t) const noexcept;  // ... at a fraction t of the axis (0: min, 1: max)
+  double exact_at(double t) const noexcept;   // the log-spaced value there, before rounding to a count
   double position(double value) const noexcept;  // where a workload lies on the axis (0 to 1 between min and max)
 };
 

@@ -14,7 +14,7 @@ after(async () => { await browser.close(); site.server.close(); });
 
 // The switch's label on the English page: "العربية" as the app draws it (shaped, visual order)
 // with its id (src/app/ui_language.hpp kArabicSwitchLabel).
-const ARABIC_SWITCH = "\uFE94\uFEF4\uFE91\uFEAE\uFECC\uFEDF\uFE8D###language";
+const ARABIC_SWITCH = "العربية###language";  // drawn shaped: "\uFE94\uFEF4\uFE91\uFEAE\uFECC\uFEDF\uFE8D"
 const ARABIC_LETTERS = /[\u0600-\u06FF]/;
 
 // Opens a page and waits until it has drawn and settled.

@@ -217,9 +217,16 @@ export function layoutProblems(items, viewport) {
     if (!inside && !i.scrolls_sideways && !(i.kind === "widget" && i.w > (cx1 - cx0))) problems.push(`cut by its window: "${i.label}" [${Math.round(i.x)}..${Math.round(i.x + i.w)}] in [${Math.round(cx0)}..${Math.round(cx1)}]`);
     if (!i.scrolls_sideways && (i.x < -1 || i.x + i.w > viewport.width + 1)) problems.push(`outside the viewport: "${i.label}"`);
   }
+  // What is drawn of a text: its rectangle within its window's clip (a table's last row, cut
+  // by the table's edge, is not drawn over the line under the table).
+  const drawn = i => {
+    const [cx0, cy0, cx1, cy1] = i.clip;
+    const x = Math.max(i.x, cx0), y = Math.max(i.y, cy0);
+    return { ...i, x, y, w: Math.min(i.x + i.w, cx1) - x, h: Math.min(i.y + i.h, cy1) - y };
+  };
   for (let a = 0; a < texts.length; a++) {
     for (let b = a + 1; b < texts.length; b++) {
-      const p = texts[a], q = texts[b];
+      const p = drawn(texts[a]), q = drawn(texts[b]);
       const w = Math.min(p.x + p.w, q.x + q.w) - Math.max(p.x, q.x);
       const h = Math.min(p.y + p.h, q.y + q.h) - Math.max(p.y, q.y);
       // Rectangles of two texts may touch at a pixel's edge; more than that is one over the other.
@@ -268,4 +275,30 @@ export async function readAll(page, touch, height) {
     if (seen.size === before && i > 2) break;  // the bottom: nothing new
   }
   return [...seen];
+}
+
+// Brings a widget into the upper part of the screen: a finger swipes (phone), the wheel turns (laptop).
+export async function bringIntoView(page, label, size, touch) {
+  for (let i = 0; i < 14; i++) {
+    const w = await widget(page, label, { visible: false });
+    if (w.visible && w.cy < size.viewport.height * 0.7 && w.cy > 40) return w;
+    const down = w.cy > size.viewport.height * 0.7;
+    if (touch) await swipe(page, 60, size.viewport.height * 0.6, 0, down ? -size.viewport.height * 0.3 : size.viewport.height * 0.3);
+    else {
+      await page.mouse.move(size.viewport.width * 0.25, size.viewport.height * 0.5);
+      await page.mouse.wheel(0, down ? 300 : -300);
+      await frames(page, 2);
+    }
+  }
+  return widget(page, label);
+}
+
+// Opens the list `combo` and picks `entry` in it, by a tap or a click.
+export async function pick(page, size, touch, combo, entry) {
+  await bringIntoView(page, combo, size, touch);
+  if (touch) await tapWidget(page, combo); else await clickWidget(page, combo);
+  await frames(page, 2);
+  const item = await widget(page, entry);
+  if (touch) await page.touchscreen.tap(item.cx, item.cy); else await page.mouse.click(item.cx, item.cy);
+  await settled(page);
 }

@@ -9,36 +9,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { root, serveDist, serveFolder, launch, open, widget, clickWidget, tapWidget, focusTextBox, typeText, frames, settled, layout,
-         layoutProblems, SIZES, hashOf, waitForState, texts, readAll, shot, swipe } from "./support.mjs";
+         layoutProblems, SIZES, hashOf, waitForState, texts, readAll, shot, swipe, bringIntoView, pick } from "./support.mjs";
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
 after(async () => { await browser.close(); site.server.close(); });
-
-// Brings a widget into the upper part of the screen: a finger swipes (phone), the wheel turns (laptop).
-async function bringIntoView(page, label, size, touch) {
-  for (let i = 0; i < 14; i++) {
-    const w = await widget(page, label, { visible: false });
-    if (w.visible && w.cy < size.viewport.height * 0.7 && w.cy > 40) return w;
-    const down = w.cy > size.viewport.height * 0.7;
-    if (touch) await swipe(page, 60, size.viewport.height * 0.6, 0, down ? -size.viewport.height * 0.3 : size.viewport.height * 0.3);
-    else {
-      await page.mouse.move(size.viewport.width * 0.25, size.viewport.height * 0.5);
-      await page.mouse.wheel(0, down ? 300 : -300);
-      await frames(page, 2);
-    }
-  }
-  return widget(page, label);
-}
-
-async function pick(page, size, touch, combo, entry) {
-  await bringIntoView(page, combo, size, touch);
-  if (touch) await tapWidget(page, combo); else await clickWidget(page, combo);
-  await frames(page, 2);
-  const item = await widget(page, entry);
-  if (touch) await page.touchscreen.tap(item.cx, item.cy); else await page.mouse.click(item.cx, item.cy);
-  await settled(page);
-}
 
 // A browser context for a page that embeds the calculator, its frames counted (frames()) in
 // every frame of it, the embed's included.

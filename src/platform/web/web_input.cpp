@@ -27,6 +27,11 @@ EM_JS(void, js_write_clipboard, (const char* text), {
 });
 
 ImVec2 g_touch_scroll(0, 0);  // CSS pixels a finger moved since the last frame (content follows it)
+// The windows a swipe scrolls, per axis, chosen under the finger when it starts moving: a swipe
+// that brings the page to its end stops there, rather than carrying on into a table that has
+// come under the finger (0: choose at the next move).
+ImGuiID g_swipe_window[2] = {0, 0};
+bool g_swipe_starts = false;
 
 // A press that comes with a new position (a tap; a click without a move before it) waits one
 // frame: Dear ImGui hovers tabs and table rows (AllowOverlap items) only from the frame after
@@ -93,13 +98,18 @@ void apply_touch_scroll() {
   for (int axis = 0; axis < 2; ++axis) {
     const float delta = axis == 0 ? g_touch_scroll.x : g_touch_scroll.y;
     if (delta == 0.0f) continue;
-    if (ImGuiWindow* window = scrollable(g.HoveredWindow, axis)) {
+    if (g_swipe_starts) {
+      const ImGuiWindow* under = scrollable(g.HoveredWindow, axis);
+      g_swipe_window[axis] = under ? under->ID : 0;
+    }
+    if (ImGuiWindow* window = g_swipe_window[axis] ? ImGui::FindWindowByID(g_swipe_window[axis]) : nullptr) {
       const float target = ImClamp(window->Scroll[axis] + delta, 0.0f, window->ScrollMax[axis]);
       if (axis == 0) ImGui::SetScrollX(window, target);
       else ImGui::SetScrollY(window, target);
     }
   }
   g_touch_scroll = ImVec2(0, 0);
+  g_swipe_starts = false;
 }
 
 void place_text_field() {
@@ -172,7 +182,9 @@ EMSCRIPTEN_KEEPALIVE int vramfit_wheel_used(double dx, double dy) {
   return 0;
 }
 
-EMSCRIPTEN_KEEPALIVE void vramfit_touch_scroll(double dx, double dy) {
+// starts: the swipe's first move (a new finger).
+EMSCRIPTEN_KEEPALIVE void vramfit_touch_scroll(double dx, double dy, int starts) {
+  if (starts) vramfit::g_swipe_starts = true;
   vramfit::g_touch_scroll.x += static_cast<float>(dx);
   vramfit::g_touch_scroll.y += static_cast<float>(dy);
 }
