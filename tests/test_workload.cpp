@@ -91,3 +91,36 @@ TEST_CASE("the workload carries into training (sequence length, micro-batch) and
   CHECK(r.settings.context_tokens == 4096);  // a layer list has no sequence length: the context stays
   CHECK(r.settings.concurrent_sequences == 2);
 }
+
+TEST_CASE("under llama.cpp a checkpoint format becomes the GGUF of its precision, which llama.cpp then answers", "[request]") {
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"bf16", "gguf-bf16"},
+                                                                                 {"fp16", "gguf-f16"},
+                                                                                 {"fp32", "gguf-f16"},
+                                                                                 {"fp8", "gguf-q8_0"},
+                                                                                 {"bnb-int8", "gguf-q8_0"},
+                                                                                 {"awq-int4", "gguf-q4_k_m"},
+                                                                                 {"gptq-int4", "gguf-q4_k_m"},
+                                                                                 {"bnb-nf4", "gguf-q4_k_m"},
+                                                                                 {"mxfp4-moe", "gguf-mxfp4_moe"}}) {
+    INFO(from);
+    Request r;
+    r.weight_format = from;
+    CHECK(gguf_weights_for_llamacpp(r).empty());  // vramfit's own model takes any format
+    r.engine = Engine::llamacpp;
+    CHECK(gguf_weights_for_llamacpp(r) == from);
+    CHECK(r.weight_format == to);
+    CHECK(gguf_weights_for_llamacpp(r).empty());  // a GGUF format stays
+  }
+  // The request llama.cpp refused ("llama.cpp loads GGUF files") is answered once it is GGUF.
+  Request r;
+  r.engine = Engine::llamacpp;
+  CHECK_FALSE(estimate(r, builtin_catalog()));
+  gguf_weights_for_llamacpp(r);
+  CHECK(estimate(r, builtin_catalog()));
+  // A file's own layout is left as it is.
+  Request stored;
+  stored.engine = Engine::llamacpp;
+  stored.has_stored_weights = true;
+  stored.weight_format = "as_stored";
+  CHECK(gguf_weights_for_llamacpp(stored).empty());
+}

@@ -62,4 +62,18 @@ void carry_workload(Request& r, const Workload& w) {
   }
 }
 
+std::string gguf_weights_for_llamacpp(Request& request) {
+  if (request.engine != Engine::llamacpp || request.has_stored_weights || request.weight_format.rfind("gguf-", 0) == 0) return "";
+  const std::string& f = request.weight_format;
+  const char* gguf = f == "bf16"                                                  ? "gguf-bf16"
+                     : f == "fp16" || f == "fp32"                                 ? "gguf-f16"
+                     : f == "mxfp4-moe"                                           ? "gguf-mxfp4_moe"
+                     : f == "int4" || f.find("int4") != std::string::npos || f.rfind("bnb-nf4", 0) == 0 || f == "bnb-fp4"
+                         ? "gguf-q4_k_m"
+                         : "gguf-q8_0";  // fp8, int8, gptq-int8, bnb-int8 and any other
+  std::string replaced = f;
+  request.weight_format = gguf;
+  return replaced;
+}
+
 }  // namespace vramfit

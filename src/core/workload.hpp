@@ -6,6 +6,7 @@
 // engine or mode carries it, so the answer changes because the engine does, not the workload.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "request.hpp"
 
@@ -21,5 +22,11 @@ Workload workload_of(const Request& request);
 
 // Writes it into the request's current mode and engine's settings (what is 0 is left as it is).
 void carry_workload(Request& request, const Workload& workload);
+
+// llama.cpp loads GGUF files: under it, a checkpoint format (picked before the engine, or in a
+// link) becomes the GGUF of the same precision: BF16 -> GGUF BF16; FP16, FP32 -> GGUF F16; 8-bit
+// -> GGUF Q8_0; 4-bit -> GGUF Q4_K_M; MXFP4 (MoE) -> GGUF MXFP4_MOE. Returns the format it
+// replaced, or "" when nothing changed (another engine, a GGUF format, a file's own layout).
+std::string gguf_weights_for_llamacpp(Request& request);
 
 }  // namespace vramfit

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { root, serveDist, launch, open, decodePng, widget, clickWidget, tapWidget, focusTextBox, typeText, frames, settled, layout,
-         layoutProblems, SIZES, hashOf, waitForState, texts, shot, swipe, bringIntoView, pick } from "./support.mjs";
+         layoutProblems, SIZES, hashOf, waitForState, texts, shot, swipe, bringIntoView, pick, readAll } from "./support.mjs";
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -414,4 +414,20 @@ test("one unit choice for the answers: GB or GiB throughout the results, llama.c
   assert.ok((await texts(page)).some(t => /buffer size = +[\d.]+ MiB$/.test(t)), "llama.cpp's own lines in MiB");
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test("picking llama.cpp for a BF16 checkpoint answers with its GGUF BF16 and says so, not 'choose a gguf-* format'", async () => {
+  for (const name of ["desktop", "phone"]) {
+    const size = SIZES[name], touch = name !== "desktop";
+    const { context, page, errors } = await open(browser, site.origin + "/", size);
+    await pick(page, size, touch, "Engine", "llama.cpp (Ollama, LM Studio)");
+    const s = await waitForState(page, s => s.engine === "llama.cpp", `${name}: llama.cpp`);
+    assert.equal(s.weights.format, "gguf-bf16", `${name}: the GGUF of the same precision`);
+    const all = (await readAll(page, touch, size.viewport.height)).join(" ");
+    assert.match(all, /llama\.cpp loads GGUF files: the weights are now GGUF BF16, in place of BF16\./, `${name}: said`);
+    assert.match(all, /llama\.cpp: STARTS on 1 GPU/, `${name}: answered`);
+    assert.doesNotMatch(all, /choose a gguf-\* format/, `${name}: no refusal`);
+    assert.deepEqual(errors, [], name);
+    await context.close();
+  }
 });
