@@ -66,28 +66,47 @@ TEST_CASE("llama.cpp's draft model: a model's buffers under -ngld, -ctkd/-ctvd a
   CHECK(e.draft_name == "Llama 3.2 1B");
   CHECK(e.draft_parameters == 1'235'814'400);
 
-  // The same buffers, computed as llama.cpp computes a model's: the draft's settings are the
-  // target's with the draft's flags, its context the target's padded n_ctx, and its default
-  // split the memory each GPU has left once the target is loaded.
-  const FormatTables& tables = builtin_catalog().formats;
-  const ModelSpec& draft = preset("llama-3.2-1b").spec;
-  LlamaCppSettings s = report.request.llamacpp;
-  const LlamaCppSettings d = llamacpp_draft_settings(s, e.llamacpp.n_ctx);
+  // The draft's settings are the target's with the draft's flags, its context the target's n_ctx.
+  const LlamaCppSettings d = llamacpp_draft_settings(report.request.llamacpp, e.llamacpp.n_ctx);
   CHECK(d.ctx_size == 16384);
   CHECK(d.n_gpu_layers == 10);
   CHECK(d.cache_type_k == "q8_0");
   CHECK(d.cache_type_v == "f16");
   CHECK(d.parallel == 2);
-  std::vector<int64_t> free_after;
-  for (size_t g = 0; g < e.devices.size(); ++g) free_after.push_back(e.devices[g].usable_bytes() - e.llamacpp.gpus[g].total());
-  const LlamaCppMemory expected = llamacpp_memory(tables, draft, llamacpp_weights(tables, draft, format("gguf-q8_0")), d, free_after);
+  // Its layers, from the model card (meta-llama/Llama-3.2-1B config.json: hidden 2048, 8 KV heads
+  // of 64, FFN 8192) in Q8_0 (ggml-common.h block_q8_0: 34 B per 32 values): q and o 2048 x 2048,
+  // k and v 2048 x 512, gate, up and down 2048 x 8192, and two F32 norms of 2048.
+  const int64_t layer_bytes = (2 * 2048LL * 2048 + 2 * 2048LL * 512 + 3 * 2048LL * 8192) / 32 * 34 + 2 * 2048 * 4;
+  CHECK(layer_bytes == 64'634'880);
+  // llama-model.cpp load_tensors: of the 17 slots (16 layers and the output layer, il = 16),
+  // -ngld 10 puts slots 7..16 on the GPUs (i_gpu_start = 16 + 1 - 10), divided by the free memory
+  // each GPU has once the target is loaded: slot il goes to the first GPU whose cumulative share
+  // exceeds (il - 7) / 10 (std::upper_bound over the normalised splits).
+  std::vector<double> splits;
+  double free_total = 0;
+  for (size_t g = 0; g < 2; ++g) {
+    free_total += static_cast<double>(e.devices[g].usable_bytes() - e.llamacpp.gpus[g].total());
+    splits.push_back(free_total);
+  }
+  std::vector<int64_t> layers_on(2, 0);
+  size_t output_on = 0;
+  for (int il = 7; il <= 16; ++il) {
+    const size_t g = (il - 7) / 10.0 < splits[0] / free_total ? 0 : 1;
+    if (il == 16) output_on = g;
+    else layers_on[g] += 1;
+  }
+  // The output layer: the output norm and, the embedding being tied, token_embd again
+  // (TENSOR_DUPLICATED: 128,256 x 2048 in Q8_0).
+  const int64_t token_embd = 128256LL * 2048 / 32 * 34;
   REQUIRE(e.llamacpp_draft.gpus.size() == 2);
   for (size_t g = 0; g < 2; ++g) {
-    CHECK(e.llamacpp_draft.gpus[g].model == expected.gpus[g].model);
-    CHECK(e.llamacpp_draft.gpus[g].kv == expected.gpus[g].kv);
-    CHECK(e.llamacpp_draft.gpus[g].compute == expected.gpus[g].compute);
+    CHECK(e.llamacpp_draft.gpus[g].layers == layers_on[g]);
+    CHECK(e.llamacpp_draft.gpus[g].output_layer == (g == output_on));
+    CHECK(e.llamacpp_draft.gpus[g].model == layers_on[g] * layer_bytes + (g == output_on ? token_embd + 2048 * 4 : 0));
+    CHECK(e.llamacpp_draft.gpus[g].compute > 0);
   }
-  CHECK(e.llamacpp_draft.host.total() == expected.host.total());
+  // The host keeps token_embd (the input layer is always on the CPU) and the first 7 layers.
+  CHECK(e.llamacpp_draft.host.model == token_embd + 7 * layer_bytes);
   // -ngld 10 of 17 slots: 7 layers (and token_embd) stay on the host.
   CHECK(e.llamacpp_draft.offloaded_layers == 10);
   CHECK(e.llamacpp_draft.host.layers == 7);
@@ -102,8 +121,12 @@ TEST_CASE("llama.cpp's draft model: a model's buffers under -ngld, -ctkd/-ctvd a
   json alone_request = request;
   alone_request.erase("draft");
   const Report alone = estimated(alone_request);
+  // Per GPU that is the draft's layers (above), the KV of those layers (16,384 cells x 1,568 B)
+  // and the draft context's compute buffer.
   for (size_t g = 0; g < 2; ++g) {
-    CHECK(e.llamacpp_fit.gpu_use[g] - alone.engine->llamacpp_fit.gpu_use[g] == e.llamacpp_draft.gpus[g].total());
+    const int64_t draft_model = layers_on[g] * layer_bytes + (g == output_on ? token_embd + 2048 * 4 : 0);
+    const int64_t draft_kv = 16384LL * layers_on[g] * (16 * 34 + 1024);
+    CHECK(e.llamacpp_fit.gpu_use[g] - alone.engine->llamacpp_fit.gpu_use[g] == draft_model + draft_kv + e.llamacpp_draft.gpus[g].compute);
   }
   CHECK(e.llamacpp_fit.host_need - alone.engine->llamacpp_fit.host_need == e.llamacpp_draft.host.total());
 
