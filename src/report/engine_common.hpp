@@ -1,0 +1,40 @@
+// What the engines' reports share: the GPUs in device order, each device's rate or bandwidth,
+// the weights' main storage type, and the draft model estimated as a model of its own. Each
+// engine's report is a file of its own (engine_llamacpp.cpp, engine_vllm.cpp,
+// engine_transformers.cpp) giving its EngineParts.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.hpp"
+#include "report/engines.hpp"
+#include "report/estimate.hpp"
+
+namespace vramfit {
+
+// A tensor rate of the GPU catalog (TFLOPS or TOPS, 0: not known) and its name.
+struct TensorRate {
+  double Gpu::*rate = nullptr;  // nullptr: none in the catalog for these weights
+  const char* name = "";
+};
+
+// Each device's value of a Gpu field, in device order (0 where `field` is null).
+std::vector<double> per_device(const std::vector<Gpu>& devices, double Gpu::*field);
+
+// The weights' main storage type: the format's, or the type holding most of a file's bytes.
+std::string main_weight_type(const Request& request, const Catalog& catalog, const WeightFormat* format);
+
+// The GPUs in device order: the request's list, else `count` x the request's GPU.
+std::optional<Error> resolve_devices(const Request& request, const Catalog& catalog, int64_t count, const Gpu& gpu_given,
+                                     EngineReport& report);
+
+// The draft model of speculative decoding, estimated as a model of its own (its preset, config
+// or file, in its own weight format) with the engine's GPU; an error names the draft's field.
+Result<Report> estimate_draft(const Request& request, const Catalog& catalog);
+
+extern const EngineParts kLlamaCppParts;
+extern const EngineParts kVllmParts;
+extern const EngineParts kTransformersParts;
+
+}  // namespace vramfit
