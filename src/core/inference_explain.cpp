@@ -42,19 +42,12 @@ std::vector<int64_t> per_gpu_shares(const WeightsSummary& weights, int64_t gpus,
   return shares;
 }
 
-}  // namespace
-
-Breakdown explain_inference(const FormatTables& tables, const PreparedInference& p,
-                            const InferenceSettings& s, const InferenceMemory& m) {
-  Breakdown b;
-  b.mode = "inference";
-  b.gpu_count = s.gpu_count;
-  b.total_bytes = m.total;
+// Weights: the parameters in their stored layouts, one row per storage type.
+BreakdownItem weights_item(const FormatTables& tables, const PreparedInference& p, const InferenceSettings& s,
+                           const InferenceMemory& m) {
   const ModelSpec& model = p.model;
   const int64_t gpus = s.gpu_count;
   const std::string per_gpu = gpus > 1 ? " / " + plural(gpus, "GPU", "GPUs") : "";
-
-  // --- Weights ---------------------------------------------------------------------
   BreakdownItem weights{"weights", "Weights", m.weights, "", "", {}};
   if (p.weights.from_parameter_count) {
     const StorageType& t = tables.storage_types[static_cast<size_t>(p.weights.by_type[0].storage_type)];
@@ -98,9 +91,44 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
     weights.note += " MoE: all " + n(p.weights.parameters) + " parameters are resident although only " +
                     n(p.weights.active_parameters) + " are active per token.";
   }
-  b.items.push_back(weights);
+  return weights;
 
-  // --- KV cache --------------------------------------------------------------------
+}
+
+// What the KV cache says beyond its formula: per token, encoder-decoder, MLA, GQA, tensor parallelism.
+std::string kv_notes(const PreparedInference& p, const InferenceSettings& s, const InferenceMemory& m, int64_t bytes_per_token) {
+  const ModelSpec& model = p.model;
+  const int64_t gpus = s.gpu_count;
+  std::string note;
+  if (!model.is_recurrent()) note = n(bytes_per_token) + " B per token of context (all layers" + (gpus > 1 ? ", one GPU" : std::string()) + ").";
+  if (model.is_encoder_decoder()) {
+    note += " Encoder-decoder: the " + n(model.encoder_layers) + " encoder layers cache nothing; each of the " +
+               n(p.full_attention_layers) + " decoder layers caches its self-attention over the output and its "
+               "cross-attention over the input, so the context is input + output tokens.";
+  }
+  if (model.uses_mla()) {
+    note += " Multi-head latent attention caches one compressed latent per token instead of per-head keys and values";
+    note += gpus > 1 ? "; the latent is not split by tensor parallelism, every GPU holds it all." : ".";
+  } else if (model.kv_heads < model.attention_heads && !model.is_recurrent()) {
+    note += " Grouped-query attention: " + n(model.kv_heads) + " KV heads serve " +
+               n(model.attention_heads) + " query heads, a " + n(model.attention_heads / model.kv_heads) +
+               "x smaller cache.";
+  }
+  if (!model.uses_mla() && !model.is_recurrent() && gpus > 1) {
+    note += model.kv_heads % gpus == 0
+                   ? " Tensor parallelism: " + n(model.kv_heads) + " KV heads / " + n(gpus) + " GPUs = " +
+                         n(m.kv_heads_per_gpu) + " per GPU."
+                   : " Tensor parallelism over more GPUs than KV heads: heads are replicated, " +
+                         n(m.kv_heads_per_gpu) + " per GPU.";
+  }
+
+  return note;
+}
+
+// The KV cache (or a recurrent model's state), by kind of layer.
+BreakdownItem kv_item(const PreparedInference& p, const InferenceSettings& s, const InferenceMemory& m) {
+  const ModelSpec& model = p.model;
+  const int64_t gpus = s.gpu_count;
   BreakdownItem kv{"kv_cache", "KV cache", m.kv_cache, "", "", {}};
   const std::string bytes_label = p.kv_type.block_elements == 1
                                       ? std::to_string(p.kv_type.block_bits / 8) + " B"
@@ -170,105 +198,83 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
                                          " tokens only, so they hold min(context, window) tokens.",
                            {}});
   }
-  if (!model.is_recurrent()) kv.note = n(bytes_per_token) + " B per token of context (all layers" + (gpus > 1 ? ", one GPU" : std::string()) + ").";
-  if (model.is_encoder_decoder()) {
-    kv.note += " Encoder-decoder: the " + n(model.encoder_layers) + " encoder layers cache nothing; each of the " +
-               n(p.full_attention_layers) + " decoder layers caches its self-attention over the output and its "
-               "cross-attention over the input, so the context is input + output tokens.";
-  }
-  if (model.uses_mla()) {
-    kv.note += " Multi-head latent attention caches one compressed latent per token instead of per-head keys and values";
-    kv.note += gpus > 1 ? "; the latent is not split by tensor parallelism, every GPU holds it all." : ".";
-  } else if (model.kv_heads < model.attention_heads && !model.is_recurrent()) {
-    kv.note += " Grouped-query attention: " + n(model.kv_heads) + " KV heads serve " +
-               n(model.attention_heads) + " query heads, a " + n(model.attention_heads / model.kv_heads) +
-               "x smaller cache.";
-  }
-  if (!model.uses_mla() && !model.is_recurrent() && gpus > 1) {
-    kv.note += model.kv_heads % gpus == 0
-                   ? " Tensor parallelism: " + n(model.kv_heads) + " KV heads / " + n(gpus) + " GPUs = " +
-                         n(m.kv_heads_per_gpu) + " per GPU."
-                   : " Tensor parallelism over more GPUs than KV heads: heads are replicated, " +
-                         n(m.kv_heads_per_gpu) + " per GPU.";
-  }
-  b.items.push_back(kv);
+  kv.note += kv_notes(p, s, m, bytes_per_token);
+  return kv;
+}
 
-  // --- Overhead ----------------------------------------------------------------------
-  if (s.overhead == OverheadModel::engine) {
-    const int64_t compute = m.compute_buffer();
-    BreakdownItem overhead{"overhead", "Runtime and compute buffers", m.runtime + compute,
-                           n(m.runtime) + " B runtime + " + n(compute) + " B compute buffer = " +
-                               n(m.runtime + compute) + " B",
-                           "Memory the engine needs besides weights and cache.", {}};
-    overhead.children.push_back({"overhead.runtime", "CUDA context and runtime", m.runtime,
-                                 n(m.runtime) + " B (setting runtime_bytes)",
-                                 "CUDA context, cuBLAS/cuDNN workspaces and allocator slack, per GPU. "
-                                 "Assumed 512 MiB by default; measure yours as nvidia-smi's used memory "
-                                 "minus torch.cuda.memory_reserved().", {}});
-    const bool vision_peak = m.vision_encoder > m.activations + m.attention_scores;
-    BreakdownItem buffer{"overhead.compute", "Compute buffer", compute,
-                         n(m.logits) + " B logits + " +
-                             (m.vision_encoder > 0 ? "max(" + n(m.activations + m.attention_scores) + " B text prefill, " +
-                                                         n(m.vision_encoder) + " B vision encoder)"
-                                                   : n(m.activations) + " B activations + " + n(m.attention_scores) +
-                                                         " B attention scores") +
-                             " = " + n(compute) + " B",
-                         "Peak working memory of one forward pass over a prefill chunk of " +
-                             plural(m.prefill_tokens, "token", "tokens") +
-                             (vision_peak ? std::string("; here the vision encoder's pass over an image is larger.") : std::string(".")),
-                         {}};
-    buffer.children.push_back({"overhead.compute.logits", "Logits", m.logits,
-                               plural(s.concurrent_sequences, "sequence", "sequences") + " x " +
-                                   n(model.vocab_size) + " vocab x 4 B (fp32) = " + n(m.logits) + " B",
-                               "One next-token distribution per sequence, in fp32 as engines keep logits.", {}});
+// The engine's own memory: the CUDA context and the compute buffer of one prefill chunk.
+BreakdownItem overhead_item(const PreparedInference& p, const InferenceSettings& s, const InferenceMemory& m) {
+  const ModelSpec& model = p.model;
+  const int64_t gpus = s.gpu_count;
+  const std::string per_gpu = gpus > 1 ? " / " + plural(gpus, "GPU", "GPUs") : "";
+  const int64_t compute = m.compute_buffer();
+  BreakdownItem overhead{"overhead", "Runtime and compute buffers", m.runtime + compute,
+                         n(m.runtime) + " B runtime + " + n(compute) + " B compute buffer = " +
+                             n(m.runtime + compute) + " B",
+                         "Memory the engine needs besides weights and cache.", {}};
+  overhead.children.push_back({"overhead.runtime", "CUDA context and runtime", m.runtime,
+                               n(m.runtime) + " B (setting runtime_bytes)",
+                               "CUDA context, cuBLAS/cuDNN workspaces and allocator slack, per GPU. "
+                               "Assumed 512 MiB by default; measure yours as nvidia-smi's used memory "
+                               "minus torch.cuda.memory_reserved().", {}});
+  const bool vision_peak = m.vision_encoder > m.activations + m.attention_scores;
+  BreakdownItem buffer{"overhead.compute", "Compute buffer", compute,
+                       n(m.logits) + " B logits + " +
+                           (m.vision_encoder > 0 ? "max(" + n(m.activations + m.attention_scores) + " B text prefill, " +
+                                                       n(m.vision_encoder) + " B vision encoder)"
+                                                 : n(m.activations) + " B activations + " + n(m.attention_scores) +
+                                                       " B attention scores") +
+                           " = " + n(compute) + " B",
+                       "Peak working memory of one forward pass over a prefill chunk of " +
+                           plural(m.prefill_tokens, "token", "tokens") +
+                           (vision_peak ? std::string("; here the vision encoder's pass over an image is larger.") : std::string(".")),
+                       {}};
+  buffer.children.push_back({"overhead.compute.logits", "Logits", m.logits,
+                             plural(s.concurrent_sequences, "sequence", "sequences") + " x " +
+                                 n(model.vocab_size) + " vocab x 4 B (fp32) = " + n(m.logits) + " B",
+                             "One next-token distribution per sequence, in fp32 as engines keep logits.", {}});
+  buffer.children.push_back(
+      {"overhead.compute.activations", "Activations", m.activations,
+       n(m.prefill_tokens) + " tokens x " + std::to_string(p.activation_bytes) + " B x (2 x " +
+           n(model.hidden_size) + " hidden + (" + n(p.q_dim) + " q + 2 x " + n(p.kv_dim) + " kv + 3 x " +
+           n(p.ffn_dim) + " ffn)" + per_gpu + ") = " + n(m.activations) + " B",
+       "Tensors alive while one layer runs: residual and normed input, q/k/v projections, and the "
+       "MLP's gate, up and their product (the widest layer; MoE: experts per token x expert width).", {}});
+  if (!s.flash_attention) {
     buffer.children.push_back(
-        {"overhead.compute.activations", "Activations", m.activations,
-         n(m.prefill_tokens) + " tokens x " + std::to_string(p.activation_bytes) + " B x (2 x " +
-             n(model.hidden_size) + " hidden + (" + n(p.q_dim) + " q + 2 x " + n(p.kv_dim) + " kv + 3 x " +
-             n(p.ffn_dim) + " ffn)" + per_gpu + ") = " + n(m.activations) + " B",
-         "Tensors alive while one layer runs: residual and normed input, q/k/v projections, and the "
-         "MLP's gate, up and their product (the widest layer; MoE: experts per token x expert width).", {}});
-    if (!s.flash_attention) {
-      buffer.children.push_back(
-          {"overhead.compute.attention_scores", "Attention scores", m.attention_scores,
-           n(m.prefill_tokens) + " tokens x " + n(ceil_div(p.attention_heads, gpus)) + " heads x " +
-               n(s.context_tokens * s.concurrent_sequences) + " cached tokens x 4 B = " +
-               n(m.attention_scores) + " B",
-           "Without flash attention one layer's fp32 score matrix is materialised (llama.cpp's KQ "
-           "tensor); it grows with the context. Flash attention removes it.", {}});
-    }
-    if (m.vision_encoder > 0) {
-      const VisionTower& v = model.vision;
-      const int64_t patches = v.patches_per_image();
-      const bool audio = v.kind == VisionKind::whisper;
-      const std::string unit = audio ? " positions" : " patches";
-      buffer.children.push_back(
-          {"overhead.compute.vision", audio ? "Audio encoder" : "Vision encoder", m.vision_encoder,
-           n(patches) + unit + " x " + std::to_string(p.activation_bytes) + " B x (5 x " + n(v.hidden) + " hidden + 2 x " +
-               n(v.intermediate) + " intermediate)" +
-               (s.flash_attention ? std::string()
-                                  : " + " + n(patches) + " x " + n(patches) + unit + " x " + n(v.heads) + " heads x 4 B") +
-               " = " + n(m.vision_encoder) + " B",
-           audio ? "One 30 s clip (" + n(v.channels) + " mel bins) through one layer of the audio tower (" + n(patches) +
-                       " positions); its tokens also take context in the KV cache."
-                 : "One image through one layer of the vision tower (" + n(v.image_size) + " px, " + n(v.patch) +
-                       " px patches); the image's tokens also take context in the KV cache.",
-           {}});
-    }
-    overhead.children.push_back(buffer);
-    b.items.push_back(overhead);
-  } else {
-    b.assumptions.push_back("Overhead model 'articles': no runtime or compute buffer, only the margin "
-                            "on top of weights and KV cache, as the articles compute.");
+        {"overhead.compute.attention_scores", "Attention scores", m.attention_scores,
+         n(m.prefill_tokens) + " tokens x " + n(ceil_div(p.attention_heads, gpus)) + " heads x " +
+             n(s.context_tokens * s.concurrent_sequences) + " cached tokens x 4 B = " +
+             n(m.attention_scores) + " B",
+         "Without flash attention one layer's fp32 score matrix is materialised (llama.cpp's KQ "
+         "tensor); it grows with the context. Flash attention removes it.", {}});
   }
+  if (m.vision_encoder > 0) {
+    const VisionTower& v = model.vision;
+    const int64_t patches = v.patches_per_image();
+    const bool audio = v.kind == VisionKind::whisper;
+    const std::string unit = audio ? " positions" : " patches";
+    buffer.children.push_back(
+        {"overhead.compute.vision", audio ? "Audio encoder" : "Vision encoder", m.vision_encoder,
+         n(patches) + unit + " x " + std::to_string(p.activation_bytes) + " B x (5 x " + n(v.hidden) + " hidden + 2 x " +
+             n(v.intermediate) + " intermediate)" +
+             (s.flash_attention ? std::string()
+                                : " + " + n(patches) + " x " + n(patches) + unit + " x " + n(v.heads) + " heads x 4 B") +
+             " = " + n(m.vision_encoder) + " B",
+         audio ? "One 30 s clip (" + n(v.channels) + " mel bins) through one layer of the audio tower (" + n(patches) +
+                     " positions); its tokens also take context in the KV cache."
+               : "One image through one layer of the vision tower (" + n(v.image_size) + " px, " + n(v.patch) +
+                     " px patches); the image's tokens also take context in the KV cache.",
+         {}});
+  }
+  overhead.children.push_back(buffer);
+  return overhead;
+}
 
-  // --- Margin ------------------------------------------------------------------------
-  b.items.push_back({"margin", "Safety margin", m.margin,
-                     format_percent(s.margin_fraction) + " x " + n(m.subtotal) + " B = " + n(m.margin) + " B",
-                     "Headroom against fragmentation and unexpected allocations; the articles advise 10-30% "
-                     "and never filling a GPU to 100%.", {}});
-
-  // --- Warnings ----------------------------------------------------------------------
+// Contexts past what the model was trained for, and GPU counts engines refuse.
+void add_warnings(Breakdown& b, const PreparedInference& p, const InferenceSettings& s) {
+  const ModelSpec& model = p.model;
+  const int64_t gpus = s.gpu_count;
   if (model.scaled_context_tokens > 0 && s.context_tokens > model.usable_context_tokens()) {
     b.warnings.push_back("context_tokens (" + n(s.context_tokens) + ") exceeds the context rope_scaling allows (" +
                          n(model.scaled_context_tokens) + " tokens; trained on " + n(model.max_context_tokens) + ").");
@@ -292,6 +298,29 @@ Breakdown explain_inference(const FormatTables& tables, const PreparedInference&
     b.assumptions.push_back("Quantized KV cache (" + p.kv_type.label + ") as llama.cpp stores it: " +
                             per_element(p.kv_type) + " elements.");
   }
+}
+
+}  // namespace
+
+Breakdown explain_inference(const FormatTables& tables, const PreparedInference& p,
+                            const InferenceSettings& s, const InferenceMemory& m) {
+  Breakdown b;
+  b.mode = "inference";
+  b.gpu_count = s.gpu_count;
+  b.total_bytes = m.total;
+  b.items.push_back(weights_item(tables, p, s, m));
+  b.items.push_back(kv_item(p, s, m));
+  if (s.overhead == OverheadModel::engine) {
+    b.items.push_back(overhead_item(p, s, m));
+  } else {
+    b.assumptions.push_back("Overhead model 'articles': no runtime or compute buffer, only the margin "
+                            "on top of weights and KV cache, as the articles compute.");
+  }
+  b.items.push_back({"margin", "Safety margin", m.margin,
+                     format_percent(s.margin_fraction) + " x " + n(m.subtotal) + " B = " + n(m.margin) + " B",
+                     "Headroom against fragmentation and unexpected allocations; the articles advise 10-30% "
+                     "and never filling a GPU to 100%.", {}});
+  add_warnings(b, p, s);
   return b;
 }
 
