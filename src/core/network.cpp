@@ -60,27 +60,190 @@ Error layer_error(size_t index, const Layer& layer, const std::string& what) {
   return make_error("network.shape", "network." + label, who + ": " + what);
 }
 
-}  // namespace
+// The walk through the layers: one sample's batch, the storages autograd has saved so far,
+// the values layers can name (add's `from`), and the memory being summed.
+struct Walk {
+  const Network& net;
+  NetworkMemory& m;
+  int64_t B = 1, eb = 4, stat_bytes = 4;
+  bool cuda = true;
+  SavedSet saved;
+  int next_id = 1;
+  std::map<std::string, Value> named;
+  int64_t bytes_of(const Value& v) const { return sat_mul(B, product(v.shape), element_bytes(v.dtype)); }
+};
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
+// One layer: its input x, its output y (the same storage unless it makes a new tensor), its
+// parameter tensors, and what autograd saves for its backward.
+struct LayerStep {
+  Value x, y;
+  std::vector<ParamTensor> tensors;
+  int64_t kept = 0;
+  std::string keeps;
+  void save_input(Walk& w) { kept += w.saved.add(x.id, w.bytes_of(x)); }
+  void save_output(Walk& w) { kept += w.saved.add(y.id, w.bytes_of(y)); }
+  void new_output(Walk& w, std::vector<int64_t> shape) {
+    y.shape = std::move(shape);
+    y.id = w.next_id++;
+    y.dtype = w.net.dtype;
+  }
+};
+
+// Layers with parameters (and self-attention, whose projections are four linears). What each
+// saves follows PyTorch's derivatives.yaml; an error names the layer.
+std::optional<Error> step_with_parameters(Walk& w, const Layer& L, size_t i, LayerStep& t) {
+  const std::vector<int64_t>& s = t.x.shape;
+  switch (L.type) {
+    case LayerType::linear: {
+      if (L.out < 1 || L.out > (int64_t(1) << 24)) return layer_error(i, L, "out must be between 1 and 16777216");
+      const int64_t in = s.back();
+      if (L.in != 0 && L.in != in) {
+        return layer_error(i, L, "in = " + std::to_string(L.in) + " does not match the incoming shape " + shape_text(s));
+      }
+      std::vector<int64_t> o = s; o.back() = L.out;
+      t.new_output(w, o);
+      t.tensors.push_back({{L.out, in}});
+      if (L.bias) t.tensors.push_back({{L.out}});
+      t.save_input(w);  // addmm/mm: saves its input for the weight's gradient
+      t.keeps = "input (for the weight gradient)";
+      break;
+    }
+    case LayerType::conv2d: {
+      if (s.size() != 3) return layer_error(i, L, "needs a [channels, height, width] input, got " + shape_text(s));
+      if (L.out < 1 || L.kernel < 1 || L.padding < 0 || L.stride < 0 || L.out > 65536 || L.kernel > 4096) {
+        return layer_error(i, L, "out and kernel must be at least 1, padding and stride not negative");
+      }
+      const int64_t st = L.stride ? L.stride : 1;
+      const int64_t height = (s[1] + 2 * L.padding - L.kernel) / st + 1, width = (s[2] + 2 * L.padding - L.kernel) / st + 1;
+      if (s[1] + 2 * L.padding < L.kernel || s[2] + 2 * L.padding < L.kernel) {
+        return layer_error(i, L, "kernel " + std::to_string(L.kernel) + " is larger than the padded input " + shape_text(s));
+      }
+      t.new_output(w, {L.out, height, width});
+      t.tensors.push_back({{L.out, s[0], L.kernel, L.kernel}});
+      if (L.bias) t.tensors.push_back({{L.out}});
+      t.save_input(w);
+      t.keeps = "input (convolution_backward)";
+      break;
+    }
+    case LayerType::batchnorm2d: {
+      if (s.size() != 3) return layer_error(i, L, "needs a [channels, height, width] input, got " + shape_text(s));
+      t.new_output(w, s);
+      t.tensors.push_back({{s[0]}});
+      t.tensors.push_back({{s[0]}});
+      w.m.buffer_bytes = sat_add(w.m.buffer_bytes, sat_add(sat_mul(2, s[0], w.eb), 8));  // running mean/var + int64 count
+      t.save_input(w);
+      t.kept += sat_mul(2, s[0], w.stat_bytes);  // save_mean, save_invstd
+      t.keeps = "input + per-channel mean and inverse std";
+      break;
+    }
+    case LayerType::layernorm: {
+      t.new_output(w, s);
+      t.tensors.push_back({{s.back()}});
+      t.tensors.push_back({{s.back()}});
+      t.save_input(w);
+      t.kept += sat_mul(2, w.B, product(s) / s.back(), w.stat_bytes);  // mean, rstd per row
+      t.keeps = "input + mean and rstd per row";
+      break;
+    }
+    case LayerType::embedding: {
+      if (t.x.dtype != ElementType::i64 || i != 0) return layer_error(i, L, "must be the first layer, on i64 token ids");
+      if (L.vocab < 1 || L.dim < 1 || L.vocab > (int64_t(1) << 24) || L.dim > (int64_t(1) << 20)) {
+        return layer_error(i, L, "vocab and dim must be at least 1");
+      }
+      std::vector<int64_t> o = s; o.push_back(L.dim);
+      t.new_output(w, o);
+      t.tensors.push_back({{L.vocab, L.dim}});
+      t.save_input(w);  // embedding_backward needs the indices
+      t.keeps = "the token ids (int64)";
+      break;
+    }
+    case LayerType::self_attention: {
+      if (s.size() != 2) return layer_error(i, L, "needs a [sequence, features] input, got " + shape_text(s));
+      if (L.heads < 1 || s[1] % L.heads != 0) {
+        return layer_error(i, L, "heads (" + std::to_string(L.heads) + ") must divide the features of " + shape_text(s));
+      }
+      const int64_t S = s[0], E = s[1];
+      t.new_output(w, s);
+      for (int k = 0; k < 4; ++k) { t.tensors.push_back({{E, E}}); t.tensors.push_back({{E}}); }
+      t.save_input(w);  // q, k, v projections save x once
+      // matmul copies the transposed q, k, v and the context (reshape of a non-contiguous
+      // view); softmax keeps the probabilities; the 1/sqrt(d) divisor is a 0-dim float64
+      // on the CPU (a CPU scalar under CUDA, so no GPU memory).
+      t.kept += sat_add(sat_mul(4, w.B, S, E, w.eb), sat_mul(w.B, L.heads, S, S, w.eb));
+      if (!w.cuda) t.kept += 8;
+      t.keeps = "input + q, k, v and context copies + softmax probabilities (heads x s x s)";
+      break;
+    }
+    default:
+      break;
+  }
+  return std::nullopt;
 }
 
-int64_t element_bytes(ElementType type) { return kElements[static_cast<int>(type)].bytes; }
-const char* element_type_id(ElementType type) { return kElements[static_cast<int>(type)].id; }
-bool parse_element_type(const std::string& id, ElementType& type) {
-  for (const ElementInfo& e : kElements) if (id == e.id) { type = e.type; return true; }
-  return false;
-}
-const char* layer_type_id(LayerType type) { return kLayers[static_cast<int>(type)].id; }
-bool parse_layer_type(const std::string& id, LayerType& type) {
-  for (const LayerInfo& l : kLayers) if (id == l.id) { type = l.type; return true; }
-  return false;
+// Layers without parameters: activations, dropout, pooling, flatten, a residual add.
+std::optional<Error> step_without_parameters(Walk& w, const Layer& L, size_t i, LayerStep& t) {
+  const std::vector<int64_t>& s = t.x.shape;
+  switch (L.type) {
+    case LayerType::relu: case LayerType::sigmoid: case LayerType::tanh: case LayerType::softmax:
+      t.new_output(w, s);
+      t.save_output(w);  // derivatives.yaml: backward from the result
+      t.keeps = "its output";
+      break;
+    case LayerType::gelu: case LayerType::silu:
+      t.new_output(w, s);
+      t.save_input(w);   // derivatives.yaml: backward from self
+      t.keeps = "its input";
+      break;
+    case LayerType::dropout:
+      if (!(L.p >= 0.0 && L.p < 1.0)) return layer_error(i, L, "p must be in [0, 1)");
+      if (L.p > 0.0) {
+        t.new_output(w, s);
+        // CUDA: native_dropout keeps a bool mask; CPU: input * noise keeps the float noise.
+        t.kept += sat_mul(w.B, product(s), w.cuda ? 1 : w.eb);
+        t.keeps = w.cuda ? "a bool mask (1 B per element)" : "the noise tensor (input dtype)";
+      } else {
+        t.keeps = "nothing (p = 0 returns its input)";
+      }
+      break;
+    case LayerType::maxpool2d: case LayerType::avgpool2d: {
+      if (s.size() != 3) return layer_error(i, L, "needs a [channels, height, width] input, got " + shape_text(s));
+      if (L.kernel < 1 || L.stride < 0 || L.kernel > s[1] || L.kernel > s[2]) {
+        return layer_error(i, L, "kernel " + std::to_string(L.kernel) + " does not fit the input " + shape_text(s));
+      }
+      const int64_t st = L.stride ? L.stride : L.kernel;
+      t.new_output(w, {s[0], (s[1] - L.kernel) / st + 1, (s[2] - L.kernel) / st + 1});
+      t.save_input(w);
+      if (L.type == LayerType::maxpool2d) {
+        t.kept += sat_mul(w.B, product(t.y.shape), 8);  // int64 argmax indices
+        t.keeps = "input + int64 indices of the maxima";
+      } else {
+        t.keeps = "input";
+      }
+      break;
+    }
+    case LayerType::flatten:
+      t.y.shape = {product(s)};  // a view: same storage
+      t.keeps = "nothing (a view)";
+      break;
+    case LayerType::add: {
+      auto it = w.named.find(L.from);
+      if (it == w.named.end()) return layer_error(i, L, "from '" + L.from + "' names no earlier layer (nor \"input\")");
+      if (it->second.shape != s) {
+        return layer_error(i, L, "shape " + shape_text(it->second.shape) + " of '" + L.from +
+                                 "' does not match the incoming shape " + shape_text(s));
+      }
+      t.new_output(w, s);
+      t.keeps = "nothing";
+      break;
+    }
+    default:
+      break;
+  }
+  return std::nullopt;
 }
 
-Result<NetworkMemory> network_memory(const Network& net, const NetworkSettings& settings) {
+// Each input and setting within what network_memory computes, else an error naming it.
+std::optional<Error> check_network(const Network& net, const NetworkSettings& settings) {
   if (net.input.empty() || net.input.size() > 4) {
     return make_error("network.bad_value", "network.input", "network.input: give one sample's shape, 1 to 4 dimensions");
   }
@@ -110,202 +273,88 @@ Result<NetworkMemory> network_memory(const Network& net, const NetworkSettings& 
                       std::string(element_type_id(net.dtype)) + ")");
   }
 
-  const int64_t B = settings.batch;
-  const int64_t eb = element_bytes(net.dtype);
-  const bool cuda = settings.device == AutogradDevice::cuda;
-  // Norm statistics: accumulate type on CUDA (fp32 for 16-bit inputs), the input dtype on the CPU.
-  const int64_t stat_bytes = cuda && eb == 2 ? 4 : eb;
+  return std::nullopt;
+}
+
+// One layer's row of the table, and its share of the parameters and activations.
+void add_row(Walk& w, const Layer& L, size_t i, const LayerStep& t, bool autograd) {
+  LayerRow row;
+  row.type = layer_type_id(L.type);
+  row.name = L.name.empty() ? row.type + " " + std::to_string(i) : L.name;
+  int64_t params = 0;
+  for (const ParamTensor& p : t.tensors) params = sat_add(params, p.elements());
+  w.m.param_tensors.insert(w.m.param_tensors.end(), t.tensors.begin(), t.tensors.end());
+  row.parameters = params;
+  row.output_shape = t.y.shape;
+  row.output_shape.insert(row.output_shape.begin(), w.B);
+  if (autograd) {
+    row.activation_bytes = t.kept;
+    row.keeps = t.keeps;
+  } else if (!is_in_place_for_articles(L.type)) {
+    row.activation_bytes = w.bytes_of(t.y);
+    w.m.activation_elements = sat_add(w.m.activation_elements, sat_mul(w.B, product(t.y.shape)));
+    row.keeps = "its output";
+  } else {
+    row.keeps = L.type == LayerType::flatten ? "nothing (a view)" : "nothing (taken as in place)";
+  }
+  w.m.activation_bytes = sat_add(w.m.activation_bytes, row.activation_bytes);
+  w.m.parameters = sat_add(w.m.parameters, params);
+  w.m.layers.push_back(std::move(row));
+}
+
+}  // namespace
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+int64_t element_bytes(ElementType type) { return kElements[static_cast<int>(type)].bytes; }
+const char* element_type_id(ElementType type) { return kElements[static_cast<int>(type)].id; }
+bool parse_element_type(const std::string& id, ElementType& type) {
+  for (const ElementInfo& e : kElements) if (id == e.id) { type = e.type; return true; }
+  return false;
+}
+const char* layer_type_id(LayerType type) { return kLayers[static_cast<int>(type)].id; }
+bool parse_layer_type(const std::string& id, LayerType& type) {
+  for (const LayerInfo& l : kLayers) if (id == l.id) { type = l.type; return true; }
+  return false;
+}
+
+Result<NetworkMemory> network_memory(const Network& net, const NetworkSettings& settings) {
+  if (auto error = check_network(net, settings)) return *error;
   NetworkMemory m;
-  SavedSet saved;
-  int next_id = 1;
-  std::map<std::string, Value> named;
+  Walk w{net, m, 1, 4, 4, true, {}, 1, {}};
+  w.B = settings.batch;
+  w.eb = element_bytes(net.dtype);
+  w.cuda = settings.device == AutogradDevice::cuda;
+  // Norm statistics: accumulate type on CUDA (fp32 for 16-bit inputs), the input dtype on the CPU.
+  w.stat_bytes = w.cuda && w.eb == 2 ? 4 : w.eb;
   Value x{net.input, 0, net.input_dtype};
-  named["input"] = x;
-  auto bytes_of = [&](const Value& v) { return sat_mul(B, product(v.shape), element_bytes(v.dtype)); };
+  w.named["input"] = x;
   const bool autograd = settings.rule == ActivationRule::autograd;
-  if (!autograd) m.input_bytes = bytes_of(x);
+  if (!autograd) m.input_bytes = w.bytes_of(x);
 
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const Layer& L = net.layers[i];
-    LayerRow row;
-    row.type = layer_type_id(L.type);
-    row.name = L.name.empty() ? row.type + " " + std::to_string(i) : L.name;
     if (L.type != LayerType::embedding && x.dtype == ElementType::i64) {
       return layer_error(i, L, "needs floating-point input; token ids go into an embedding");
     }
-    Value y = x;  // same storage unless the layer makes a new tensor
-    const std::vector<int64_t>& s = x.shape;
-    int64_t params = 0;
-    std::vector<ParamTensor> tensors;
-    int64_t kept = 0;          // autograd: bytes this layer saves first
-    std::string keeps;
-    auto save_input = [&]() { kept += saved.add(x.id, bytes_of(x)); };
-    auto save_output = [&]() { kept += saved.add(y.id, bytes_of(y)); };
-    auto new_output = [&](std::vector<int64_t> shape) {
-      y.shape = std::move(shape); y.id = next_id++; y.dtype = net.dtype;
-    };
-    switch (L.type) {
-      case LayerType::linear: {
-        if (L.out < 1 || L.out > (int64_t(1) << 24)) return layer_error(i, L, "out must be between 1 and 16777216");
-        const int64_t in = s.back();
-        if (L.in != 0 && L.in != in) {
-          return layer_error(i, L, "in = " + std::to_string(L.in) + " does not match the incoming shape " + shape_text(s));
-        }
-        std::vector<int64_t> o = s; o.back() = L.out;
-        new_output(o);
-        tensors.push_back({{L.out, in}});
-        if (L.bias) tensors.push_back({{L.out}});
-        save_input();  // addmm/mm: saves its input for the weight's gradient
-        keeps = "input (for the weight gradient)";
-        break;
-      }
-      case LayerType::conv2d: {
-        if (s.size() != 3) return layer_error(i, L, "needs a [channels, height, width] input, got " + shape_text(s));
-        if (L.out < 1 || L.kernel < 1 || L.padding < 0 || L.stride < 0 || L.out > 65536 || L.kernel > 4096) {
-          return layer_error(i, L, "out and kernel must be at least 1, padding and stride not negative");
-        }
-        const int64_t st = L.stride ? L.stride : 1;
-        const int64_t h = (s[1] + 2 * L.padding - L.kernel) / st + 1, w = (s[2] + 2 * L.padding - L.kernel) / st + 1;
-        if (s[1] + 2 * L.padding < L.kernel || s[2] + 2 * L.padding < L.kernel) {
-          return layer_error(i, L, "kernel " + std::to_string(L.kernel) + " is larger than the padded input " + shape_text(s));
-        }
-        new_output({L.out, h, w});
-        tensors.push_back({{L.out, s[0], L.kernel, L.kernel}});
-        if (L.bias) tensors.push_back({{L.out}});
-        save_input();
-        keeps = "input (convolution_backward)";
-        break;
-      }
-      case LayerType::batchnorm2d: {
-        if (s.size() != 3) return layer_error(i, L, "needs a [channels, height, width] input, got " + shape_text(s));
-        new_output(s);
-        tensors.push_back({{s[0]}});
-        tensors.push_back({{s[0]}});
-        m.buffer_bytes = sat_add(m.buffer_bytes, sat_add(sat_mul(2, s[0], eb), 8));  // running mean/var + int64 count
-        save_input();
-        kept += sat_mul(2, s[0], stat_bytes);  // save_mean, save_invstd
-        keeps = "input + per-channel mean and inverse std";
-        break;
-      }
-      case LayerType::layernorm: {
-        new_output(s);
-        tensors.push_back({{s.back()}});
-        tensors.push_back({{s.back()}});
-        save_input();
-        kept += sat_mul(2, B, product(s) / s.back(), stat_bytes);  // mean, rstd per row
-        keeps = "input + mean and rstd per row";
-        break;
-      }
-      case LayerType::embedding: {
-        if (x.dtype != ElementType::i64 || i != 0) return layer_error(i, L, "must be the first layer, on i64 token ids");
-        if (L.vocab < 1 || L.dim < 1 || L.vocab > (int64_t(1) << 24) || L.dim > (int64_t(1) << 20)) {
-          return layer_error(i, L, "vocab and dim must be at least 1");
-        }
-        std::vector<int64_t> o = s; o.push_back(L.dim);
-        new_output(o);
-        tensors.push_back({{L.vocab, L.dim}});
-        save_input();  // embedding_backward needs the indices
-        keeps = "the token ids (int64)";
-        break;
-      }
-      case LayerType::relu: case LayerType::sigmoid: case LayerType::tanh: case LayerType::softmax:
-        new_output(s);
-        save_output();  // derivatives.yaml: backward from the result
-        keeps = "its output";
-        break;
-      case LayerType::gelu: case LayerType::silu:
-        new_output(s);
-        save_input();   // derivatives.yaml: backward from self
-        keeps = "its input";
-        break;
-      case LayerType::dropout:
-        if (!(L.p >= 0.0 && L.p < 1.0)) return layer_error(i, L, "p must be in [0, 1)");
-        if (L.p > 0.0) {
-          new_output(s);
-          // CUDA: native_dropout keeps a bool mask; CPU: input * noise keeps the float noise.
-          kept += sat_mul(B, product(s), cuda ? 1 : eb);
-          keeps = cuda ? "a bool mask (1 B per element)" : "the noise tensor (input dtype)";
-        } else {
-          keeps = "nothing (p = 0 returns its input)";
-        }
-        break;
-      case LayerType::maxpool2d: case LayerType::avgpool2d: {
-        if (s.size() != 3) return layer_error(i, L, "needs a [channels, height, width] input, got " + shape_text(s));
-        if (L.kernel < 1 || L.stride < 0 || L.kernel > s[1] || L.kernel > s[2]) {
-          return layer_error(i, L, "kernel " + std::to_string(L.kernel) + " does not fit the input " + shape_text(s));
-        }
-        const int64_t st = L.stride ? L.stride : L.kernel;
-        new_output({s[0], (s[1] - L.kernel) / st + 1, (s[2] - L.kernel) / st + 1});
-        save_input();
-        if (L.type == LayerType::maxpool2d) {
-          kept += sat_mul(B, product(y.shape), 8);  // int64 argmax indices
-          keeps = "input + int64 indices of the maxima";
-        } else {
-          keeps = "input";
-        }
-        break;
-      }
-      case LayerType::flatten:
-        y.shape = {product(s)};  // a view: same storage
-        keeps = "nothing (a view)";
-        break;
-      case LayerType::add: {
-        auto it = named.find(L.from);
-        if (it == named.end()) return layer_error(i, L, "from '" + L.from + "' names no earlier layer (nor \"input\")");
-        if (it->second.shape != s) {
-          return layer_error(i, L, "shape " + shape_text(it->second.shape) + " of '" + L.from +
-                                       "' does not match the incoming shape " + shape_text(s));
-        }
-        new_output(s);
-        keeps = "nothing";
-        break;
-      }
-      case LayerType::self_attention: {
-        if (s.size() != 2) return layer_error(i, L, "needs a [sequence, features] input, got " + shape_text(s));
-        if (L.heads < 1 || s[1] % L.heads != 0) {
-          return layer_error(i, L, "heads (" + std::to_string(L.heads) + ") must divide the features of " + shape_text(s));
-        }
-        const int64_t S = s[0], E = s[1];
-        new_output(s);
-        for (int k = 0; k < 4; ++k) { tensors.push_back({{E, E}}); tensors.push_back({{E}}); }
-        save_input();  // q, k, v projections save x once
-        // matmul copies the transposed q, k, v and the context (reshape of a non-contiguous
-        // view); softmax keeps the probabilities; the 1/sqrt(d) divisor is a 0-dim float64
-        // on the CPU (a CPU scalar under CUDA, so no GPU memory).
-        kept += sat_add(sat_mul(4, B, S, E, eb), sat_mul(B, L.heads, S, S, eb));
-        if (!cuda) kept += 8;
-        keeps = "input + q, k, v and context copies + softmax probabilities (heads x s x s)";
-        break;
-      }
-    }
-    if (product(y.shape) > kMaxSampleElements) return layer_error(i, L, "output has more than 2^32 elements per sample");
-    for (const ParamTensor& t : tensors) params = sat_add(params, t.elements());
-    m.param_tensors.insert(m.param_tensors.end(), tensors.begin(), tensors.end());
-    row.parameters = params;
-    row.output_shape = y.shape;
-    row.output_shape.insert(row.output_shape.begin(), B);
-    if (autograd) {
-      row.activation_bytes = kept;
-      row.keeps = keeps;
-    } else if (!is_in_place_for_articles(L.type)) {
-      row.activation_bytes = bytes_of(y);
-      m.activation_elements = sat_add(m.activation_elements, sat_mul(B, product(y.shape)));
-      row.keeps = "its output";
-    } else {
-      row.keeps = L.type == LayerType::flatten ? "nothing (a view)" : "nothing (taken as in place)";
-    }
-    m.activation_bytes = sat_add(m.activation_bytes, row.activation_bytes);
-    m.parameters = sat_add(m.parameters, params);
-    m.layers.push_back(std::move(row));
-    x = y;
+    LayerStep t{x, x, {}, 0, ""};
+    if (auto error = step_with_parameters(w, L, i, t)) return *error;
+    if (auto error = step_without_parameters(w, L, i, t)) return *error;
+    if (product(t.y.shape) > kMaxSampleElements) return layer_error(i, L, "output has more than 2^32 elements per sample");
+    add_row(w, L, i, t, autograd);
+    x = t.y;
     if (!L.name.empty()) {
-      if (named.count(L.name)) return layer_error(i, L, "the name '" + L.name + "' is used twice");
-      named[L.name] = x;
+      if (w.named.count(L.name)) return layer_error(i, L, "the name '" + L.name + "' is used twice");
+      w.named[L.name] = x;
     }
   }
-  m.parameter_bytes = sat_mul(m.parameters, eb);
+  m.parameter_bytes = sat_mul(m.parameters, w.eb);
   m.gradient_bytes = m.parameter_bytes;  // one gradient per parameter, same dtype (PyTorch)
-  m.optimizer = optimizer_state(settings.optimizer, m.param_tensors, eb,
+  m.optimizer = optimizer_state(settings.optimizer, m.param_tensors, w.eb,
                                 settings.device == AutogradDevice::cpu || settings.fused_optimizer);
   m.subtotal = sat_add(sat_add(m.parameter_bytes, m.buffer_bytes), sat_add(m.gradient_bytes, m.optimizer.total()));
   m.subtotal = sat_add(m.subtotal, sat_add(m.activation_bytes, m.input_bytes));
