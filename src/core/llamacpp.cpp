@@ -130,15 +130,197 @@ LlamaCppWeights llamacpp_weights(const FormatTables& tables, const ModelSpec& m,
   return w;
 }
 
+namespace {
+
+// The buffers of a device: a GPU's, or the host's (kHost).
+LlamaCppBuffers& on(LlamaCppMemory& r, int64_t device) { return device == kHost ? r.host : r.gpus[static_cast<size_t>(device)]; }
+
+// Weights (llama_model::load_tensors): token_embd always on the CPU ("there is very little
+// benefit to offloading the input layer"); the output layer's tensors where slot n_layer
+// goes (with tied embeddings a copy of token_embd, TENSOR_DUPLICATED; on the CPU it is the
+// same mapped file range); each block's tensors with its layer, but the experts of the
+// layers --cpu-moe / --n-cpu-moe name stay on the CPU (common/arg.cpp: -ot
+// blk.N.ffn_(up|down|gate)_exps=CPU); -sm row splits a GPU layer's matrices by rows over
+// the GPUs in -ts proportions (ggml_backend_split_buffer_type).
+void place_weights(LlamaCppMemory& r, const LlamaCppWeights& w, const LlamaCppSettings& s, const Placement& place,
+                   const std::vector<int64_t>& gpu_free_bytes, int64_t blocks) {
+  const int64_t gpus = static_cast<int64_t>(r.gpus.size());
+  const int64_t output_device = place.device(blocks);
+  r.host.model += w.input;
+  if (output_device == kHost) r.host.model += w.output - (w.output_is_token_embd ? w.input : 0);
+  else on(r, output_device).model += w.output;
+  const bool rows_split = s.split_mode == LlamaSplitMode::row && gpus > 1;
+  std::vector<double> row_shares;
+  if (rows_split) {
+    LlamaCppSettings by_ts;
+    by_ts.tensor_split = s.tensor_split;
+    const Placement proportions = place_layers(blocks, by_ts, gpu_free_bytes);
+    double previous = 0.0;
+    for (double split : proportions.splits) {
+      row_shares.push_back(split - previous);
+      previous = split;
+    }
+  }
+  for (int64_t il = 0; il < blocks; ++il) {
+    const size_t i = static_cast<size_t>(il);
+    const int64_t device = place.device(il);
+    const bool experts_on_host = s.cpu_moe || il < s.n_cpu_moe;
+    on(r, experts_on_host ? kHost : device).model += w.layer_experts[i];
+    on(r, experts_on_host ? kHost : device).experts += w.layer_experts[i];
+    if (device == kHost || !rows_split) {
+      on(r, device).model += w.layer[i];
+      continue;
+    }
+    const int64_t matrices = w.layer[i] - w.layer_vectors[i];
+    on(r, device).model += w.layer_vectors[i];
+    int64_t given = 0;
+    for (int64_t g = 0; g < gpus; ++g) {
+      const int64_t part = g + 1 == gpus ? matrices - given
+                                         : static_cast<int64_t>(static_cast<double>(matrices) * row_shares[static_cast<size_t>(g)]);
+      r.gpus[static_cast<size_t>(g)].model += part;
+      given += part;
+    }
+  }
+}
+
+// LoRA adapters (llama_adapter_lora_init_impl): each pair in the buffer of the tensor it
+// adapts — token_embd's on the CPU, the output layer's with it, a layer's (its experts'
+// where they are) with that layer.
+void place_lora(LlamaCppMemory& r, const LlamaCppSettings& s, const Placement& place, int64_t output_device) {
+  const int64_t gpus = static_cast<int64_t>(r.gpus.size());
+  for (const LlamaCppLora& adapter : s.lora) {
+    std::vector<int64_t> by_device(static_cast<size_t>(gpus) + 1, 0);  // [gpus]: the host
+    auto add = [&](int64_t device, int64_t bytes) {
+      on(r, device).lora = sat_add(on(r, device).lora, bytes);
+      int64_t& on_device = by_device[device == kHost ? static_cast<size_t>(gpus) : static_cast<size_t>(device)];
+      on_device = sat_add(on_device, bytes);
+    };
+    const LlamaCppWeights& a = adapter.pairs;
+    add(kHost, a.input);
+    add(output_device, a.output);
+    for (size_t il = 0; il < a.layer.size(); ++il) {
+      const int64_t device = place.device(static_cast<int64_t>(il));
+      add(device, a.layer[il]);
+      const bool experts_on_host = s.cpu_moe || static_cast<int64_t>(il) < s.n_cpu_moe;
+      add(experts_on_host ? kHost : device, il < a.layer_experts.size() ? a.layer_experts[il] : 0);
+    }
+    r.lora_by_device.push_back(by_device);
+  }
+}
+
+// A multimodal projector (--mmproj): its weights on the first GPU (or the CPU with
+// --no-mmproj-offload), and the graph clip reserves for its warmup image (LlamaCppMmproj::
+// warmup_side) — an estimate of the tensors alive at once, said so in the report, not
+// llama.cpp's own allocator. Qwen3-VL (tools/mtmd/models/qwen3vl.cpp, clip_graph_qwen3vl::build):
+// while a layer's attention runs, the residual, the fused qkv (3 h, alive until v is cast), the
+// roped q and k and k cast to f16 for flash attention (clip_graph::build_attn): 6.5 h floats a
+// patch; the MLP holds the residual, the normed input or the output, and the up projection:
+// 2 h + intermediate. On a GPU the input image (3 f32 planes) and the M-RoPE positions (4 i32 a
+// patch) sit in a host buffer. Other projectors: one encoder layer's residual and normed input,
+// q, k, v, the attention output (5 h) and the MLP (2 x intermediate), in f32. Without flash
+// attention the heads x patches^2 f32 scores are added.
+void place_mmproj(LlamaCppMemory& r, const LlamaCppSettings& s) {
+  const int64_t gpus = static_cast<int64_t>(r.gpus.size());
+  if (s.has_mmproj) {
+    const LlamaCppMmproj& p = s.mmproj;
+    const int64_t patches = p.patches();
+    const bool on_host = s.no_mmproj_offload || gpus == 0;
+    if (p.qwen3vl()) {
+      r.mmproj_compute = sat_mul(patches, std::max(26 * p.hidden, 8 * p.hidden + 4 * p.intermediate));
+      if (!on_host) r.mmproj_host_input = sat_add(sat_mul(p.warmup_side(), p.warmup_side(), 3 * 4), sat_mul(patches, 4 * 4));
+    } else {
+      r.mmproj_compute = sat_mul(patches, 4, 5 * p.hidden + 2 * p.intermediate);
+    }
+    if (!r.flash_attention) r.mmproj_compute = sat_add(r.mmproj_compute, sat_mul(patches, patches, p.heads, 4));
+    on(r, on_host ? kHost : 0).mmproj = sat_add(p.weight_bytes, r.mmproj_compute);
+    r.host.mmproj = sat_add(r.host.mmproj, r.mmproj_host_input);
+  }
+}
+
+// What the layers' pass leaves for the compute buffers: each device's largest layer, and
+// whether the host runs attention (for the attention masks).
+struct LayerPass {
+  std::vector<int64_t> peak;  // per GPU, then the host
+  bool host_attends = false, any_full = false, any_sliding = false;
+  int64_t host_layer_peak = 0;
+  int64_t& peak_of(int64_t device) { return peak[device == kHost ? peak.size() - 1 : static_cast<size_t>(device)]; }
+};
+
+// KV cache (llama_kv_cache::llama_kv_cache): per layer, cells x (K row + V row) in the
+// cache types, on the layer's device, or the CPU with -nkvo.
+LayerPass place_cache(LlamaCppMemory& r, const FormatTables& tables, const ModelSpec& m, const LlamaCppSettings& s,
+                      const Placement& place) {
+  LayerPass pass;
+  pass.peak.assign(r.gpus.size() + 1, 0);
+  const int format_k = tables.find_storage(s.cache_type_k);
+  const int format_v = tables.find_storage(s.cache_type_v);
+  const StorageType& type_k = tables.storage_types[static_cast<size_t>(format_k >= 0 ? format_k : tables.find_storage("f16"))];
+  const StorageType& type_v = tables.storage_types[static_cast<size_t>(format_v >= 0 ? format_v : tables.find_storage("f16"))];
+  const int64_t k_width = m.uses_mla() ? m.kv_lora_rank + m.qk_rope_head_dim : m.kv_heads * m.head_dim;
+  const int64_t v_width = m.uses_mla() ? m.kv_lora_rank : m.kv_heads * m.head_dim;
+  const int64_t per_cell = row_bytes(type_k, k_width) + row_bytes(type_v, v_width);
+  // Recurrent layers (Mamba, RWKV, Jamba's Mamba layers, Qwen3-Next's Gated DeltaNet) keep no
+  // KV cells: llama_memory_recurrent::llama_memory_recurrent holds mem_size = max(1, n_seq_max)
+  // states of n_embd_r() + n_embd_s() values per layer in f32 (type_r, type_s), on the layer's
+  // device unless -nkvo; llama_memory_hybrid gives the attention layers their own
+  // llama_kv_cache, the recurrent layers filtered out.
+  const int64_t state_bytes = sat_mul(m.recurrent_state_elements(), 4);
+  if (m.recurrent_layer_count() > 0) r.rs_cells = std::max<int64_t>(1, s.parallel);
+  for (int64_t il = 0; il < m.layers; ++il) {
+    const bool recurrent = m.is_recurrent_layer(il);
+    if (!recurrent) {
+      pass.host_attends = pass.host_attends || place.device(il) == kHost;
+      (m.is_sliding_layer(il) ? pass.any_sliding : pass.any_full) = true;
+    }
+    const int64_t cells = recurrent ? 0 : m.is_sliding_layer(il) ? r.swa_cells : r.n_ctx;
+    const int64_t layer_device = place.device(il);
+    LlamaCppBuffers& memory = on(r, s.no_kv_offload ? kHost : layer_device);
+    if (recurrent) memory.rs += sat_mul(r.rs_cells, state_bytes);
+    else memory.kv += sat_mul(cells, per_cell);
+    int64_t& p = pass.peak_of(layer_device);
+    p = std::max(p, layer_peak(m, r.ubatch_tokens, cells, r.flash_attention));
+    if (layer_device == kHost) pass.host_layer_peak = std::max(pass.host_layer_peak, p);
+  }
+  return pass;
+}
+
+// Compute buffers (llama_context::graph_reserve with n_outputs = n_tokens): the graph
+// allocator reuses memory, so each device needs its largest moment: one of its layers, or
+// on the output layer's device the logits of every token of the batch (n_vocab x n_tokens
+// f32) beside the normed hidden state.
+void size_compute(LlamaCppMemory& r, const ModelSpec& m, const LlamaCppSettings& s, LayerPass& pass, int64_t output_device) {
+  const int64_t gpus = static_cast<int64_t>(r.gpus.size());
+  int64_t& output_peak = pass.peak_of(output_device);
+  output_peak = std::max(output_peak, sat_mul(r.ubatch_tokens, 4, m.vocab_size + m.hidden_size));
+  for (int64_t g = 0; g < gpus; ++g) r.gpus[static_cast<size_t>(g)].compute = pass.peak[static_cast<size_t>(g)];
+  // The host computes the input embeddings (get_rows on token_embd) for the batch.
+  r.host.compute = std::max(pass.peak.back(), sat_mul(r.ubatch_tokens, 4, m.hidden_size));
+  // The attention masks (llm_graph_context::build_attn_inp_kv, _iswa): per cache (the full one,
+  // the SWA one) an F32 input of n_kv x n_tokens, set on the host (llama_kv_cache::
+  // set_input_kq_mask asserts a host buffer), and with flash attention its F16 cast
+  // (self_kq_mask_cnv). When every attention layer is on a GPU the input stays in the host's
+  // compute buffer beside the embeddings; when the host runs attention, the input lives until
+  // its cast (flash attention) or through the attention layers (without), and the cast through them.
+  r.kq_mask = sat_mul(sat_add(pass.any_full ? r.n_ctx : 0, pass.any_sliding ? r.swa_cells : 0), r.ubatch_tokens, 4);
+  if (!pass.host_attends) {
+    r.host.compute = sat_add(r.host.compute, r.kq_mask);
+  } else {
+    const int64_t cast = r.flash_attention ? r.kq_mask / 2 : 0;
+    const int64_t through_layers = r.flash_attention ? cast : r.kq_mask;
+    r.host.compute = std::max({r.host.compute, sat_add(r.kq_mask, cast), sat_add(pass.host_layer_peak, through_layers)});
+  }
+  // Output buffer (llama_context::output_reserve): logits for n_seq_max outputs, f32, on the host.
+  r.host.output = sat_mul(std::max<int64_t>(s.parallel, 1), m.vocab_size, 4);
+}
+
+}  // namespace
+
 LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, const LlamaCppWeights& w,
                                const LlamaCppSettings& s, const std::vector<int64_t>& gpu_free_bytes) {
   LlamaCppMemory r;
   const int64_t gpus = static_cast<int64_t>(gpu_free_bytes.size());
   for (int64_t g = 0; g < gpus; ++g) r.gpus.push_back(LlamaCppBuffers{"CUDA" + std::to_string(g)});
   r.host.device = "CPU";
-  auto buffers = [&](int64_t device) -> LlamaCppBuffers& {
-    return device == kHost ? r.host : r.gpus[static_cast<size_t>(device)];
-  };
 
   // Context: llama_context::llama_context() pads n_ctx to 256; -c 0 is the trained context.
   const int64_t ctx = s.ctx_size > 0 ? s.ctx_size : (m.max_context_tokens > 0 ? m.max_context_tokens : 4096);
@@ -159,8 +341,8 @@ LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, c
   for (int64_t il = 0; il <= blocks; ++il) {
     const int64_t d = place.device(il);
     if (d != kHost) ++r.offloaded_layers;
-    if (il == blocks) buffers(d).output_layer = true;
-    else buffers(d).layers += 1;
+    if (il == blocks) on(r, d).output_layer = true;
+    else on(r, d).layers += 1;
   }
   const int64_t output_device = place.device(blocks);
 
@@ -169,158 +351,11 @@ LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, c
   const bool kv_apart = s.no_kv_offload && r.offloaded_layers > 0;
   r.flash_attention = s.flash_attn == LlamaFlashAttn::on || (s.flash_attn == LlamaFlashAttn::automatic && !kv_apart);
 
-  // Weights (llama_model::load_tensors): token_embd always on the CPU ("there is very little
-  // benefit to offloading the input layer"); the output layer's tensors where slot n_layer
-  // goes (with tied embeddings a copy of token_embd, TENSOR_DUPLICATED; on the CPU it is the
-  // same mapped file range); each block's tensors with its layer, but the experts of the
-  // layers --cpu-moe / --n-cpu-moe name stay on the CPU (common/arg.cpp: -ot
-  // blk.N.ffn_(up|down|gate)_exps=CPU); -sm row splits a GPU layer's matrices by rows over
-  // the GPUs in -ts proportions (ggml_backend_split_buffer_type).
-  r.host.model += w.input;
-  if (output_device == kHost) r.host.model += w.output - (w.output_is_token_embd ? w.input : 0);
-  else buffers(output_device).model += w.output;
-  const bool rows_split = s.split_mode == LlamaSplitMode::row && gpus > 1;
-  std::vector<double> row_shares;
-  if (rows_split) {
-    LlamaCppSettings by_ts;
-    by_ts.tensor_split = s.tensor_split;
-    const Placement proportions = place_layers(blocks, by_ts, gpu_free_bytes);
-    double previous = 0.0;
-    for (double split : proportions.splits) {
-      row_shares.push_back(split - previous);
-      previous = split;
-    }
-  }
-  for (int64_t il = 0; il < blocks; ++il) {
-    const size_t i = static_cast<size_t>(il);
-    const int64_t device = place.device(il);
-    const bool experts_on_host = s.cpu_moe || il < s.n_cpu_moe;
-    buffers(experts_on_host ? kHost : device).model += w.layer_experts[i];
-    buffers(experts_on_host ? kHost : device).experts += w.layer_experts[i];
-    if (device == kHost || !rows_split) {
-      buffers(device).model += w.layer[i];
-      continue;
-    }
-    const int64_t matrices = w.layer[i] - w.layer_vectors[i];
-    buffers(device).model += w.layer_vectors[i];
-    int64_t given = 0;
-    for (int64_t g = 0; g < gpus; ++g) {
-      const int64_t part = g + 1 == gpus ? matrices - given
-                                         : static_cast<int64_t>(static_cast<double>(matrices) * row_shares[static_cast<size_t>(g)]);
-      r.gpus[static_cast<size_t>(g)].model += part;
-      given += part;
-    }
-  }
-
-  // LoRA adapters (llama_adapter_lora_init_impl): each pair in the buffer of the tensor it
-  // adapts — token_embd's on the CPU, the output layer's with it, a layer's (its experts'
-  // where they are) with that layer.
-  for (const LlamaCppLora& adapter : s.lora) {
-    std::vector<int64_t> by_device(static_cast<size_t>(gpus) + 1, 0);  // [gpus]: the host
-    auto add = [&](int64_t device, int64_t bytes) {
-      buffers(device).lora = sat_add(buffers(device).lora, bytes);
-      int64_t& on_device = by_device[device == kHost ? static_cast<size_t>(gpus) : static_cast<size_t>(device)];
-      on_device = sat_add(on_device, bytes);
-    };
-    const LlamaCppWeights& a = adapter.pairs;
-    add(kHost, a.input);
-    add(output_device, a.output);
-    for (size_t il = 0; il < a.layer.size(); ++il) {
-      const int64_t device = place.device(static_cast<int64_t>(il));
-      add(device, a.layer[il]);
-      const bool experts_on_host = s.cpu_moe || static_cast<int64_t>(il) < s.n_cpu_moe;
-      add(experts_on_host ? kHost : device, il < a.layer_experts.size() ? a.layer_experts[il] : 0);
-    }
-    r.lora_by_device.push_back(by_device);
-  }
-
-  // A multimodal projector (--mmproj): its weights on the first GPU (or the CPU with
-  // --no-mmproj-offload), and the graph clip reserves for its warmup image (LlamaCppMmproj::
-  // warmup_side) — an estimate of the tensors alive at once, said so in the report, not
-  // llama.cpp's own allocator. Qwen3-VL (tools/mtmd/models/qwen3vl.cpp, clip_graph_qwen3vl::build):
-  // while a layer's attention runs, the residual, the fused qkv (3 h, alive until v is cast), the
-  // roped q and k and k cast to f16 for flash attention (clip_graph::build_attn): 6.5 h floats a
-  // patch; the MLP holds the residual, the normed input or the output, and the up projection:
-  // 2 h + intermediate. On a GPU the input image (3 f32 planes) and the M-RoPE positions (4 i32 a
-  // patch) sit in a host buffer. Other projectors: one encoder layer's residual and normed input,
-  // q, k, v, the attention output (5 h) and the MLP (2 x intermediate), in f32. Without flash
-  // attention the heads x patches^2 f32 scores are added.
-  if (s.has_mmproj) {
-    const LlamaCppMmproj& p = s.mmproj;
-    const int64_t patches = p.patches();
-    const bool on_host = s.no_mmproj_offload || gpus == 0;
-    if (p.qwen3vl()) {
-      r.mmproj_compute = sat_mul(patches, std::max(26 * p.hidden, 8 * p.hidden + 4 * p.intermediate));
-      if (!on_host) r.mmproj_host_input = sat_add(sat_mul(p.warmup_side(), p.warmup_side(), 3 * 4), sat_mul(patches, 4 * 4));
-    } else {
-      r.mmproj_compute = sat_mul(patches, 4, 5 * p.hidden + 2 * p.intermediate);
-    }
-    if (!r.flash_attention) r.mmproj_compute = sat_add(r.mmproj_compute, sat_mul(patches, patches, p.heads, 4));
-    buffers(on_host ? kHost : 0).mmproj = sat_add(p.weight_bytes, r.mmproj_compute);
-    r.host.mmproj = sat_add(r.host.mmproj, r.mmproj_host_input);
-  }
-
-  // KV cache (llama_kv_cache::llama_kv_cache): per layer, cells x (K row + V row) in the
-  // cache types, on the layer's device, or the CPU with -nkvo.
-  const int format_k = tables.find_storage(s.cache_type_k);
-  const int format_v = tables.find_storage(s.cache_type_v);
-  const StorageType& type_k = tables.storage_types[static_cast<size_t>(format_k >= 0 ? format_k : tables.find_storage("f16"))];
-  const StorageType& type_v = tables.storage_types[static_cast<size_t>(format_v >= 0 ? format_v : tables.find_storage("f16"))];
-  const int64_t k_width = m.uses_mla() ? m.kv_lora_rank + m.qk_rope_head_dim : m.kv_heads * m.head_dim;
-  const int64_t v_width = m.uses_mla() ? m.kv_lora_rank : m.kv_heads * m.head_dim;
-  const int64_t per_cell = row_bytes(type_k, k_width) + row_bytes(type_v, v_width);
-  std::vector<int64_t> peak(static_cast<size_t>(gpus) + 1, 0);  // [gpus] is the host
-  auto peak_of = [&](int64_t device) -> int64_t& { return peak[device == kHost ? static_cast<size_t>(gpus) : static_cast<size_t>(device)]; };
-  // Recurrent layers (Mamba, RWKV, Jamba's Mamba layers, Qwen3-Next's Gated DeltaNet) keep no
-  // KV cells: llama_memory_recurrent::llama_memory_recurrent holds mem_size = max(1, n_seq_max)
-  // states of n_embd_r() + n_embd_s() values per layer in f32 (type_r, type_s), on the layer's
-  // device unless -nkvo; llama_memory_hybrid gives the attention layers their own
-  // llama_kv_cache, the recurrent layers filtered out.
-  const int64_t state_bytes = sat_mul(m.recurrent_state_elements(), 4);
-  if (m.recurrent_layer_count() > 0) r.rs_cells = std::max<int64_t>(1, s.parallel);
-  bool host_attends = false, any_full = false, any_sliding = false;  // for the attention masks below
-  int64_t host_layer_peak = 0;
-  for (int64_t il = 0; il < m.layers; ++il) {
-    const bool recurrent = m.is_recurrent_layer(il);
-    if (!recurrent) {
-      host_attends = host_attends || place.device(il) == kHost;
-      (m.is_sliding_layer(il) ? any_sliding : any_full) = true;
-    }
-    const int64_t cells = recurrent ? 0 : m.is_sliding_layer(il) ? r.swa_cells : r.n_ctx;
-    const int64_t layer_device = place.device(il);
-    LlamaCppBuffers& memory = buffers(s.no_kv_offload ? kHost : layer_device);
-    if (recurrent) memory.rs += sat_mul(r.rs_cells, state_bytes);
-    else memory.kv += sat_mul(cells, per_cell);
-    int64_t& p = peak_of(layer_device);
-    p = std::max(p, layer_peak(m, r.ubatch_tokens, cells, r.flash_attention));
-    if (layer_device == kHost) host_layer_peak = std::max(host_layer_peak, p);
-  }
-
-  // Compute buffers (llama_context::graph_reserve with n_outputs = n_tokens): the graph
-  // allocator reuses memory, so each device needs its largest moment: one of its layers, or
-  // on the output layer's device the logits of every token of the batch (n_vocab x n_tokens
-  // f32) beside the normed hidden state.
-  int64_t& output_peak = peak_of(output_device);
-  output_peak = std::max(output_peak, sat_mul(r.ubatch_tokens, 4, m.vocab_size + m.hidden_size));
-  for (int64_t g = 0; g < gpus; ++g) r.gpus[static_cast<size_t>(g)].compute = peak[static_cast<size_t>(g)];
-  // The host computes the input embeddings (get_rows on token_embd) for the batch.
-  r.host.compute = std::max(peak[static_cast<size_t>(gpus)], sat_mul(r.ubatch_tokens, 4, m.hidden_size));
-  // The attention masks (llm_graph_context::build_attn_inp_kv, _iswa): per cache (the full one,
-  // the SWA one) an F32 input of n_kv x n_tokens, set on the host (llama_kv_cache::
-  // set_input_kq_mask asserts a host buffer), and with flash attention its F16 cast
-  // (self_kq_mask_cnv). When every attention layer is on a GPU the input stays in the host's
-  // compute buffer beside the embeddings; when the host runs attention, the input lives until
-  // its cast (flash attention) or through the attention layers (without), and the cast through them.
-  r.kq_mask = sat_mul(sat_add(any_full ? r.n_ctx : 0, any_sliding ? r.swa_cells : 0), r.ubatch_tokens, 4);
-  if (!host_attends) {
-    r.host.compute = sat_add(r.host.compute, r.kq_mask);
-  } else {
-    const int64_t cast = r.flash_attention ? r.kq_mask / 2 : 0;
-    const int64_t through_layers = r.flash_attention ? cast : r.kq_mask;
-    r.host.compute = std::max({r.host.compute, sat_add(r.kq_mask, cast), sat_add(host_layer_peak, through_layers)});
-  }
-  // Output buffer (llama_context::output_reserve): logits for n_seq_max outputs, f32, on the host.
-  r.host.output = sat_mul(std::max<int64_t>(s.parallel, 1), m.vocab_size, 4);
+  place_weights(r, w, s, place, gpu_free_bytes, blocks);
+  place_lora(r, s, place, output_device);
+  place_mmproj(r, s);
+  LayerPass pass = place_cache(r, tables, m, s, place);
+  size_compute(r, m, s, pass, output_device);
   return r;
 }
 
