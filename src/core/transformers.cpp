@@ -145,32 +145,13 @@ TransformersGeneration transformers_generation(int major, int minor) {
   return g;
 }
 
-TransformersMemory transformers_memory(const FormatTables& tables, const ModelSpec& m, const WeightFormat& format,
-                                       int64_t group_size, int64_t activation_bytes, const TransformersSettings& s,
-                                       const std::vector<int64_t>& gpu_free, int64_t host_free) {
-  TransformersMemory r;
-  r.generation = transformers_generation(s.version_major, s.version_minor);
-  const TransformersGeneration& g = r.generation;
-  const int64_t ab = std::max<int64_t>(1, activation_bytes);
-  const int64_t gpus = static_cast<int64_t>(gpu_free.size());
+namespace {
 
-  // Rotary cos/sin caches of old releases: cos and sin, max_position_embeddings x head_dim each,
-  // in the default dtype, which from_pretrained sets to torch_dtype while it builds the model
-  // (modeling_utils._set_default_torch_dtype).
-  const int64_t rotary_dim = m.uses_mla() ? m.qk_rope_head_dim : m.head_dim;
-  const int64_t max_positions = m.max_context_tokens > 0 ? m.max_context_tokens : 2048;
-  const int64_t rotary_buffer = g.rotary_cache_per_layer ? sat_mul(2 * max_positions, rotary_dim, ab) : 0;
-  std::vector<Unit> units = placement_units(tables, m, format, group_size, rotary_buffer);
-  if (m.tied_embeddings) units.back().lm_head = true;  // lm_head.weight is embed_tokens.weight (no bytes of its own)
-  int64_t total = 0;
-  for (const Unit& u : units) total += u.bytes;
-  r.footprint = total;
-
-  // accelerate's max_memory (utils/modeling.py): each GPU's free memory, balanced by
-  // get_balanced_memory for "auto"/"balanced"/"balanced_low_0"; a lone GPU keeps 10 % back
-  // (MEMORY_USAGE_RATIO 0.9) for activations.
-  r.max_memory = gpu_free;
-  const int64_t first_layer_bytes = m.layers > 0 ? units[1].bytes : 0;
+// accelerate's max_memory (utils/modeling.py): each GPU's free memory, balanced by
+// get_balanced_memory for "auto"/"balanced"/"balanced_low_0"; a lone GPU keeps 10 % back
+// (MEMORY_USAGE_RATIO 0.9) for activations.
+void set_max_memory(TransformersMemory& r, const TransformersSettings& s, int64_t total, int64_t first_layer_bytes) {
+  const int64_t gpus = static_cast<int64_t>(r.max_memory.size());
   if (s.device_map != TransformersDeviceMap::none && s.device_map != TransformersDeviceMap::sequential && gpus > 0) {
     if (gpus == 1) {
       r.max_memory[0] = static_cast<int64_t>(static_cast<double>(r.max_memory[0]) * 0.9);
@@ -189,10 +170,14 @@ TransformersMemory transformers_memory(const FormatTables& tables, const ModelSp
       }
     }
   }
+}
 
-  // infer_auto_device_map: modules in order onto GPU 0, 1, ..., then "cpu", then "disk"; the
-  // main devices (GPU 0 and the CPU) keep room for the largest layer, which runs on GPU 0 when
-  // offloaded (get_max_layer_size).
+// infer_auto_device_map: modules in order onto GPU 0, 1, ..., then "cpu", then "disk"; the
+// main devices (GPU 0 and the CPU) keep room for the largest layer, which runs on GPU 0 when
+// offloaded (get_max_layer_size).
+void map_units(TransformersMemory& r, std::vector<Unit>& units, const ModelSpec& m, const TransformersSettings& s,
+               int64_t host_free) {
+  const int64_t gpus = static_cast<int64_t>(r.max_memory.size());
   r.mapped = s.device_map != TransformersDeviceMap::none;
   if (!r.mapped || gpus == 0) {
     for (Unit& u : units) u.device = 0;
@@ -215,10 +200,13 @@ TransformersMemory transformers_memory(const FormatTables& tables, const ModelSp
     }
     if (m.tied_embeddings) units.back().device = units.front().device;  // tied parameters stay together
   }
+}
 
-  // Devices and what each holds. Work on CPU-offloaded modules runs on GPU 0 (accelerate's
-  // AlignDevicesHook execution_device = main device): their weights come in one module at a
-  // time, their KV cache and activations live there.
+// Devices and what each holds. Work on CPU-offloaded modules runs on GPU 0 (accelerate's
+// AlignDevicesHook execution_device = main device): their weights come in one module at a
+// time, their KV cache and activations live there.
+// True when a module went to "disk".
+bool assign_devices(TransformersMemory& r, const std::vector<Unit>& units, int64_t gpus) {
   r.gpus.resize(static_cast<size_t>(std::max<int64_t>(1, gpus)));
   for (size_t i = 0; i < r.gpus.size(); ++i) r.gpus[i].index = static_cast<int>(i);
   r.host.index = -1;
@@ -242,19 +230,22 @@ TransformersMemory transformers_memory(const FormatTables& tables, const ModelSp
     }
   }
   r.gpus.front().executed_offload = offloaded_largest;
+  return on_disk;
+}
 
-  // The KV cache: every layer keeps every token (DynamicCache; sliding-window layers too — their
-  // cache is cut to the window only by the static caches).
+// The prompt's forward pass (modeling_llama.py and its copies): one layer's widest moment, and
+// the logits of the prefill and of a decoding step.
+struct ForwardWork {
+  int64_t hidden = 0, layer_peak = 0, prefill_logits = 0, decode_logits = 0;
+};
+
+ForwardWork forward_work(const FormatTables& tables, const ModelSpec& m, const WeightFormat& format, const TransformersSettings& s,
+                         const TransformersGeneration& g, int64_t ab) {
   const int64_t b = std::max<int64_t>(1, s.batch_size);
   const int64_t prompt = std::max<int64_t>(1, s.input_length);
-  const int64_t new_tokens = std::max<int64_t>(1, s.max_new_tokens);
-  const int64_t layer_token = kv_per_layer_token(m, ab);
-  r.kv_bytes_per_token = layer_token * m.layers;
-  const int64_t final_tokens = prompt + new_tokens - 1;  // the cache after the last forward pass
-
-  // Per-layer temporaries of the prompt's forward pass (modeling_llama.py and its copies):
+  ForwardWork f;
   const int64_t rows = sat_mul(b, prompt, 1);
-  const int64_t hidden = sat_mul(rows, m.hidden_size, ab);
+  const int64_t hidden = f.hidden = sat_mul(rows, m.hidden_size, ab);
   const int64_t q_width = m.attention_heads * m.head_dim, kv_width = m.kv_heads * m.head_dim;
   // q, k, v, the rotated q and k, the attention output;
   int64_t attention = sat_mul(rows, 2 * q_width + 2 * kv_width + q_width + kv_width, ab);
@@ -282,44 +273,24 @@ TransformersMemory transformers_memory(const FormatTables& tables, const ModelSp
   }
   const LinearShape eight = largest_linear(tables, m, format, false);
   if (eight.in > 0) bnb = std::max(bnb, sat_mul(rows, eight.in + 4 * eight.out, 1));
-  const int64_t layer_peak = 2 * hidden + std::max(attention, mlp) + bnb;
+  f.layer_peak = 2 * hidden + std::max(attention, mlp) + bnb;
 
   // The logits: before 4.45 every prompt position in torch_dtype and again in float32; later
   // the last position only, and generate's float32 copy of it.
   const int64_t vocab = m.vocab_size;
-  const int64_t prefill_logits =
+  f.prefill_logits =
       g.all_prompt_logits ? sat_mul(rows, vocab, ab + (g.model_upcasts_logits ? 4 : 0)) : sat_mul(b, vocab, ab + 4);
-  const int64_t decode_logits = sat_mul(b, vocab, ab + 4);
+  f.decode_logits = sat_mul(b, vocab, ab + 4);
+  return f;
+}
 
-  for (TransformersDevice& d : r.gpus) {
-    const int64_t layers_here = d.layers() + d.offloaded_layers;
-    d.kv = sat_mul(sat_mul(b, final_tokens, layer_token), layers_here, 1);
-    const int64_t kv_prompt = sat_mul(sat_mul(b, prompt, layer_token), layers_here, 1);
-    const int64_t base = d.weights + d.buffers;
-    int64_t prefill_work = 0;
-    if (layers_here > 0 || d.executed_offload > 0) prefill_work = layer_peak + d.executed_offload;
-    const bool logits_here = d.lm_head || d.offloaded_lm_head;
-    if (logits_here) prefill_work = std::max(prefill_work, hidden + prefill_logits);
-    if (d.embeddings) prefill_work = std::max(prefill_work, hidden);
-    d.prefill_peak = base + kv_prompt + prefill_work;
-    // The last decoding step: the new cache, and the old one (legacy tuples: every layer; a
-    // DynamicCache: the layer being concatenated).
-    const int64_t old_cache = g.legacy_cache    ? sat_mul(sat_mul(b, final_tokens - 1, layer_token), layers_here, 1)
-                              : layers_here > 0 ? sat_mul(b, final_tokens - 1, layer_token)
-                                                : 0;
-    int64_t decode_work = d.executed_offload;
-    if (s.attn_implementation == TransformersAttention::eager && layers_here > 0) {
-      decode_work += sat_mul(b * m.attention_heads, final_tokens, ab + 4 + ab);
-    }
-    if (logits_here) decode_work += decode_logits;
-    d.decode_peak = base + d.kv + old_cache + decode_work;
-  }
-
+// The refusal when the weights spill to disk or a GPU's peak passes its free memory.
+void check_fit(TransformersMemory& r, const std::vector<int64_t>& gpu_free, bool on_disk) {
   r.fits = true;
   if (on_disk) {
     r.fits = false;
     r.refusal = "the weights do not fit the GPUs and the host's RAM: accelerate would offload modules to \"disk\"";
-    return r;
+    return;
   }
   for (size_t i = 0; i < r.gpus.size() && i < gpu_free.size(); ++i) {
     if (r.gpus[i].peak() > gpu_free[i]) {
@@ -330,6 +301,70 @@ TransformersMemory transformers_memory(const FormatTables& tables, const ModelSp
       break;
     }
   }
+}
+
+}  // namespace
+
+TransformersMemory transformers_memory(const FormatTables& tables, const ModelSpec& m, const WeightFormat& format,
+                                       int64_t group_size, int64_t activation_bytes, const TransformersSettings& s,
+                                       const std::vector<int64_t>& gpu_free, int64_t host_free) {
+  TransformersMemory r;
+  r.generation = transformers_generation(s.version_major, s.version_minor);
+  const TransformersGeneration& g = r.generation;
+  const int64_t ab = std::max<int64_t>(1, activation_bytes);
+  const int64_t gpus = static_cast<int64_t>(gpu_free.size());
+
+  // Rotary cos/sin caches of old releases: cos and sin, max_position_embeddings x head_dim each,
+  // in the default dtype, which from_pretrained sets to torch_dtype while it builds the model
+  // (modeling_utils._set_default_torch_dtype).
+  const int64_t rotary_dim = m.uses_mla() ? m.qk_rope_head_dim : m.head_dim;
+  const int64_t max_positions = m.max_context_tokens > 0 ? m.max_context_tokens : 2048;
+  const int64_t rotary_buffer = g.rotary_cache_per_layer ? sat_mul(2 * max_positions, rotary_dim, ab) : 0;
+  std::vector<Unit> units = placement_units(tables, m, format, group_size, rotary_buffer);
+  if (m.tied_embeddings) units.back().lm_head = true;  // lm_head.weight is embed_tokens.weight (no bytes of its own)
+  int64_t total = 0;
+  for (const Unit& u : units) total += u.bytes;
+  r.footprint = total;
+
+  r.max_memory = gpu_free;
+  set_max_memory(r, s, total, m.layers > 0 ? units[1].bytes : 0);
+  map_units(r, units, m, s, host_free);
+  const bool on_disk = assign_devices(r, units, gpus);
+  // The KV cache: every layer keeps every token (DynamicCache; sliding-window layers too — their
+  // cache is cut to the window only by the static caches).
+  const int64_t b = std::max<int64_t>(1, s.batch_size);
+  const int64_t prompt = std::max<int64_t>(1, s.input_length);
+  const int64_t new_tokens = std::max<int64_t>(1, s.max_new_tokens);
+  const int64_t layer_token = kv_per_layer_token(m, ab);
+  r.kv_bytes_per_token = layer_token * m.layers;
+  const int64_t final_tokens = prompt + new_tokens - 1;  // the cache after the last forward pass
+
+  const ForwardWork f = forward_work(tables, m, format, s, g, ab);
+  for (TransformersDevice& d : r.gpus) {
+    const int64_t layers_here = d.layers() + d.offloaded_layers;
+    d.kv = sat_mul(sat_mul(b, final_tokens, layer_token), layers_here, 1);
+    const int64_t kv_prompt = sat_mul(sat_mul(b, prompt, layer_token), layers_here, 1);
+    const int64_t base = d.weights + d.buffers;
+    int64_t prefill_work = 0;
+    if (layers_here > 0 || d.executed_offload > 0) prefill_work = f.layer_peak + d.executed_offload;
+    const bool logits_here = d.lm_head || d.offloaded_lm_head;
+    if (logits_here) prefill_work = std::max(prefill_work, f.hidden + f.prefill_logits);
+    if (d.embeddings) prefill_work = std::max(prefill_work, f.hidden);
+    d.prefill_peak = base + kv_prompt + prefill_work;
+    // The last decoding step: the new cache, and the old one (legacy tuples: every layer; a
+    // DynamicCache: the layer being concatenated).
+    const int64_t old_cache = g.legacy_cache    ? sat_mul(sat_mul(b, final_tokens - 1, layer_token), layers_here, 1)
+                              : layers_here > 0 ? sat_mul(b, final_tokens - 1, layer_token)
+                                                : 0;
+    int64_t decode_work = d.executed_offload;
+    if (s.attn_implementation == TransformersAttention::eager && layers_here > 0) {
+      decode_work += sat_mul(b * m.attention_heads, final_tokens, ab + 4 + ab);
+    }
+    if (logits_here) decode_work += f.decode_logits;
+    d.decode_peak = base + d.kv + old_cache + decode_work;
+  }
+
+  check_fit(r, gpu_free, on_disk);
   return r;
 }
 
