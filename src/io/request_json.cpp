@@ -147,13 +147,10 @@ std::optional<Error> training_from_json(const json& j, Request& r) {
 }  // namespace
 
 
-Result<Request> request_from_json(const json& root) {
-  if (!root.is_object()) return make_error("request.not_object", "", "request: expected a JSON object");
-  Request r;
-  Fields top{root, "", std::nullopt};
-  top.only({"v", "mode", "model", "network", "training", "weights", "kv_cache", "context_tokens", "concurrent_sequences", "overhead",
-            "engine", "llama.cpp", "vllm", "transformers", "draft", "host", "gpu", "gpus", "gpu_count", "compare_gpus", "units",
-            "language"});
+namespace {
+
+// "v" and "mode", and the keys that belong to the other mode.
+void read_mode(Fields& top, Request& r) {
   r.version = static_cast<int>(top.integer("v", kRequestVersion, 1, 1000));
   if (!top.error && r.version != kRequestVersion) {
     top.fail("request.unsupported_version", "v", "version " + std::to_string(r.version) + " is not supported (this build reads 1)");
@@ -174,64 +171,73 @@ Result<Request> request_from_json(const json& root) {
     }
     if (top.has("network") && top.has("model")) top.fail("request.bad_value", "network", "give a model or a network, not both");
   }
+}
 
-  if (const json* model = top.sub("model")) {
-    Fields f{*model, "model.", std::nullopt};
-    f.only({"preset", "config", "name", "hub"});
-    r.custom_model_name = f.text("name", "");
-    // "hub": the pinned Hub id the config was read from (the page's Hub field; a link reproduces it).
-    r.custom_model_hub = f.text("hub", "");
-    if (!f.error && !r.custom_model_hub.empty()) {
-      auto ref = parse_hub_ref(r.custom_model_hub);
-      if (!ref || !is_commit_sha(ref->revision) || !f.has("config")) {
-        f.fail("request.bad_value", "model.hub", "must be a Hub id pinned to a commit (org/name@<40 hex digits>[:file]) beside a config");
-      }
+// "model": a preset or a config.json (with its pinned Hub id).
+std::optional<Error> read_model(Fields& top, const json& model, Request& r) {
+  Fields f{model, "model.", std::nullopt};
+  f.only({"preset", "config", "name", "hub"});
+  r.custom_model_name = f.text("name", "");
+  // "hub": the pinned Hub id the config was read from (the page's Hub field; a link reproduces it).
+  r.custom_model_hub = f.text("hub", "");
+  if (!f.error && !r.custom_model_hub.empty()) {
+    auto ref = parse_hub_ref(r.custom_model_hub);
+    if (!ref || !is_commit_sha(ref->revision) || !f.has("config")) {
+      f.fail("request.bad_value", "model.hub", "must be a Hub id pinned to a commit (org/name@<40 hex digits>[:file]) beside a config");
     }
-    if (f.has("preset") == f.has("config")) {
-      f.fail("request.bad_value", "model", "give exactly one of preset or config");
-    } else if (f.has("preset")) {
-      r.model_preset = f.text("preset", "");
-    } else {
-      // Weights read from a file header (weights.format "as_stored") are exact whatever the architecture.
-      const json* weights = top.sub("weights");
-      const bool from_file = weights && weights->contains("stored");
-      auto read = read_hf_config(model->at("config"), "model.config", from_file);
-      if (!read) {
-        Error e = read.error();
-        e.field = e.field.empty() ? "model.config" : "model.config." + e.field;
-        return e;
-      }
-      r.has_custom_model = true;
-      r.custom_model = read->spec;
-      r.custom_model_assumptions = read->assumptions;
-      r.model_preset.clear();
-    }
-    if (f.error) return *f.error;
   }
-  if (const json* weights = top.sub("weights")) {
-    Fields f{*weights, "weights.", std::nullopt};
-    f.only({"format", "group_size", "stored"});
-    r.weight_format = f.text("format", r.weight_format);
-    if (!f.error && (r.weight_format == "as_stored") != f.has("stored")) {
-      f.fail("request.bad_value", "weights.stored", "is given exactly when weights.format is \"as_stored\"");
+  if (f.has("preset") == f.has("config")) {
+    f.fail("request.bad_value", "model", "give exactly one of preset or config");
+  } else if (f.has("preset")) {
+    r.model_preset = f.text("preset", "");
+  } else {
+    // Weights read from a file header (weights.format "as_stored") are exact whatever the architecture.
+    const json* weights = top.sub("weights");
+    const bool from_file = weights && weights->contains("stored");
+    auto read = read_hf_config(model.at("config"), "model.config", from_file);
+    if (!read) {
+      Error e = read.error();
+      e.field = e.field.empty() ? "model.config" : "model.config." + e.field;
+      return e;
     }
-    if (const json* stored = f.sub("stored")) {
-      if (auto e = stored_weights_from_json(*stored, r.stored_weights)) return *e;
-      r.has_stored_weights = true;
-    }
-    r.group_size = f.integer("group_size", 0, 0, 65536);
-    if (!f.error && r.group_size != 0 && (r.group_size < 16 || (r.group_size & (r.group_size - 1)) != 0)) {
-      f.fail("request.bad_value", "weights.group_size", "must be a power of two of at least 16 (got " + std::to_string(r.group_size) + ")");
-    }
-    if (f.error) return *f.error;
+    r.has_custom_model = true;
+    r.custom_model = read->spec;
+    r.custom_model_assumptions = read->assumptions;
+    r.model_preset.clear();
   }
+  if (f.error) return *f.error;
+  return std::nullopt;
+}
+
+// "weights": the format, its group size, or a file's stored weights.
+std::optional<Error> read_weights(const json& weights, Request& r) {
+  Fields f{weights, "weights.", std::nullopt};
+  f.only({"format", "group_size", "stored"});
+  r.weight_format = f.text("format", r.weight_format);
+  if (!f.error && (r.weight_format == "as_stored") != f.has("stored")) {
+    f.fail("request.bad_value", "weights.stored", "is given exactly when weights.format is \"as_stored\"");
+  }
+  if (const json* stored = f.sub("stored")) {
+    if (auto e = stored_weights_from_json(*stored, r.stored_weights)) return *e;
+    r.has_stored_weights = true;
+  }
+  r.group_size = f.integer("group_size", 0, 0, 65536);
+  if (!f.error && r.group_size != 0 && (r.group_size < 16 || (r.group_size & (r.group_size - 1)) != 0)) {
+    f.fail("request.bad_value", "weights.group_size", "must be a power of two of at least 16 (got " + std::to_string(r.group_size) + ")");
+  }
+  if (f.error) return *f.error;
+  return std::nullopt;
+}
+
+// "kv_cache", "context_tokens", "concurrent_sequences", "overhead".
+std::optional<Error> read_inference_fields(Fields& top, Request& r) {
+  InferenceSettings& s = r.settings;
   if (const json* kv = top.sub("kv_cache")) {
     Fields f{*kv, "kv_cache.", std::nullopt};
     f.only({"dtype"});
     r.kv_cache_dtype = f.text("dtype", r.kv_cache_dtype);
     if (f.error) return *f.error;
   }
-  InferenceSettings& s = r.settings;
   s.context_tokens = top.integer("context_tokens", s.context_tokens, 1, kMaxContextTokens);
   s.concurrent_sequences = top.integer("concurrent_sequences", s.concurrent_sequences, 1, kMaxSequences);
   if (const json* overhead = top.sub("overhead")) {
@@ -247,25 +253,24 @@ Result<Request> request_from_json(const json& root) {
     s.margin_fraction = f.number("margin_fraction", s.margin_fraction, 0.0, 0.30);
     if (f.error) return *f.error;
   }
-  if (top.error) return *top.error;
-  if (const json* network = top.sub("network")) {
-    r.has_network = true;
-    if (auto e = network_from_json_at(*network, "network", r.network)) return *e;
+  return std::nullopt;
+}
+
+// "gpu": a catalog id or a capacity.
+std::optional<Error> read_gpu(const json& gpu, Request& r) {
+  Fields f{gpu, "gpu.", std::nullopt};
+  f.only({"id", "capacity_bytes"});
+  if (f.has("id") == f.has("capacity_bytes")) {
+    f.fail("request.bad_value", "gpu", "give exactly one of id or capacity_bytes");
   }
-  if (const json* training = top.sub("training")) {
-    if (auto e = training_from_json(*training, r)) return *e;
-  }
-  if (const json* gpu = top.sub("gpu")) {
-    Fields f{*gpu, "gpu.", std::nullopt};
-    f.only({"id", "capacity_bytes"});
-    if (f.has("id") == f.has("capacity_bytes")) {
-      f.fail("request.bad_value", "gpu", "give exactly one of id or capacity_bytes");
-    }
-    r.gpu_id = f.text("id", "");
-    r.gpu_capacity_bytes = f.integer("capacity_bytes", 0, 1, int64_t(1) << 50);
-    if (f.error) return *f.error;
-  }
-  // Each engine's settings sit under the engine's own name: {"engine": "vllm", "vllm": {...}}.
+  r.gpu_id = f.text("id", "");
+  r.gpu_capacity_bytes = f.integer("capacity_bytes", 0, 1, int64_t(1) << 50);
+  if (f.error) return *f.error;
+  return std::nullopt;
+}
+
+// "engine" and the settings under its own name ({"engine": "vllm", "vllm": {...}}).
+std::optional<Error> read_engine(Fields& top, Request& r) {
   const std::string engine = top.text("engine", "generic");
   int known = 0;
   while (known < kEngineCount && engine != engine_name(static_cast<Engine>(known))) ++known;
@@ -294,10 +299,11 @@ Result<Request> request_from_json(const json& root) {
   if (!top.error && r.engine != Engine::generic && r.mode == Mode::training) {
     top.fail("request.bad_value", "engine", "engines serve models: only for mode \"inference\"");
   }
-  if (const json* draft = top.sub("draft")) {
-    if (auto e = draft_from_json(*draft, r)) return *e;
-  }
-  if (top.error) return *top.error;
+  return std::nullopt;
+}
+
+// "host" and "gpus" (an engine's list of GPUs).
+std::optional<Error> read_host_and_gpus(Fields& top, const json& root, Request& r) {
   if (const json* host = top.sub("host")) {
     Fields f{*host, "host.", std::nullopt};
     f.only({"bandwidth_gbs", "memory_bytes"});
@@ -319,6 +325,12 @@ Result<Request> request_from_json(const json& root) {
     }
     if (top.error) return *top.error;
   }
+  return std::nullopt;
+}
+
+// "gpu_count", "compare_gpus", "units", "language".
+void read_display(Fields& top, Request& r) {
+  InferenceSettings& s = r.settings;
   s.gpu_count = top.integer("gpu_count", 1, 1, kMaxGpuCount);
   r.training.gpu_count = s.gpu_count;
   r.compare_gpus = top.boolean("compare_gpus", false);
@@ -330,10 +342,46 @@ Result<Request> request_from_json(const json& root) {
   if (!top.error && r.language != "en" && r.language != "ar" && r.language != "ar-u-nu-arab") {
     top.fail("request.bad_value", "language", "must be 'en', 'ar' or 'ar-u-nu-arab' (Arabic-Indic digits)");
   }
+}
+
+}  // namespace
+
+Result<Request> request_from_json(const json& root) {
+  if (!root.is_object()) return make_error("request.not_object", "", "request: expected a JSON object");
+  Request r;
+  Fields top{root, "", std::nullopt};
+  top.only({"v", "mode", "model", "network", "training", "weights", "kv_cache", "context_tokens", "concurrent_sequences", "overhead",
+            "engine", "llama.cpp", "vllm", "transformers", "draft", "host", "gpu", "gpus", "gpu_count", "compare_gpus", "units",
+            "language"});
+  read_mode(top, r);
+  if (const json* model = top.sub("model")) {
+    if (auto e = read_model(top, *model, r)) return *e;
+  }
+  if (const json* weights = top.sub("weights")) {
+    if (auto e = read_weights(*weights, r)) return *e;
+  }
+  if (auto e = read_inference_fields(top, r)) return *e;
+  if (top.error) return *top.error;
+  if (const json* network = top.sub("network")) {
+    r.has_network = true;
+    if (auto e = network_from_json_at(*network, "network", r.network)) return *e;
+  }
+  if (const json* training = top.sub("training")) {
+    if (auto e = training_from_json(*training, r)) return *e;
+  }
+  if (const json* gpu = top.sub("gpu")) {
+    if (auto e = read_gpu(*gpu, r)) return *e;
+  }
+  if (auto e = read_engine(top, r)) return *e;
+  if (const json* draft = top.sub("draft")) {
+    if (auto e = draft_from_json(*draft, r)) return *e;
+  }
+  if (top.error) return *top.error;
+  if (auto e = read_host_and_gpus(top, root, r)) return *e;
+  read_display(top, r);
   if (top.error) return *top.error;
   return r;
 }
-
 
 namespace {
 // The fields both modes share: the GPU, how many, the comparison, the units.
