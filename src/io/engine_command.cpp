@@ -261,160 +261,190 @@ Result<EngineCommand> read_engine_command(const std::string& line, const std::st
   return read_engine_words(shell_words(line), engine);
 }
 
-Result<EngineCommand> read_engine_words(const std::vector<std::string>& words, const std::string& engine_given) {
-  if (words.empty()) return make_error("command.empty", "command", "command: empty");
-  EngineCommand command;
-  json settings = json::object();
+namespace {
+
+// The words after the program, one flag at a time: the flag (without an inline "=value"), and
+// its value from "--flag=value" or the next word.
+struct FlagWords {
+  const std::vector<std::string>& words;
   size_t i = 0;
-  std::string engine = engine_given;
-  std::string dtype, quantization;
-  if (words[0][0] != '-') {
-    // The program: llama-server, llama-cli ...; `vllm serve MODEL`; `python -m vllm.entrypoints.openai.api_server`.
-    const std::string& w0 = words[0];
-    const std::string name = w0.substr(w0.find_last_of('/') == std::string::npos ? 0 : w0.find_last_of('/') + 1);
-    if (is_llamacpp_tool(w0)) {
-      engine = "llama.cpp";
-      i = 1;
-    } else if (name == "vllm" && words.size() > 1 && words[1] == "serve") {
-      engine = "vllm";
-      i = 2;
-      if (i < words.size() && words[i][0] != '-') command.model = words[i++];
-    } else if ((name.rfind("python", 0) == 0) && words.size() > 2 && words[1] == "-m" &&
-               words[2].rfind("vllm.entrypoints", 0) == 0) {
-      engine = "vllm";
-      i = 3;
-    } else {
-      return make_error("command.unknown_tool", "command",
-                        "command: '" + w0 + "' is not an engine vramfit reads (llama-server, llama-cli, ...; vllm serve)");
-    }
-  }
-  const EngineFlags* flags = flags_for(engine);
-  if (!flags) {
-    return make_error("command.unknown_tool", "command", "command: which engine? start with llama-server or vllm serve");
-  }
-  for (; i < words.size(); ++i) {
-    std::string flag = words[i];
-    std::string inline_value;
-    bool has_inline = false;
+  std::string flag, inline_value;
+  bool has_inline = false;
+
+  void start() {
+    flag = words[i];
+    inline_value.clear();
+    has_inline = false;
     if (flag.rfind("--", 0) == 0 && flag.find('=') != std::string::npos) {  // --ctx-size=32768
       inline_value = flag.substr(flag.find('=') + 1);
       flag = flag.substr(0, flag.find('='));
       has_inline = true;
     }
-    auto next_value = [&](std::string& value) {
-      if (has_inline) { value = inline_value; return true; }
-      if (i + 1 >= words.size()) return false;
-      value = words[++i];
-      return true;
-    };
-    auto fail = [&](const std::string& what) {
-      return make_error("command.bad_value", "command." + flag, "command: " + flag + ": " + what);
-    };
-    if (engine == "llama.cpp" && (flag == "-m" || flag == "--model")) {
-      if (!next_value(command.model_file)) return fail("needs a file");
-      continue;
-    }
-    if (engine == "llama.cpp" && (flag == "-hf" || flag == "-hfr" || flag == "--hf-repo")) {  // <user>/<model>[:quant]
-      if (!next_value(command.hf_repo)) return fail("needs a Hugging Face repository, e.g. unsloth/Qwen3-8B-GGUF:Q4_K_M");
-      continue;
-    }
-    if (engine == "llama.cpp" && (flag == "-hff" || flag == "--hf-file")) {  // overrides the quant of -hf
-      if (!next_value(command.hf_file)) return fail("needs a file of the repository");
-      continue;
-    }
-    if (engine == "llama.cpp" && (flag == "-md" || flag == "--model-draft")) {
-      if (!next_value(command.draft_file)) return fail("needs a file");
-      continue;
-    }
-    if (engine == "llama.cpp" && (flag == "-mm" || flag == "--mmproj")) {
-      if (!next_value(command.mmproj_file)) return fail("needs a file");
-      continue;
-    }
-    if (engine == "llama.cpp" && (flag == "--lora" || flag == "--lora-scaled")) {  // --lora-scaled FNAME SCALE
-      std::string file, scale;
-      if (!next_value(file) || (flag == "--lora-scaled" && !next_value(scale))) return fail("needs a file");
-      command.lora_files.push_back(file);
-      continue;
-    }
-    if (engine == "vllm" && flag == "--model") {
-      if (!next_value(command.model)) return fail("needs a model");
-      continue;
-    }
-    if (engine == "vllm" && flag == "--speculative-config") {
-      std::string value;
-      if (!next_value(value)) return fail("needs a JSON object");
-      if (auto e = read_speculative_config(value, settings, command)) return *e;
-      continue;
-    }
-    if (engine == "vllm" && flag == "--dtype") {
-      if (!next_value(dtype)) return fail("needs a dtype");
-      continue;
-    }
-    if (engine == "vllm" && (flag == "--quantization" || flag == "-q")) {
-      if (!next_value(quantization)) return fail("needs a method");
-      continue;
-    }
-    if (const Flag* known = find_flag(*flags, flag)) {
-      std::string value;
-      switch (known->value) {
-        case Value::none:
-          settings[known->key] = true;
-          break;
-        case Value::integer: {
-          if (!next_value(value)) return fail("needs a number");
-          int64_t n = 0;
-          if (std::string(known->key).find("gpu-layers") != std::string::npos && (value == "auto" || value == "all")) n = -1;
-          else if (engine == "vllm" ? !parse_token_count(value, n) : !parse_integer(value, n)) {
-            return fail("'" + value + "' is not a whole number");
-          }
-          settings[known->key] = n;
-          break;
-        }
-        case Value::number: {
-          if (!next_value(value)) return fail("needs a number");
-          char* stop = nullptr;
-          const double x = std::strtod(value.c_str(), &stop);
-          if (value.empty() || stop != value.c_str() + value.size()) return fail("'" + value + "' is not a number");
-          settings[known->key] = x;
-          break;
-        }
-        case Value::text:
-          if (!next_value(value)) return fail("needs a value");
-          settings[known->key] = value;
-          break;
-        case Value::on_off:
-          // -fa on|off|auto; older builds took -fa alone for "on".
-          if (has_inline || (i + 1 < words.size() && words[i + 1][0] != '-')) {
-            next_value(value);
-            if (value == "1" || value == "true") value = "on";
-            if (value == "0" || value == "false") value = "off";
-          } else {
-            value = "on";
-          }
-          settings[known->key] = value;
-          break;
-        case Value::list: {
-          if (!next_value(value)) return fail("needs proportions, e.g. 3,1");
-          json list = json::array();
-          size_t start = 0;
-          while (start <= value.size()) {
-            const size_t end = std::min(value.find_first_of(",/", start), value.size());
-            const std::string part = value.substr(start, end - start);
-            char* stop = nullptr;
-            const double x = std::strtod(part.c_str(), &stop);
-            if (part.empty() || stop != part.c_str() + part.size()) return fail("'" + value + "' is not a list of numbers");
-            list.push_back(x);
-            start = end + 1;
-          }
-          settings[known->key] = list;
-          break;
-        }
+  }
+  bool next_value(std::string& value) {
+    if (has_inline) { value = inline_value; return true; }
+    if (i + 1 >= words.size()) return false;
+    value = words[++i];
+    return true;
+  }
+  // A value follows when it is inline or the next word is not a flag.
+  bool value_follows() const { return has_inline || (i + 1 < words.size() && words[i + 1][0] != '-'); }
+  Error fail(const std::string& what) const {
+    return make_error("command.bad_value", "command." + flag, "command: " + flag + ": " + what);
+  }
+};
+
+// The program: llama-server, llama-cli ...; `vllm serve MODEL`; `python -m vllm.entrypoints.openai.api_server`.
+// Gives the engine and the index of the first flag.
+std::optional<Error> read_program(const std::vector<std::string>& words, std::string& engine, size_t& i, EngineCommand& command) {
+  if (words[0][0] == '-') return std::nullopt;
+  const std::string& w0 = words[0];
+  const std::string name = w0.substr(w0.find_last_of('/') == std::string::npos ? 0 : w0.find_last_of('/') + 1);
+  if (is_llamacpp_tool(w0)) {
+    engine = "llama.cpp";
+    i = 1;
+  } else if (name == "vllm" && words.size() > 1 && words[1] == "serve") {
+    engine = "vllm";
+    i = 2;
+    if (i < words.size() && words[i][0] != '-') command.model = words[i++];
+  } else if ((name.rfind("python", 0) == 0) && words.size() > 2 && words[1] == "-m" &&
+             words[2].rfind("vllm.entrypoints", 0) == 0) {
+    engine = "vllm";
+    i = 3;
+  } else {
+    return make_error("command.unknown_tool", "command",
+                      "command: '" + w0 + "' is not an engine vramfit reads (llama-server, llama-cli, ...; vllm serve)");
+  }
+  return std::nullopt;
+}
+
+// What the command names rather than sets: the model, its draft, projector and adapters, the
+// Hub repository, vLLM's dtype and quantization. False when the flag is not one of them.
+struct NamedValues {
+  std::string dtype, quantization;
+};
+
+Result<bool> read_named(FlagWords& w, const std::string& engine, EngineCommand& command, json& settings, NamedValues& named) {
+  const std::string& flag = w.flag;
+  const bool llama = engine == "llama.cpp", vllm = engine == "vllm";
+  // A flag whose value is one string, kept as given.
+  auto one = [&](std::string& target, const char* missing) -> Result<bool> {
+    if (!w.next_value(target)) return w.fail(missing);
+    return true;
+  };
+  if (llama && (flag == "-m" || flag == "--model")) return one(command.model_file, "needs a file");
+  if (llama && (flag == "-md" || flag == "--model-draft")) return one(command.draft_file, "needs a file");
+  if (llama && (flag == "-mm" || flag == "--mmproj")) return one(command.mmproj_file, "needs a file");
+  if (llama && (flag == "-hff" || flag == "--hf-file")) return one(command.hf_file, "needs a file of the repository");  // overrides -hf's quant
+  if (vllm && flag == "--model") return one(command.model, "needs a model");
+  if (vllm && flag == "--dtype") return one(named.dtype, "needs a dtype");
+  if (vllm && (flag == "--quantization" || flag == "-q")) return one(named.quantization, "needs a method");
+  if (llama && (flag == "-hf" || flag == "-hfr" || flag == "--hf-repo")) {  // <user>/<model>[:quant]
+    if (!w.next_value(command.hf_repo)) return w.fail("needs a Hugging Face repository, e.g. unsloth/Qwen3-8B-GGUF:Q4_K_M");
+    return true;
+  }
+  if (llama && (flag == "--lora" || flag == "--lora-scaled")) {  // --lora-scaled FNAME SCALE
+    std::string lora, scale;
+    if (!w.next_value(lora) || (flag == "--lora-scaled" && !w.next_value(scale))) return w.fail("needs a file");
+    command.lora_files.push_back(lora);
+    return true;
+  }
+  if (vllm && flag == "--speculative-config") {
+    std::string value;
+    if (!w.next_value(value)) return w.fail("needs a JSON object");
+    if (auto e = read_speculative_config(value, settings, command)) return *e;
+    return true;
+  }
+  return false;
+}
+
+// One of the engine's flags that sets a setting, by the kind of value it takes.
+std::optional<Error> read_setting(FlagWords& w, const Flag& known, const std::string& engine, json& settings) {
+  std::string value;
+  switch (known.value) {
+    case Value::none:
+      settings[known.key] = true;
+      break;
+    case Value::integer: {
+      if (!w.next_value(value)) return w.fail("needs a number");
+      int64_t n = 0;
+      if (std::string(known.key).find("gpu-layers") != std::string::npos && (value == "auto" || value == "all")) n = -1;
+      else if (engine == "vllm" ? !parse_token_count(value, n) : !parse_integer(value, n)) {
+        return w.fail("'" + value + "' is not a whole number");
       }
+      settings[known.key] = n;
+      break;
+    }
+    case Value::number: {
+      if (!w.next_value(value)) return w.fail("needs a number");
+      char* stop = nullptr;
+      const double x = std::strtod(value.c_str(), &stop);
+      if (value.empty() || stop != value.c_str() + value.size()) return w.fail("'" + value + "' is not a number");
+      settings[known.key] = x;
+      break;
+    }
+    case Value::text:
+      if (!w.next_value(value)) return w.fail("needs a value");
+      settings[known.key] = value;
+      break;
+    case Value::on_off:
+      // -fa on|off|auto; older builds took -fa alone for "on".
+      if (w.value_follows()) {
+        w.next_value(value);
+        if (value == "1" || value == "true") value = "on";
+        if (value == "0" || value == "false") value = "off";
+      } else {
+        value = "on";
+      }
+      settings[known.key] = value;
+      break;
+    case Value::list: {
+      if (!w.next_value(value)) return w.fail("needs proportions, e.g. 3,1");
+      json list = json::array();
+      size_t start = 0;
+      while (start <= value.size()) {
+        const size_t end = std::min(value.find_first_of(",/", start), value.size());
+        const std::string part = value.substr(start, end - start);
+        char* stop = nullptr;
+        const double x = std::strtod(part.c_str(), &stop);
+        if (part.empty() || stop != part.c_str() + part.size()) return w.fail("'" + value + "' is not a list of numbers");
+        list.push_back(x);
+        start = end + 1;
+      }
+      settings[known.key] = list;
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<EngineCommand> read_engine_words(const std::vector<std::string>& words, const std::string& engine_given) {
+  if (words.empty()) return make_error("command.empty", "command", "command: empty");
+  EngineCommand command;
+  json settings = json::object();
+  std::string engine = engine_given;
+  FlagWords w{words, 0, {}, {}, false};
+  if (auto e = read_program(words, engine, w.i, command)) return *e;
+  const EngineFlags* flags = flags_for(engine);
+  if (!flags) {
+    return make_error("command.unknown_tool", "command", "command: which engine? start with llama-server or vllm serve");
+  }
+  NamedValues named;
+  for (; w.i < words.size(); ++w.i) {
+    w.start();
+    const std::string& flag = w.flag;
+    auto was_named = read_named(w, engine, command, settings, named);
+    if (!was_named) return was_named.error();
+    if (*was_named) continue;
+    if (const Flag* known = find_flag(*flags, flag)) {
+      if (auto e = read_setting(w, *known, engine, settings)) return *e;
       continue;
     }
     if (std::any_of(flags->ignored_with_value.begin(), flags->ignored_with_value.end(), [&](const char* n) { return flag == n; })) {
       std::string value;
-      if (!next_value(value)) return fail("needs a value");
+      if (!w.next_value(value)) return w.fail("needs a value");
       command.ignored.push_back(flag + " " + value);
       continue;
     }
@@ -428,7 +458,7 @@ Result<EngineCommand> read_engine_words(const std::vector<std::string>& words, c
   }
   if (engine == "vllm") {
     std::string why_not;
-    command.weights_format = vllm_weights_format(dtype, quantization, why_not);
+    command.weights_format = vllm_weights_format(named.dtype, named.quantization, why_not);
     if (!why_not.empty()) return make_error("command.bad_value", "command.--quantization", "command: " + why_not);
   }
   command.request = {{"engine", flags->engine}, {flags->engine, settings}};
