@@ -93,25 +93,28 @@ int64_t scalar_or_max(const GgufFile& f, const std::string& key, int64_t fallbac
   return fallback;
 }
 
-}  // namespace
-
-Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile& gguf, const std::string& file) {
-  ModelFileRead out;
-  const std::string arch = gguf.string_or("general.architecture", "");
-  if (arch.empty()) {
-    return make_error("gguf.missing_key", "general.architecture", file + ": general.architecture is missing");
-  }
-  const std::string p = arch + ".";
+// A GGUF's hyperparameters (arch-prefixed keys) written as config.json keys, each one read listed.
+struct GgufKeys {
+  const GgufFile& gguf;
+  std::string arch, p;  // p: "<arch>."
+  ModelFileRead& out;
   json& c = out.config;
-  c["model_type"] = hf_model_type_for_gguf(arch);
-  out.read.push_back("general.architecture = " + arch + " (read as model_type " + c["model_type"].get<std::string>() + ")");
-  auto take = [&](const std::string& key, const char* field, bool per_layer = false) {
+  void take(const std::string& key, const char* field, bool per_layer = false) {
     const int64_t value = per_layer ? scalar_or_max(gguf, p + key, -1) : gguf.integer_or(p + key, -1);
     if (value >= 0) {
       c[field] = value;
       out.read.push_back(p + key + " = " + std::to_string(value));
     }
-  };
+  }
+};
+
+// The keys every architecture has: layers (less the MTP layers), widths, heads, experts, MLA.
+void read_common_keys(GgufKeys& k) {
+  const GgufFile& gguf = k.gguf;
+  const std::string& p = k.p;
+  json& c = k.c;
+  ModelFileRead& out = k.out;
+  auto take = [&k](const std::string& key, const char* field, bool per_layer = false) { k.take(key, field, per_layer); };
   take("block_count", "num_hidden_layers");
   // block_count counts the MTP (NextN) layers too, the last nextn_predict_layers of them
   // (llama_model::load_hparams, LLM_KV_NEXTN_PREDICT_LAYERS; Qwen3.6's and GLM's MTP GGUFs): as a
@@ -151,6 +154,17 @@ Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile
     c["head_dim"] = key_length;
     out.read.push_back(p + "attention.key_length = " + std::to_string(key_length));
   }
+}
+
+// What an architecture's GGUF names its own way: Qwen3-Next's and Qwen3.5's Gated DeltaNet,
+// Mamba's mixer, Llama 4's dense and expert widths and chunked attention.
+void read_architecture_keys(GgufKeys& k) {
+  const GgufFile& gguf = k.gguf;
+  const std::string& arch = k.arch;
+  const std::string& p = k.p;
+  json& c = k.c;
+  ModelFileRead& out = k.out;
+  auto take = [&k](const std::string& key, const char* field, bool per_layer = false) { k.take(key, field, per_layer); };
   if (arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe") {
     // Gated DeltaNet widths as convert_hf_to_gguf writes them (conversion/qwen.py,
     // Qwen3NextModel.set_gguf_parameters, which Qwen3.5's models inherit): ssm.conv_kernel =
@@ -190,7 +204,12 @@ Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile
     c.erase("sliding_window");
     out.derived.push_back("chunked attention in 3 layers of 4 by llama.cpp's rule for llama4");
   }
-  // Which layers slide: llama.cpp's per-architecture rule (the GGUF stores only the window).
+}
+
+// Which layers slide: llama.cpp's per-architecture rule (the GGUF stores only the window).
+void read_sliding_layers(GgufKeys& k) {
+  const std::string& arch = k.arch;
+  json& c = k.c;
   if (c.contains("sliding_window") && c.contains("num_hidden_layers")) {
     const int64_t layers = c["num_hidden_layers"].get<int64_t>();
     json types = json::array();
@@ -201,10 +220,14 @@ Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile
       types.push_back(sliding ? "sliding_attention" : "full_attention");
     }
     c["layer_types"] = types;
-    out.derived.push_back("sliding-window layers by llama.cpp's rule for " + arch);
+    k.out.derived.push_back("sliding-window layers by llama.cpp's rule for " + arch);
   }
+}
 
-  // Weights: every tensor at its ggml type's exact size.
+// Weights: every tensor at its ggml type's exact size; the vocabulary and tied embeddings from
+// the tensors where the keys do not say.
+std::optional<Error> read_gguf_weights(const FormatTables& tables, const GgufFile& gguf, const std::string& file, ModelFileRead& out) {
+  json& c = out.config;
   StoredWeights& w = out.weights;
   w.source = "gguf";
   w.file = file;
@@ -242,6 +265,24 @@ Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile
                          with_thousands(data_end) + " B: an incomplete download? The estimate from its header stands; "
                          "llama.cpp will not load the file.");
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<ModelFileRead> model_from_gguf(const FormatTables& tables, const GgufFile& gguf, const std::string& file) {
+  ModelFileRead out;
+  const std::string arch = gguf.string_or("general.architecture", "");
+  if (arch.empty()) {
+    return make_error("gguf.missing_key", "general.architecture", file + ": general.architecture is missing");
+  }
+  out.config["model_type"] = hf_model_type_for_gguf(arch);
+  out.read.push_back("general.architecture = " + arch + " (read as model_type " + out.config["model_type"].get<std::string>() + ")");
+  GgufKeys keys{gguf, arch, arch + ".", out};
+  read_common_keys(keys);
+  read_architecture_keys(keys);
+  read_sliding_layers(keys);
+  if (auto e = read_gguf_weights(tables, gguf, file, out)) return *e;
   return out;
 }
 
