@@ -348,6 +348,92 @@ bool build_train_request(const TrainOptions& o, bool network, const std::optiona
 
 }  // namespace
 
+namespace {
+
+// vramfit train / net: the request from the options, its estimate printed.
+int run_train(const TrainOptions& o, bool network, const Catalog& catalog, std::ostream& out, std::ostream& err) {
+  json request_json;
+  std::optional<HubModel> hub;
+  if (!o.hub.id.empty() && !read_hub_option(o.hub, catalog, hub, err)) return 2;
+  if (!build_train_request(o, network, hub, request_json, err)) return 2;
+  auto request = request_from_json(request_json);
+  if (!request) { err << error_line(o.lang, request.error().message); return 2; }
+  auto report = estimate(*request, catalog);
+  if (!report) { err << error_line(o.lang, report.error().message); return 2; }
+  if (o.as_json) out << report_to_json(*report).dump(2) << "\n";
+  else print_report(out, *report);
+  return 0;
+}
+
+// An engine's command line (--cmd, and llama.cpp's flags given to vramfit directly): the files
+// and models it names are read as the matching vramfit options. False on an error (printed).
+bool take_engine_command(InferOptions& infer, const std::vector<std::string>& engine_flags, const Catalog& catalog,
+                         std::optional<EngineCommand>& command, std::ostream& err) {
+  std::vector<std::string> words = shell_words(infer.command);
+  words.insert(words.end(), engine_flags.begin(), engine_flags.end());
+  auto read = read_engine_words(words, infer.engine);
+  if (!read) { err << error_line(infer.lang, read.error().message); return false; }
+  command = std::move(read).value();
+  if (!command->model_file.empty() && infer.gguf_file.empty()) infer.gguf_file = command->model_file;  // -m: read like --gguf
+  if (!command->draft_file.empty() && !draft_given(infer)) infer.draft_gguf = command->draft_file;  // -md: like --draft-gguf
+  for (const std::string& file : command->lora_files) infer.lora_gguf.push_back(file);  // --lora: like --lora-gguf
+  if (!command->mmproj_file.empty() && infer.mmproj_gguf.empty()) infer.mmproj_gguf = command->mmproj_file;  // --mmproj
+  if (!command->draft_model.empty() && !draft_given(infer)) {  // --speculative-config's model
+    if (!resolve_vllm_model(command->draft_model, catalog, infer.draft_gguf, infer.draft_config, infer.draft, nullptr, err)) return false;
+  }
+  if (!command->hf_repo.empty() && !model_given(infer)) {  // llama.cpp's -hf (and -hff): from the Hub
+    infer.hub.id = command->hf_repo;
+    infer.hub.file = command->hf_file;
+  }
+  if (!command->model.empty() && !model_given(infer)) {
+    if (!resolve_vllm_model(command->model, catalog, infer.gguf_file, infer.config_file, infer.model, &infer.hub.id, err)) return false;
+  }
+  return true;
+}
+
+// vramfit infer: the request from the options and the engine's command, the files it names
+// read, its estimate printed.
+int run_infer(InferOptions& infer, const std::optional<EngineCommand>& command, const Catalog& catalog, std::ostream& out,
+              std::ostream& err) {
+  json request_json;
+  std::optional<HubModel> hub;
+  if (!infer.hub.id.empty() && !read_hub_option(infer.hub, catalog, hub, err)) return 2;
+  if (!build_request(infer, command ? &*command : nullptr, hub, request_json, err)) return 2;
+  auto request = request_from_json(request_json);
+  if (!request) { err << error_line(infer.lang, request.error().message); return 2; }
+  if (hub && hub->has_weights) {
+    if (auto e = apply_model_file(request.value(), hub->read)) { err << "error: --hf: " << e->message << "\n"; return 2; }
+  }
+  if (!read_model_files(infer, catalog, request.value(), err)) return 2;
+  if (!read_draft_file(infer, catalog, request.value(), err)) return 2;
+  if (!read_lora_files(infer, catalog, request.value(), err)) return 2;
+  auto report = estimate(*request, catalog);
+  if (!report) { err << error_line(infer.lang, report.error().message); return 2; }
+  if (infer.as_json) out << report_to_json(*report).dump(2) << "\n";
+  else print_report(out, *report);
+  return 0;
+}
+
+// vramfit gpus / models / formats.
+void print_lists(const Catalog& catalog, CLI::App& gpus_cmd, CLI::App& models_cmd, bool gpus_json, bool models_json,
+                 bool formats_json, const std::string& gpu_units, std::ostream& out) {
+  const json lists = catalog_to_json(catalog);
+  if (gpus_cmd && gpus_json) out << lists["gpus"].dump(2) << "\n";
+  else if (models_cmd && models_json) out << lists["models"].dump(2) << "\n";
+  else if (!gpus_cmd && !models_cmd && formats_json) out << lists["formats"].dump(2) << "\n";
+  else if (gpus_cmd) {
+    DisplayUnits units = DisplayUnits::gb;
+    parse_units(gpu_units, units);
+    print_gpus(out, catalog, units);
+  } else if (models_cmd) {
+    print_models(out, catalog);
+  } else {
+    print_formats(out, catalog);
+  }
+}
+
+}  // namespace
+
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"vramfit: will this model fit on this GPU, and why? Every figure with its formula.", "vramfit"};
   app.require_subcommand(1);
@@ -411,75 +497,13 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
 
   if (*gpus_cmd || *models_cmd || *formats_cmd) {
-    const json lists = catalog_to_json(catalog);
-    if (*gpus_cmd && gpus_json) out << lists["gpus"].dump(2) << "\n";
-    else if (*models_cmd && models_json) out << lists["models"].dump(2) << "\n";
-    else if (*formats_cmd && formats_json) out << lists["formats"].dump(2) << "\n";
-    else if (*gpus_cmd) {
-      DisplayUnits units = DisplayUnits::gb;
-      parse_units(gpu_units, units);
-      print_gpus(out, catalog, units);
-    } else if (*models_cmd) {
-      print_models(out, catalog);
-    } else {
-      print_formats(out, catalog);
-    }
+    print_lists(catalog, *gpus_cmd, *models_cmd, gpus_json, models_json, formats_json, gpu_units, out);
     return 0;
   }
-
-  json request_json;
-  if (*train_cmd || *net_cmd) {
-    const TrainOptions& o = *train_cmd ? train : net;
-    std::optional<HubModel> hub;
-    if (!o.hub.id.empty() && !read_hub_option(o.hub, catalog, hub, err)) return 2;
-    if (!build_train_request(o, static_cast<bool>(*net_cmd), hub, request_json, err)) return 2;
-    auto request = request_from_json(request_json);
-    if (!request) { err << error_line(o.lang, request.error().message); return 2; }
-    auto report = estimate(*request, catalog);
-    if (!report) { err << error_line(o.lang, report.error().message); return 2; }
-    if (o.as_json) out << report_to_json(*report).dump(2) << "\n";
-    else print_report(out, *report);
-    return 0;
-  }
-  // The engine's flags: --cmd's words, then llama.cpp's flags given to vramfit directly.
+  if (*train_cmd || *net_cmd) return run_train(*train_cmd ? train : net, static_cast<bool>(*net_cmd), catalog, out, err);
   std::optional<EngineCommand> command;
-  if (!infer.command.empty() || !engine_flags.empty()) {
-    std::vector<std::string> words = shell_words(infer.command);
-    words.insert(words.end(), engine_flags.begin(), engine_flags.end());
-    auto read = read_engine_words(words, infer.engine);
-    if (!read) { err << error_line(infer.lang, read.error().message); return 2; }
-    command = std::move(read).value();
-    if (!command->model_file.empty() && infer.gguf_file.empty()) infer.gguf_file = command->model_file;  // -m: read like --gguf
-    if (!command->draft_file.empty() && !draft_given(infer)) infer.draft_gguf = command->draft_file;  // -md: like --draft-gguf
-    for (const std::string& file : command->lora_files) infer.lora_gguf.push_back(file);  // --lora: like --lora-gguf
-    if (!command->mmproj_file.empty() && infer.mmproj_gguf.empty()) infer.mmproj_gguf = command->mmproj_file;  // --mmproj
-    if (!command->draft_model.empty() && !draft_given(infer)) {  // --speculative-config's model
-      if (!resolve_vllm_model(command->draft_model, catalog, infer.draft_gguf, infer.draft_config, infer.draft, nullptr, err)) return 2;
-    }
-    if (!command->hf_repo.empty() && !model_given(infer)) {  // llama.cpp's -hf (and -hff): from the Hub
-      infer.hub.id = command->hf_repo;
-      infer.hub.file = command->hf_file;
-    }
-    if (!command->model.empty() && !model_given(infer)) {
-      if (!resolve_vllm_model(command->model, catalog, infer.gguf_file, infer.config_file, infer.model, &infer.hub.id, err)) return 2;
-    }
-  }
-  std::optional<HubModel> hub;
-  if (!infer.hub.id.empty() && !read_hub_option(infer.hub, catalog, hub, err)) return 2;
-  if (!build_request(infer, command ? &*command : nullptr, hub, request_json, err)) return 2;
-  auto request = request_from_json(request_json);
-  if (!request) { err << error_line(infer.lang, request.error().message); return 2; }
-  if (hub && hub->has_weights) {
-    if (auto e = apply_model_file(request.value(), hub->read)) { err << "error: --hf: " << e->message << "\n"; return 2; }
-  }
-  if (!read_model_files(infer, catalog, request.value(), err)) return 2;
-  if (!read_draft_file(infer, catalog, request.value(), err)) return 2;
-  if (!read_lora_files(infer, catalog, request.value(), err)) return 2;
-  auto report = estimate(*request, catalog);
-  if (!report) { err << error_line(infer.lang, report.error().message); return 2; }
-  if (infer.as_json) out << report_to_json(*report).dump(2) << "\n";
-  else print_report(out, *report);
-  return 0;
+  if ((!infer.command.empty() || !engine_flags.empty()) && !take_engine_command(infer, engine_flags, catalog, command, err)) return 2;
+  return run_infer(infer, command, catalog, out, err);
 }
 
 }  // namespace vramfit
