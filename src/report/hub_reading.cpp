@@ -1,5 +1,7 @@
 #include "report/hub_reading.hpp"
 
+#include "report/hub_files.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -14,37 +16,6 @@ namespace vramfit {
 
 namespace {
 
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// "-00001-of-00003" at the end of a GGUF stem (llama.cpp's gguf-split naming, LLM_FFN... split_path):
-// the part number and count, or {0, 0}.
-std::pair<int, int> split_part(const std::string& stem) {
-  const size_t of = stem.rfind("-of-");
-  if (of == std::string::npos || of < 6 || stem.size() - of != 9) return {0, 0};
-  const std::string part = stem.substr(of - 5, 5), count = stem.substr(of + 4);
-  if (stem[of - 6] != '-') return {0, 0};
-  for (char c : part + count) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) return {0, 0};
-  }
-  return {std::stoi(part), std::stoi(count)};
-}
-
-std::string gguf_stem(const std::string& file) {
-  std::string stem = base_name(file);
-  if (ends_with(lower(stem), ".gguf")) stem.resize(stem.size() - 5);
-  if (split_part(stem).second > 0) stem.resize(stem.size() - 15);
-  return stem;
-}
-
-bool is_mmproj(const std::string& file) { return lower(base_name(file)).rfind("mmproj", 0) == 0; }
-
 // A string member, or fallback (nlohmann's value() would throw on another type).
 std::string string_member(const json& object, const char* key, const std::string& fallback) {
   if (!object.is_object() || !object.contains(key) || !object[key].is_string()) return fallback;
@@ -54,12 +25,6 @@ std::string string_member(const json& object, const char* key, const std::string
 std::string size_text(int64_t bytes) { return format_bytes(bytes, DisplayUnits::gb); }
 
 }  // namespace
-
-std::string gguf_quant_from_name(const std::string& file) {
-  const std::string stem = gguf_stem(file);
-  const size_t cut = stem.find_last_of("-.");
-  return cut == std::string::npos ? stem : stem.substr(cut + 1);
-}
 
 HubReading::HubReading(HubRef ref, std::string endpoint, const FormatTables& formats, bool token_given)
     : formats_(formats), token_given_(token_given), result_(make_error("hub.unfinished", "hf", "hf: not read yet")) {
@@ -242,113 +207,24 @@ void HubReading::plan_from_file_list(const json& info) {
     fail(make_error("hub.not_json", "hf", where("") + ": the file list gives no commit sha: is the endpoint a Hub?"));
     return;
   }
-  if (info.contains("siblings") && info["siblings"].is_array()) {
-    for (const json& s : info["siblings"]) {
-      if (!s.is_object() || !s.contains("rfilename") || !s["rfilename"].is_string()) continue;
-      HubFileEntry f{s["rfilename"].get<std::string>(), -1};
-      if (s.contains("size") && s["size"].is_number_integer()) f.size = s["size"].get<int64_t>();
-      if (s.contains("lfs") && s["lfs"].is_object() && s["lfs"].contains("size") && s["lfs"]["size"].is_number_integer()) {
-        f.size = s["lfs"]["size"].get<int64_t>();
-      }
-      files_.push_back(f);
-    }
-  }
-  // The GGUF model files, split parts counted once.
-  for (const HubFileEntry& f : files_) {
-    if (!ends_with(lower(f.name), ".gguf")) continue;
-    if (is_mmproj(f.name)) {
-      model_.mmproj_files.push_back(f.name);
-      continue;
-    }
-    const auto [part, count] = split_part(base_name(f.name).substr(0, base_name(f.name).size() - 5));
-    if (part > 1) continue;
-    HubGguf g{f.name, gguf_quant_from_name(f.name), std::max<int64_t>(f.size, 0), std::max(count, 1)};
-    if (count > 1) {
-      g.size = 0;
-      const std::string prefix = f.name.substr(0, f.name.size() - 20);  // "-00001-of-0000N.gguf"
-      for (const HubFileEntry& other : files_) {
-        if (other.name.rfind(prefix, 0) == 0 && other.name.size() == f.name.size() && ends_with(lower(other.name), ".gguf")) {
-          g.size += std::max<int64_t>(other.size, 0);
-        }
-      }
-    }
-    model_.ggufs.push_back(g);
-  }
-  const HubRef& ref = model_.ref;
-  auto list_quants = [&] {
-    std::string text;
-    for (const HubGguf& g : model_.ggufs) text += (text.empty() ? "" : ", ") + g.quant + " (" + size_text(g.size) + ")";
-    return text;
-  };
-  const HubGguf* gguf = nullptr;
-  if (!ref.file.empty()) {
-    if (!entry(ref.file)) {
-      fail(make_error("hub.not_found", "hf", where(ref.file) + ": not in the repository at " + model_.sha.substr(0, 12)));
-      return;
-    }
-    const ModelFileKind kind = model_file_kind(ref.file);
-    if (kind == ModelFileKind::gguf) {
-      for (const HubGguf& g : model_.ggufs) {
-        if (g.file == ref.file) gguf = &g;
-      }
-      if (!gguf) {
-        fail(make_error("hub.bad_file", "hf", where(ref.file) + ": a projector or a later part of a split GGUF: name the model's (first) GGUF"));
-        return;
-      }
-    } else if (kind != ModelFileKind::safetensors && ref.file != "config.json") {  // a shard: read after config.json
-      fail(make_error("hub.bad_file", "hf", where(ref.file) + ": not a .gguf, .safetensors or config.json file"));
-      return;
-    }
-  } else if (!ref.quant.empty()) {
-    for (const HubGguf& g : model_.ggufs) {
-      if (lower(g.quant) == lower(ref.quant) || ends_with(lower(gguf_stem(g.file)), lower(ref.quant))) {
-        gguf = &g;
-        break;
-      }
-    }
-    if (!gguf) {
-      fail(make_error("hub.no_quant", "hf",
-                      where("") + ": no GGUF file of quantization " + ref.quant +
-                          (model_.ggufs.empty() ? " (the repository has no GGUF files)" : "; it has " + list_quants())));
-      return;
-    }
-  }
+  files_ = hub_files_of(info);
+  list_ggufs(files_, model_);
+  bool failed = false;
+  const HubGguf* gguf = gguf_asked(failed);
+  if (failed) return;
   const bool has_config = entry("config.json") != nullptr;
   const bool has_weights = entry("model.safetensors.index.json") || entry("model.safetensors") ||
                            entry("pytorch_model.bin.index.json") || entry("pytorch_model.bin");
-  if (!gguf && ref.file.empty() && !(has_config && has_weights) && !model_.ggufs.empty()) {
+  if (!gguf && model_.ref.file.empty() && !(has_config && has_weights) && !model_.ggufs.empty()) {
     // llama.cpp's -hf without a quant (common/arg.cpp): Q4_K_M, or the first GGUF file.
-    for (const HubGguf& g : model_.ggufs) {
-      if (lower(g.quant) == "q4_k_m") gguf = &g;
-    }
-    if (!gguf) gguf = &model_.ggufs.front();
+    gguf = default_gguf(model_.ggufs);
     if (model_.ggufs.size() > 1) {
       model_.notes.push_back("no quantization given: " + gguf->quant + ", as llama.cpp's -hf chooses (Q4_K_M, else the first "
-                             "file); the repository has " + list_quants());
+                             "file); the repository has " + quants_text(model_.ggufs));
     }
   }
   if (gguf) {
-    model_.chosen = gguf->file;
-    if (!model_.mmproj_files.empty()) {
-      model_.notes.push_back("the repository has a multimodal projector (" + model_.mmproj_files.front() +
-                             ") that llama.cpp's -hf also loads; not read here (give it with --mmproj-gguf)");
-    }
-    queue_.clear();
-    queue_.push_back(gguf->file);
-    if (gguf->parts > 1) {
-      const std::string prefix = gguf->file.substr(0, gguf->file.size() - 20);
-      for (int k = 2; k <= gguf->parts; ++k) {
-        char part[32];
-        std::snprintf(part, sizeof part, "-%05d-of-%05d.gguf", k, gguf->parts);
-        const std::string name = prefix + part;
-        if (!entry(name)) {
-          fail(make_error("hub.missing_shard", "hf", where(gguf->file) + ": part " + name + " is not in the repository"));
-          return;
-        }
-        queue_.push_back(name);
-      }
-    }
-    read_headers(Stage::gguf, queue_);
+    read_gguf_files(*gguf);
     return;
   }
   if (!has_config && entry("adapter_config.json") && !model_.adapter) {
@@ -366,6 +242,62 @@ void HubReading::plan_from_file_list(const json& info) {
   files_planned_ = files_done_ + 1;  // (after an adapter's adapter_config.json, one more)
   stage_ = Stage::config;
   fetch_file("config.json", -1, -1);
+}
+
+// The GGUF the id names: by its file, or by its quantization after ":"; null when it names
+// none (then `failed` says whether that is an error, already given).
+const HubGguf* HubReading::gguf_asked(bool& failed) {
+  const HubRef& ref = model_.ref;
+  failed = true;
+  if (!ref.file.empty()) {
+    if (!entry(ref.file)) {
+      fail(make_error("hub.not_found", "hf", where(ref.file) + ": not in the repository at " + model_.sha.substr(0, 12)));
+      return nullptr;
+    }
+    const ModelFileKind kind = model_file_kind(ref.file);
+    if (kind == ModelFileKind::gguf) {
+      for (const HubGguf& g : model_.ggufs) {
+        if (g.file == ref.file) { failed = false; return &g; }
+      }
+      fail(make_error("hub.bad_file", "hf", where(ref.file) + ": a projector or a later part of a split GGUF: name the model's (first) GGUF"));
+      return nullptr;
+    }
+    if (kind != ModelFileKind::safetensors && ref.file != "config.json") {  // a shard: read after config.json
+      fail(make_error("hub.bad_file", "hf", where(ref.file) + ": not a .gguf, .safetensors or config.json file"));
+      return nullptr;
+    }
+  } else if (!ref.quant.empty()) {
+    const HubGguf* gguf = gguf_of_quant(model_.ggufs, ref.quant);
+    if (!gguf) {
+      fail(make_error("hub.no_quant", "hf",
+                      where("") + ": no GGUF file of quantization " + ref.quant +
+                          (model_.ggufs.empty() ? " (the repository has no GGUF files)" : "; it has " + quants_text(model_.ggufs))));
+      return nullptr;
+    }
+    failed = false;
+    return gguf;
+  }
+  failed = false;
+  return nullptr;
+}
+
+// A GGUF chosen: its headers read, every part of a split file.
+void HubReading::read_gguf_files(const HubGguf& gguf) {
+  model_.chosen = gguf.file;
+  if (!model_.mmproj_files.empty()) {
+    model_.notes.push_back("the repository has a multimodal projector (" + model_.mmproj_files.front() +
+                           ") that llama.cpp's -hf also loads; not read here (give it with --mmproj-gguf)");
+  }
+  queue_.clear();
+  queue_.push_back(gguf.file);
+  for (const std::string& part : gguf_later_parts(gguf)) {
+    if (!entry(part)) {
+      fail(make_error("hub.missing_shard", "hf", where(gguf.file) + ": part " + part + " is not in the repository"));
+      return;
+    }
+    queue_.push_back(part);
+  }
+  read_headers(Stage::gguf, queue_);
 }
 
 void HubReading::plan_weights_after_config() {

@@ -120,6 +120,8 @@ class HubReading {
   void fail(Error error);
   void finish();
   void plan_from_file_list(const json& info);
+  const HubGguf* gguf_asked(bool& failed);
+  void read_gguf_files(const HubGguf& gguf);
   void plan_weights_after_config();
   void read_base_of_adapter(const std::string& body);
   void fetch_file(const std::string& file, int64_t first, int64_t last);
