@@ -164,49 +164,54 @@ void on_drop(GLFWwindow* window, int count, const char** paths) {
   wake(window);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The command line's options.
+struct DesktopOptions {
   std::string screenshot, hash, panel, dialog_folder, size = "1280x800", language, layout_file, hub_id, state_file;
   bool light_forced = false;
   std::vector<std::string> files;
+};
+
+// Parses argv; an exit status when the program should stop here (help, a bad option).
+std::optional<int> parse_options(int argc, char** argv, DesktopOptions& o) {
   CLI::App cli{"vramfit_desktop: will this model fit on this GPU, and why?\n"
                "Open model files with Ctrl+O (or the Open file... button), or drop them on the window."};
-  cli.add_option("files", files, "model files to open (.gguf, .safetensors, config.json)");
-  cli.add_option("--screenshot", screenshot, "render a few frames, write them to this PNG and exit");
-  cli.add_option("--size", size, "window size in pixels, WxH (320x240 .. 8192x8192)")
+  cli.add_option("files", o.files, "model files to open (.gguf, .safetensors, config.json)");
+  cli.add_option("--screenshot", o.screenshot, "render a few frames, write them to this PNG and exit");
+  cli.add_option("--size", o.size, "window size in pixels, WxH (320x240 .. 8192x8192)")
       ->check([](const std::string& text) -> std::string { return parse_window_size(text) ? "" : "expected WxH, 320x240 .. 8192x8192"; });
-  cli.add_flag("--light", light_forced, "light theme");
-  cli.add_option("--hash", hash, "the configuration as a page link's hash (r=...)");
-  cli.add_option("--panel", panel, "the results tab to show")->check(CLI::IsMember({"breakdown", "gpus", "fit_map", "layers"}));
-  cli.add_option("--open-dialog", dialog_folder, "show the Open dialog on this folder");
-  cli.add_option("--lang", language, "the interface's language: en or ar (Arabic)")->check(CLI::IsMember({"en", "ar"}));
-  cli.add_option("--hf", hub_id, "read a model by its Hugging Face id or URL (org/name, org/name@rev, org/name:Q4_K_M) "
+  cli.add_flag("--light", o.light_forced, "light theme");
+  cli.add_option("--hash", o.hash, "the configuration as a page link's hash (r=...)");
+  cli.add_option("--panel", o.panel, "the results tab to show")->check(CLI::IsMember({"breakdown", "gpus", "fit_map", "layers"}));
+  cli.add_option("--open-dialog", o.dialog_folder, "show the Open dialog on this folder");
+  cli.add_option("--lang", o.language, "the interface's language: en or ar (Arabic)")->check(CLI::IsMember({"en", "ar"}));
+  cli.add_option("--hf", o.hub_id, "read a model by its Hugging Face id or URL (org/name, org/name@rev, org/name:Q4_K_M) "
                  "through the Hub field, as if typed there (HF_ENDPOINT, HF_TOKEN as for the CLI)");
-  cli.add_option("--layout", layout_file, "with --screenshot: also write the app's layout by name (JSON) to this file");
-  cli.add_option("--state", state_file, "with --screenshot: also write the configuration (a page link's hash, r=...) to this file");
+  cli.add_option("--layout", o.layout_file, "with --screenshot: also write the app's layout by name (JSON) to this file");
+  cli.add_option("--state", o.state_file, "with --screenshot: also write the configuration (a page link's hash, r=...) to this file");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return cli.exit(e) == 0 ? 0 : 2;
   }
-  const auto [width, height] = *parse_window_size(size);
-  const bool hash_given = !hash.empty();
-  bool dark = true;
-  const bool remember = screenshot.empty();
-  if (remember && !hash_given) load_settings(hash, dark);
-  if (light_forced) dark = false;
+  return std::nullopt;
+}
 
-  if (!glfwInit()) { std::fprintf(stderr, "error: cannot initialise GLFW (no display?)\n"); return 1; }
+// An OpenGL 3.3 window (hidden for a screenshot), or null with the reason printed.
+GLFWwindow* open_window(int width, int height, bool hidden) {
+  if (!glfwInit()) { std::fprintf(stderr, "error: cannot initialise GLFW (no display?)\n"); return nullptr; }
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  if (!screenshot.empty()) glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
+  if (hidden) glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
   GLFWwindow* window = glfwCreateWindow(width, height, "vramfit", nullptr, nullptr);
-  if (!window) { std::fprintf(stderr, "error: cannot create an OpenGL 3.3 window\n"); glfwTerminate(); return 1; }
+  if (!window) { std::fprintf(stderr, "error: cannot create an OpenGL 3.3 window\n"); glfwTerminate(); return nullptr; }
   glfwMakeContextCurrent(window);
   glfwSwapInterval(1);
+  return window;
+}
 
+// Dear ImGui over GLFW and OpenGL 3, its font at the window's content scale. Returns the scale.
+float start_imgui(GLFWwindow* window) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   enable_layout_hook();
@@ -220,83 +225,119 @@ int main(int argc, char** argv) {
   io.FontGlobalScale = 1.0f / xscale;
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init(kGlslVersionLine);
+  return xscale;
+}
 
-  App app;
-  g_app = &app;
-  FitMapRenderer renderer;
+// The app as the options open it: theme, link, files, tab, language, Hub id, Open dialog.
+void open_app(App& app, DesktopPlatform& platform, FitMapRenderer& renderer, const DesktopOptions& o, const std::string& hash,
+              bool dark) {
   const bool map_ok = renderer.init();
   app.set_dark(dark);
   app.init(hash, false, map_ok ? &renderer : nullptr);
   if (!map_ok) app.set_notice("Fit map unavailable: " + renderer.error());
-  if (!language.empty()) app.set_language(language);
-  for (const std::string& f : files) app.apply_file_fragment(read_model_file(f));
-  if (panel == "gpus") app.select_panel(Panel::gpus);
-  else if (panel == "fit_map") app.select_panel(Panel::fit_map);
-  else if (panel == "layers") app.select_panel(Panel::layers);
+  if (!o.language.empty()) app.set_language(o.language);
+  for (const std::string& f : o.files) app.apply_file_fragment(read_model_file(f));
+  if (o.panel == "gpus") app.select_panel(Panel::gpus);
+  else if (o.panel == "fit_map") app.select_panel(Panel::fit_map);
+  else if (o.panel == "layers") app.select_panel(Panel::layers);
+  if (!o.hub_id.empty()) app.read_hub(o.hub_id);
+  if (!o.dialog_folder.empty()) platform.dialog.open(o.dialog_folder);
+}
+
+// --screenshot: the picture, and with --layout and --state the layout and the link. False on a failed write.
+bool write_outputs(const DesktopOptions& o, const App& app, int fb_w, int fb_h) {
+  bool ok = write_screenshot(o.screenshot, fb_w, fb_h);
+  if (!o.layout_file.empty()) {  // the layout of the frame drawn before this one (layout_frame_begins)
+    std::FILE* out = std::fopen(o.layout_file.c_str(), "wb");
+    const std::string text = layout_json();
+    ok = ok && out && std::fwrite(text.data(), 1, text.size(), out) == text.size();
+    if (out) std::fclose(out);
+  }
+  if (!o.state_file.empty()) ok = ok && static_cast<bool>(std::ofstream(o.state_file) << app.hash() << "\n");
+  std::printf("%s %s (%dx%d)\n", ok ? "wrote" : "could not write", o.screenshot.c_str(), fb_w, fb_h);
+  return ok;
+}
+
+// One frame: the Hub's progress, the fonts if stale, the app, Ctrl+O and the Open dialog, the
+// drawing. Returns the framebuffer's size.
+std::pair<int, int> draw_frame(GLFWwindow* window, App& app, DesktopPlatform& platform, float xscale) {
+  ImGuiIO& io = ImGui::GetIO();
+  platform.hub.deliver(app);  // the Hub reading's progress and answer, between frames
+  if (g_fonts_stale) {
+    io.Fonts->Clear();
+    add_ui_font(io.Fonts, kFontLineHeight * xscale);
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+    g_fonts_stale = false;
+  }
+  layout_frame_begins();
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+  app.frame(platform);
+  if (io.KeyCtrl && ImGui::IsKeyPressed(ImGuiKey_O, false) && !platform.dialog.is_open()) platform.open_files();
+  if (auto path = platform.dialog.draw()) {
+    app.apply_file_fragment(read_model_file(*path));
+    platform.last_folder = platform.dialog.folder();
+  }
+  ImGui::Render();
+  int fb_w = 0, fb_h = 0;
+  glfwGetFramebufferSize(window, &fb_w, &fb_h);
+  glViewport(0, 0, fb_w, fb_h);
+  const float shade = app.dark() ? 0.08f : 0.94f;
+  glClearColor(shade, shade, shade + 0.01f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  // Keep drawing until the picture holds still (src/app/draw_signature.hpp).
+  static uint64_t last_signature = 0;
+  const uint64_t signature = draw_signature(ImGui::GetDrawData());
+  if (signature != last_signature) g_frames_left = std::max(g_frames_left, 1);
+  last_signature = signature;
+  // Keep drawing while a button is held or a drag runs, and until Dear ImGui's input queue is empty.
+  g_frames_left = std::max(g_frames_left, frames_dear_imgui_still_needs());
+  return {fb_w, fb_h};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  DesktopOptions o;
+  if (auto status = parse_options(argc, argv, o)) return *status;
+  const auto [width, height] = *parse_window_size(o.size);
+  std::string hash = o.hash;
+  bool dark = true;
+  const bool remember = o.screenshot.empty();
+  if (remember && hash.empty()) load_settings(hash, dark);
+  if (o.light_forced) dark = false;
+
+  GLFWwindow* window = open_window(width, height, !o.screenshot.empty());
+  if (!window) return 1;
+  const float xscale = start_imgui(window);
+  App app;
+  g_app = &app;
+  FitMapRenderer renderer;
   DesktopPlatform platform;
   platform.window = window;
-  if (!hub_id.empty()) app.read_hub(hub_id);
-  if (!dialog_folder.empty()) platform.dialog.open(dialog_folder);
+  open_app(app, platform, renderer, o, hash, dark);
   glfwSetDropCallback(window, on_drop);
   // Any input draws a few frames; otherwise the loop sleeps in glfwWaitEvents().
   glfwSetWindowRefreshCallback(window, wake);
 
-  int frames = 0;
+  int frames = 0, settled = 0;
   while (!glfwWindowShouldClose(window)) {
-    if (g_frames_left <= 0 && screenshot.empty()) {
+    if (g_frames_left <= 0 && o.screenshot.empty()) {
       glfwWaitEvents();   // sleeps until input, resize or a drop: an idle window uses no CPU
       g_frames_left = 3;  // ImGui settles hover and focus states over a few frames
     } else {
       glfwPollEvents();
     }
     --g_frames_left;
-    platform.hub.deliver(app);  // the Hub reading's progress and answer, between frames
-    if (g_fonts_stale) {
-      io.Fonts->Clear();
-      add_ui_font(io.Fonts, kFontLineHeight * xscale);
-      ImGui_ImplOpenGL3_DestroyFontsTexture();
-      ImGui_ImplOpenGL3_CreateFontsTexture();
-      g_fonts_stale = false;
-    }
-    layout_frame_begins();
-    ImGui_ImplOpenGL3_NewFrame();
-    ImGui_ImplGlfw_NewFrame();
-    ImGui::NewFrame();
-    app.frame(platform);
-    if (io.KeyCtrl && ImGui::IsKeyPressed(ImGuiKey_O, false) && !platform.dialog.is_open()) platform.open_files();
-    if (auto path = platform.dialog.draw()) {
-      app.apply_file_fragment(read_model_file(*path));
-      platform.last_folder = platform.dialog.folder();
-    }
-    ImGui::Render();
-    int fb_w = 0, fb_h = 0;
-    glfwGetFramebufferSize(window, &fb_w, &fb_h);
-    glViewport(0, 0, fb_w, fb_h);
-    const float shade = app.dark() ? 0.08f : 0.94f;
-    glClearColor(shade, shade, shade + 0.01f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    // Keep drawing until the picture holds still (src/app/draw_signature.hpp).
-    static uint64_t last_signature = 0;
-    const uint64_t signature = draw_signature(ImGui::GetDrawData());
-    if (signature != last_signature) g_frames_left = std::max(g_frames_left, 1);
-    last_signature = signature;
-    // Keep drawing while a button is held or a drag runs, and until Dear ImGui's input queue is empty.
-    g_frames_left = std::max(g_frames_left, frames_dear_imgui_still_needs());
+    const auto [fb_w, fb_h] = draw_frame(window, app, platform, xscale);
     ++frames;
     // With --hf the picture waits for the reading (and its answer's frames) before it is taken.
-    static int settled = 0;
     settled = app.hub_busy() ? 0 : settled + 1;
-    if (!screenshot.empty() && frames >= 4 && settled == 4) {  // ImGui settles its layout in a few frames
-      bool ok = write_screenshot(screenshot, fb_w, fb_h);
-      if (!layout_file.empty()) {  // the layout of the frame drawn before this one (layout_frame_begins)
-        std::FILE* out = std::fopen(layout_file.c_str(), "wb");
-        const std::string text = layout_json();
-        ok = ok && out && std::fwrite(text.data(), 1, text.size(), out) == text.size();
-        if (out) std::fclose(out);
-      }
-      if (!state_file.empty()) ok = ok && static_cast<bool>(std::ofstream(state_file) << app.hash() << "\n");
-      std::printf("%s %s (%dx%d)\n", ok ? "wrote" : "could not write", screenshot.c_str(), fb_w, fb_h);
+    if (!o.screenshot.empty() && frames >= 4 && settled == 4) {  // ImGui settles its layout in a few frames
+      const bool ok = write_outputs(o, app, fb_w, fb_h);
       glfwSetWindowShouldClose(window, GLFW_TRUE);
       if (!ok) return 1;
     }
