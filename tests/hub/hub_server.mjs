@@ -48,140 +48,150 @@ function parseRange(header, size) {
   return first <= last ? { first, last } : null;
 }
 
+// One request in the log: host, path, Range, token, connection, status and bytes sent.
+function record(log, req, res, extra = {}) {
+  const entry = {
+    host: req.headers.host, path: req.url, range: req.headers.range || "",
+    authorization: req.headers.authorization || "", connection: req.socket.remotePort, status: 0, bytes: 0, ...extra,
+  };
+  log.push(entry);
+  const write = res.write.bind(res), end = res.end.bind(res);
+  res.write = (chunk, ...rest) => { if (chunk) entry.bytes += chunk.length; return write(chunk, ...rest); };
+  res.end = (chunk, ...rest) => { if (chunk && typeof chunk !== "function") entry.bytes += chunk.length; entry.status = res.statusCode; return end(chunk, ...rest); };
+  return entry;
+}
+
+// An error as the Hub answers it: the status, X-Error-Code and X-Error-Message.
+function error(res, status, code, message, headers = {}) {
+  res.writeHead(status, { "Content-Type": "application/json", ...(code ? { "X-Error-Code": code } : {}),
+                          "X-Error-Message": message, ...headers });
+  res.end(JSON.stringify({ error: message }));
+}
+
+// Sends bytes first..last of a file (or all of it), with the status and headers a Range asks.
+function sendFile(req, res, file, sha, fault) {
+  const size = fs.statSync(file).size;
+  const range = fault === "no-range" ? null : parseRange(req.headers.range, size);
+  const first = range ? range.first : 0, last = range ? range.last : size - 1;
+  const headers = { "Content-Type": "application/octet-stream", "Accept-Ranges": "bytes", "X-Repo-Commit": sha,
+                    "ETag": `"${sha.slice(0, 16)}"`, "Content-Length": String(last - first + 1) };
+  if (range) headers["Content-Range"] = `bytes ${first}-${last}/${size}`;
+  res.writeHead(range ? 206 : 200, headers);
+  if (fault === "slow") return;  // headers, then nothing: the client's timeout ends it
+  if (fault === "cut") {
+    const half = Math.floor((last - first + 1) / 2);
+    const fd = fs.openSync(file, "r");
+    const buffer = Buffer.alloc(half);
+    fs.readSync(fd, buffer, 0, half, first);
+    fs.closeSync(fd);
+    res.write(buffer, () => res.socket.destroy());
+    return;
+  }
+  fs.createReadStream(file, { start: first, end: last }).on("error", () => res.socket.destroy()).pipe(res);
+}
+
+// ["org", "name", ...], or a legacy one-part id ["gpt2", ...]: two parts when that folder exists.
+function repoOf(root, parts) {
+  const two = parts.length >= 2 ? path.join(root, parts[0], parts[1]) : "";
+  if (two && fs.existsSync(two) && fs.statSync(two).isDirectory()) return { repo: `${parts[0]}/${parts[1]}`, rest: parts.slice(2) };
+  return { repo: parts[0] || "", rest: parts.slice(1) };
+}
+
+// CORS as the Hub answers it, for the page's fetch(): any origin, the token and Range headers
+// allowed, the Hub's error headers readable.
+function cors(req, res) {
+  res.setHeader("Access-Control-Allow-Origin", "*");
+  res.setHeader("Access-Control-Expose-Headers", "X-Error-Code, X-Error-Message, Retry-After, Content-Range, X-Repo-Commit, ETag");
+  if (req.method !== "OPTIONS") return false;
+  res.writeHead(204, { "Access-Control-Allow-Headers": "Authorization, Range", "Access-Control-Allow-Methods": "GET, HEAD" });
+  res.end();
+  return true;
+}
+
+// The model info (/api/models/<repo>/revision/<rev>): the commit and the files, an LFS file's
+// size under lfs; a captive portal's HTML for the "html" fault.
+function answerFileList(res, dir, repo, sha, fault, gated) {
+  if (fault === "html") {
+    res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+    return res.end("<!DOCTYPE html><html><head><title>Sign in to the network</title></head><body>captive portal</body></html>");
+  }
+  const siblings = listFiles(dir).map(f => ({
+    ...f, ...(f.size > LFS_THRESHOLD ? { lfs: { size: f.size, sha256: "0".repeat(64), pointerSize: 135 } } : {}),
+  }));
+  res.writeHead(200, { "Content-Type": "application/json; charset=utf-8" });
+  return res.end(JSON.stringify({ _id: sha.slice(0, 24), id: repo, modelId: repo, sha, private: false,
+                                  gated: gated ? "manual" : false, disabled: false, siblings }));
+}
+
+// The Hub: the model info and /<repo>/resolve/<rev>/<file>, with its redirects (a moved
+// repository, large files to the storage host), gated repositories and the faults a repository
+// named fault/<kind> asks for.
+function answerHub(hub, req, res) {
+  const entry = record(hub.log, req, res);
+  if (cors(req, res)) return;
+  const url = new URL(req.url, "http://hub");
+  const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+  const api = parts[0] === "api" && parts[1] === "models";
+  const { repo, rest } = repoOf(hub.root, api ? parts.slice(2) : parts);
+  entry.repo = repo;
+  const dir = path.join(hub.root, ...repo.split("/"));
+  const fault = repo.startsWith("fault/") ? repo.slice(6) : "";
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
+    return error(res, api ? 404 : 401, "RepoNotFound", "Repository not found");
+  }
+  if (fs.existsSync(path.join(dir, ".moved"))) {
+    const moved = fs.readFileSync(path.join(dir, ".moved"), "utf8").trim();
+    const target = req.url.replace(`/${repo}/`, `/${moved}/`);
+    res.writeHead(307, { Location: target });
+    return res.end();
+  }
+  if (fault === "rate-limited") return error(res, 429, "", "Too Many Requests", { "Retry-After": "7" });
+  const sha = repoSha(repo);
+  let revision = "";
+  if (api) {
+    if (rest[0] !== "revision" || rest.length < 2) return error(res, 400, "", "Bad request");
+    revision = rest.slice(1).join("/");
+  } else {
+    if (rest[0] !== "resolve" || rest.length < 3) return error(res, 404, "", "Not found");
+    revision = rest[1];
+  }
+  if (revision !== "main" && revision !== sha) {
+    return error(res, 404, "RevisionNotFound", `Invalid rev id: ${revision}`);
+  }
+  const gated = fs.existsSync(path.join(dir, ".gated"));
+  if (api) return answerFileList(res, dir, repo, sha, fault, gated);
+  if (fault === "loop") {
+    res.writeHead(302, { Location: req.url });
+    return res.end();
+  }
+  const fileRel = rest.slice(2).join("/");
+  const file = path.join(dir, ...rest.slice(2));
+  if (!fileRel || !fs.existsSync(file) || !fs.statSync(file).isFile() || path.basename(file).startsWith(".")) {
+    return error(res, 404, "EntryNotFound", `${fileRel} does not exist on "${revision}"`);
+  }
+  if (gated) {
+    const auth = req.headers.authorization || "";
+    if (!auth) return error(res, 401, "GatedRepo", `Access to model ${repo} is restricted. You must have access to it and be authenticated to access it. Please log in.`);
+    if (auth !== `Bearer ${hub.token}`) return error(res, 403, "GatedRepo", `Access to model ${repo} is restricted and you are not in the authorized list.`);
+  }
+  if (fs.statSync(file).size > LFS_THRESHOLD && !fault) {
+    const location = `${hub.cdnBase}/repos/${encodeURIComponent(repo)}/${sha}/${rest.slice(2).map(encodeURIComponent).join("/")}` +
+                     `?X-Amz-Expires=3600&X-Amz-Signature=${sha.slice(0, 12)}`;
+    res.writeHead(302, { Location: location, "X-Repo-Commit": sha });
+    return res.end();
+  }
+  sendFile(req, res, file, sha, fault);
+}
+
 export async function startHub({ root, token }) {
   const log = [];
   const sockets = new Set();
-  let cdnBase = "";
-
-  const record = (req, res, extra = {}) => {
-    const entry = {
-      host: req.headers.host, path: req.url, range: req.headers.range || "",
-      authorization: req.headers.authorization || "", connection: req.socket.remotePort, status: 0, bytes: 0, ...extra,
-    };
-    log.push(entry);
-    const write = res.write.bind(res), end = res.end.bind(res);
-    res.write = (chunk, ...rest) => { if (chunk) entry.bytes += chunk.length; return write(chunk, ...rest); };
-    res.end = (chunk, ...rest) => { if (chunk && typeof chunk !== "function") entry.bytes += chunk.length; entry.status = res.statusCode; return end(chunk, ...rest); };
-    return entry;
-  };
-
-  const error = (res, status, code, message, headers = {}) => {
-    res.writeHead(status, { "Content-Type": "application/json", ...(code ? { "X-Error-Code": code } : {}),
-                            "X-Error-Message": message, ...headers });
-    res.end(JSON.stringify({ error: message }));
-  };
-
-  // Sends bytes first..last of a file (or all of it), with the status and headers a Range asks.
-  const sendFile = (req, res, file, sha, fault) => {
-    const size = fs.statSync(file).size;
-    const range = fault === "no-range" ? null : parseRange(req.headers.range, size);
-    const first = range ? range.first : 0, last = range ? range.last : size - 1;
-    const headers = { "Content-Type": "application/octet-stream", "Accept-Ranges": "bytes", "X-Repo-Commit": sha,
-                      "ETag": `"${sha.slice(0, 16)}"`, "Content-Length": String(last - first + 1) };
-    if (range) headers["Content-Range"] = `bytes ${first}-${last}/${size}`;
-    res.writeHead(range ? 206 : 200, headers);
-    if (fault === "slow") return;  // headers, then nothing: the client's timeout ends it
-    if (fault === "cut") {
-      const half = Math.floor((last - first + 1) / 2);
-      const fd = fs.openSync(file, "r");
-      const buffer = Buffer.alloc(half);
-      fs.readSync(fd, buffer, 0, half, first);
-      fs.closeSync(fd);
-      res.write(buffer, () => res.socket.destroy());
-      return;
-    }
-    fs.createReadStream(file, { start: first, end: last }).on("error", () => res.socket.destroy()).pipe(res);
-  };
-
-  // ["org", "name", ...], or a legacy one-part id ["gpt2", ...]: two parts when that folder exists.
-  const repoOf = parts => {
-    const two = parts.length >= 2 ? path.join(root, parts[0], parts[1]) : "";
-    if (two && fs.existsSync(two) && fs.statSync(two).isDirectory()) return { repo: `${parts[0]}/${parts[1]}`, rest: parts.slice(2) };
-    return { repo: parts[0] || "", rest: parts.slice(1) };
-  };
-
-  // CORS as the Hub answers it, for the page's fetch(): any origin, the token and Range headers
-  // allowed, the Hub's error headers readable.
-  const cors = (req, res) => {
-    res.setHeader("Access-Control-Allow-Origin", "*");
-    res.setHeader("Access-Control-Expose-Headers", "X-Error-Code, X-Error-Message, Retry-After, Content-Range, X-Repo-Commit, ETag");
-    if (req.method !== "OPTIONS") return false;
-    res.writeHead(204, { "Access-Control-Allow-Headers": "Authorization, Range", "Access-Control-Allow-Methods": "GET, HEAD" });
-    res.end();
-    return true;
-  };
-
-  const hub = http.createServer((req, res) => {
-    const entry = record(req, res);
-    if (cors(req, res)) return;
-    const url = new URL(req.url, "http://hub");
-    const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
-    const api = parts[0] === "api" && parts[1] === "models";
-    const { repo, rest } = repoOf(api ? parts.slice(2) : parts);
-    entry.repo = repo;
-    const dir = path.join(root, ...repo.split("/"));
-    const fault = repo.startsWith("fault/") ? repo.slice(6) : "";
-    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
-      return error(res, api ? 404 : 401, "RepoNotFound", "Repository not found");
-    }
-    if (fs.existsSync(path.join(dir, ".moved"))) {
-      const moved = fs.readFileSync(path.join(dir, ".moved"), "utf8").trim();
-      const target = req.url.replace(`/${repo}/`, `/${moved}/`);
-      res.writeHead(307, { Location: target });
-      return res.end();
-    }
-    if (fault === "rate-limited") return error(res, 429, "", "Too Many Requests", { "Retry-After": "7" });
-    const sha = repoSha(repo);
-    let revision = "";
-    if (api) {
-      if (rest[0] !== "revision" || rest.length < 2) return error(res, 400, "", "Bad request");
-      revision = rest.slice(1).join("/");
-    } else {
-      if (rest[0] !== "resolve" || rest.length < 3) return error(res, 404, "", "Not found");
-      revision = rest[1];
-    }
-    if (revision !== "main" && revision !== sha) {
-      return error(res, 404, "RevisionNotFound", `Invalid rev id: ${revision}`);
-    }
-    const gated = fs.existsSync(path.join(dir, ".gated"));
-    if (api) {
-      if (fault === "html") {
-        res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
-        return res.end("<!DOCTYPE html><html><head><title>Sign in to the network</title></head><body>captive portal</body></html>");
-      }
-      const siblings = listFiles(dir).map(f => ({
-        ...f, ...(f.size > LFS_THRESHOLD ? { lfs: { size: f.size, sha256: "0".repeat(64), pointerSize: 135 } } : {}),
-      }));
-      res.writeHead(200, { "Content-Type": "application/json; charset=utf-8" });
-      return res.end(JSON.stringify({ _id: sha.slice(0, 24), id: repo, modelId: repo, sha, private: false,
-                                      gated: gated ? "manual" : false, disabled: false, siblings }));
-    }
-    if (fault === "loop") {
-      res.writeHead(302, { Location: req.url });
-      return res.end();
-    }
-    const fileRel = rest.slice(2).join("/");
-    const file = path.join(dir, ...rest.slice(2));
-    if (!fileRel || !fs.existsSync(file) || !fs.statSync(file).isFile() || path.basename(file).startsWith(".")) {
-      return error(res, 404, "EntryNotFound", `${fileRel} does not exist on "${revision}"`);
-    }
-    if (gated) {
-      const auth = req.headers.authorization || "";
-      if (!auth) return error(res, 401, "GatedRepo", `Access to model ${repo} is restricted. You must have access to it and be authenticated to access it. Please log in.`);
-      if (auth !== `Bearer ${token}`) return error(res, 403, "GatedRepo", `Access to model ${repo} is restricted and you are not in the authorized list.`);
-    }
-    if (fs.statSync(file).size > LFS_THRESHOLD && !fault) {
-      const location = `${cdnBase}/repos/${encodeURIComponent(repo)}/${sha}/${rest.slice(2).map(encodeURIComponent).join("/")}` +
-                       `?X-Amz-Expires=3600&X-Amz-Signature=${sha.slice(0, 12)}`;
-      res.writeHead(302, { Location: location, "X-Repo-Commit": sha });
-      return res.end();
-    }
-    sendFile(req, res, file, sha, fault);
-  });
+  const state = { root, token, log, cdnBase: "" };
+  const hub = http.createServer((req, res) => answerHub(state, req, res));
 
   // The storage host: answers any path /repos/<repo>/<sha>/<file> with the file, ranges honoured.
   const cdn = http.createServer((req, res) => {
-    record(req, res, { cdn: true });
+    record(log, req, res, { cdn: true });
     if (cors(req, res)) return;
     const url = new URL(req.url, "http://cdn");
     const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
@@ -194,10 +204,10 @@ export async function startHub({ root, token }) {
   for (const server of [hub, cdn]) server.on("connection", s => { sockets.add(s); s.on("close", () => sockets.delete(s)); });
   const listen = server => new Promise(resolve => server.listen(0, "127.0.0.1", () => resolve(server.address().port)));
   const hubPort = await listen(hub), cdnPort = await listen(cdn);
-  cdnBase = `http://localhost:${cdnPort}`;
+  state.cdnBase = `http://localhost:${cdnPort}`;
   return {
     url: `http://127.0.0.1:${hubPort}`,
-    cdnBase,
+    cdnBase: state.cdnBase,
     log,
     sha: repoSha,
     close: () => new Promise(resolve => {
