@@ -67,80 +67,75 @@ char32_t mirrored(char32_t c) {
   return c;
 }
 
-}  // namespace
-
-BidiParagraph bidi_levels(const std::u32string& logical, BaseDirection base) {
-  const size_t n = logical.size();
-  std::vector<Bidi> types(n);
-  for (size_t i = 0; i < n; ++i) types[i] = bidi_class(logical[i]);
-
-  BidiParagraph paragraph;
-  // P2-P3: the first strong character's direction (or the given one).
-  if (base == BaseDirection::from_text_else_rtl) {
-    paragraph.base_level = 1;
-    for (Bidi t : types) {
-      if (t == Bidi::L || is_strong_rtl(t)) {
-        paragraph.base_level = t == Bidi::L ? 0 : 1;
-        break;
-      }
-    }
-  } else if (base == BaseDirection::rtl_if_any_rtl) {
-    paragraph.base_level = std::any_of(types.begin(), types.end(), is_strong_rtl) ? 1 : 0;
-  } else {
-    paragraph.base_level = base == BaseDirection::right_to_left ? 1 : 0;
-  }
-  const Bidi embedding = paragraph.base_level ? Bidi::R : Bidi::L;  // sos and eos
-
-  // X9: boundary neutrals are set aside; the rules below see only the other characters.
+// The characters the rules see (X9: boundary neutrals set aside), by their position in the text.
+struct KeptTypes {
+  std::vector<Bidi>& types;
   std::vector<size_t> kept;
-  for (size_t i = 0; i < n; ++i) {
-    if (types[i] != Bidi::BN) kept.push_back(i);
-  }
-  auto type = [&](size_t k) -> Bidi& { return types[kept[k]]; };
-  const size_t m = kept.size();
+  Bidi& operator()(size_t k) { return types[kept[k]]; }
+  size_t size() const { return kept.size(); }
+};
 
+// P2-P3: the first strong character's direction (or the given one).
+std::uint8_t paragraph_level(const std::vector<Bidi>& types, BaseDirection base) {
+  if (base == BaseDirection::from_text_else_rtl) {
+    for (Bidi t : types) {
+      if (t == Bidi::L || is_strong_rtl(t)) return t == Bidi::L ? 0 : 1;
+    }
+    return 1;
+  }
+  if (base == BaseDirection::rtl_if_any_rtl) return std::any_of(types.begin(), types.end(), is_strong_rtl) ? 1 : 0;
+  return base == BaseDirection::right_to_left ? 1 : 0;
+}
+
+// W1-W7: marks, numbers, separators and terminators resolved.
+void resolve_weak_types(KeptTypes& at, Bidi embedding) {
+  const size_t m = at.size();
   // W1: a mark takes the class of what it follows (a neutral after a paragraph start).
   for (size_t k = 0; k < m; ++k) {
-    if (type(k) == Bidi::NSM) type(k) = k == 0 ? embedding : type(k - 1);
+    if (at(k) == Bidi::NSM) at(k) = k == 0 ? embedding : at(k - 1);
   }
   // W2 and W3: European digits after Arabic letters are Arabic numbers; AL becomes R.
   Bidi last_strong = embedding;
   for (size_t k = 0; k < m; ++k) {
-    const Bidi t = type(k);
+    const Bidi t = at(k);
     if (t == Bidi::L || t == Bidi::R || t == Bidi::AL) last_strong = t;
-    if (t == Bidi::EN && last_strong == Bidi::AL) type(k) = Bidi::AN;
+    if (t == Bidi::EN && last_strong == Bidi::AL) at(k) = Bidi::AN;
   }
   for (size_t k = 0; k < m; ++k) {
-    if (type(k) == Bidi::AL) type(k) = Bidi::R;
+    if (at(k) == Bidi::AL) at(k) = Bidi::R;
   }
   // W4: one separator between two numbers of the same kind joins them.
   for (size_t k = 1; k + 1 < m; ++k) {
-    const Bidi before = type(k - 1), after = type(k + 1);
-    if (type(k) == Bidi::ES && before == Bidi::EN && after == Bidi::EN) type(k) = Bidi::EN;
-    else if (type(k) == Bidi::CS && before == after && (before == Bidi::EN || before == Bidi::AN)) type(k) = before;
+    const Bidi before = at(k - 1), after = at(k + 1);
+    if (at(k) == Bidi::ES && before == Bidi::EN && after == Bidi::EN) at(k) = Bidi::EN;
+    else if (at(k) == Bidi::CS && before == after && (before == Bidi::EN || before == Bidi::AN)) at(k) = before;
   }
   // W5: terminators next to European digits are digits.
   for (size_t k = 0; k < m; ++k) {
-    if (type(k) != Bidi::ET) continue;
+    if (at(k) != Bidi::ET) continue;
     size_t end = k;
-    while (end < m && type(end) == Bidi::ET) ++end;
-    const bool touches = (k > 0 && type(k - 1) == Bidi::EN) || (end < m && type(end) == Bidi::EN);
-    if (touches) for (size_t j = k; j < end; ++j) type(j) = Bidi::EN;
+    while (end < m && at(end) == Bidi::ET) ++end;
+    const bool touches = (k > 0 && at(k - 1) == Bidi::EN) || (end < m && at(end) == Bidi::EN);
+    if (touches) for (size_t j = k; j < end; ++j) at(j) = Bidi::EN;
     k = end - 1;
   }
   // W6: the remaining separators and terminators are neutrals.
   for (size_t k = 0; k < m; ++k) {
-    if (type(k) == Bidi::ES || type(k) == Bidi::ET || type(k) == Bidi::CS) type(k) = Bidi::ON;
+    if (at(k) == Bidi::ES || at(k) == Bidi::ET || at(k) == Bidi::CS) at(k) = Bidi::ON;
   }
   // W7: European digits after left-to-right text are left-to-right.
   last_strong = embedding;
   for (size_t k = 0; k < m; ++k) {
-    if (type(k) == Bidi::L || type(k) == Bidi::R) last_strong = type(k);
-    if (type(k) == Bidi::EN && last_strong == Bidi::L) type(k) = Bidi::L;
+    if (at(k) == Bidi::L || at(k) == Bidi::R) last_strong = at(k);
+    if (at(k) == Bidi::EN && last_strong == Bidi::L) at(k) = Bidi::L;
   }
-  // N0: a pair of brackets takes the paragraph's direction when it encloses text of that
-  // direction, else the other direction when it encloses that and follows it (BD16's pairs:
-  // a stack of 63 openers; a closer matches the nearest opener of its kind).
+}
+
+// N0: a pair of brackets takes the paragraph's direction when it encloses text of that
+// direction, else the other direction when it encloses that and follows it (BD16's pairs:
+// a stack of 63 openers; a closer matches the nearest opener of its kind).
+void resolve_brackets(KeptTypes& at, const std::u32string& logical, Bidi embedding) {
+  const size_t m = at.size();
   const Bidi opposite = embedding == Bidi::L ? Bidi::R : Bidi::L;
   auto strong_direction = [](Bidi t) {
     return t == Bidi::L ? Bidi::L : (t == Bidi::R || t == Bidi::EN || t == Bidi::AN) ? Bidi::R : Bidi::ON;
@@ -148,8 +143,8 @@ BidiParagraph bidi_levels(const std::u32string& logical, BaseDirection base) {
   std::vector<std::pair<size_t, size_t>> pairs;
   std::vector<std::pair<char32_t, size_t>> openers;  // the closer each waits for, its position
   for (size_t k = 0; k < m; ++k) {
-    if (type(k) != Bidi::ON) continue;
-    const char32_t c = logical[kept[k]];
+    if (at(k) != Bidi::ON) continue;
+    const char32_t c = logical[at.kept[k]];
     if (c == '(' || c == '[' || c == '{') {
       if (openers.size() == 63) break;
       openers.push_back({c == '(' ? U')' : c == '[' ? U']' : U'}', k});
@@ -166,42 +161,66 @@ BidiParagraph bidi_levels(const std::u32string& logical, BaseDirection base) {
   for (const auto& [open, close] : pairs) {
     bool same = false, other = false;
     for (size_t k = open + 1; k < close; ++k) {
-      same |= strong_direction(type(k)) == embedding;
-      other |= strong_direction(type(k)) == opposite;
+      same |= strong_direction(at(k)) == embedding;
+      other |= strong_direction(at(k)) == opposite;
     }
     if (!same && !other) continue;
     Bidi resolved = embedding;
     if (!same) {
       Bidi before = embedding;  // sos
       for (size_t k = open; k-- > 0;) {
-        if (strong_direction(type(k)) != Bidi::ON) { before = strong_direction(type(k)); break; }
+        if (strong_direction(at(k)) != Bidi::ON) { before = strong_direction(at(k)); break; }
       }
       resolved = before == opposite ? opposite : embedding;
     }
-    type(open) = type(close) = resolved;
+    at(open) = at(close) = resolved;
   }
-  // N1-N2: a run of neutrals between two of one direction takes it (numbers count as
-  // right-to-left); other neutrals take the paragraph's.
+}
+
+// N1-N2: a run of neutrals between two of one direction takes it (numbers count as
+// right-to-left); other neutrals take the paragraph's.
+void resolve_neutrals(KeptTypes& at, Bidi embedding) {
+  const size_t m = at.size();
   auto direction = [](Bidi t) { return t == Bidi::L ? Bidi::L : Bidi::R; };
   auto neutral = [](Bidi t) { return t == Bidi::B || t == Bidi::S || t == Bidi::WS || t == Bidi::ON; };
   for (size_t k = 0; k < m; ++k) {
-    if (!neutral(type(k))) continue;
+    if (!neutral(at(k))) continue;
     size_t end = k;
-    while (end < m && neutral(type(end))) ++end;
-    const Bidi before = k == 0 ? embedding : direction(type(k - 1));
-    const Bidi after = end == m ? embedding : direction(type(end));
+    while (end < m && neutral(at(end))) ++end;
+    const Bidi before = k == 0 ? embedding : direction(at(k - 1));
+    const Bidi after = end == m ? embedding : direction(at(end));
     const Bidi resolved = before == after ? before : embedding;
-    for (size_t j = k; j < end; ++j) type(j) = resolved;
+    for (size_t j = k; j < end; ++j) at(j) = resolved;
     k = end - 1;
   }
+}
+
+}  // namespace
+
+BidiParagraph bidi_levels(const std::u32string& logical, BaseDirection base) {
+  const size_t n = logical.size();
+  std::vector<Bidi> types(n);
+  for (size_t i = 0; i < n; ++i) types[i] = bidi_class(logical[i]);
+  BidiParagraph paragraph;
+  paragraph.base_level = paragraph_level(types, base);
+  const Bidi embedding = paragraph.base_level ? Bidi::R : Bidi::L;  // sos and eos
+  // X9: boundary neutrals are set aside; the rules below see only the other characters.
+  KeptTypes at{types, {}};
+  for (size_t i = 0; i < n; ++i) {
+    if (types[i] != Bidi::BN) at.kept.push_back(i);
+  }
+  const size_t m = at.size();
+  resolve_weak_types(at, embedding);
+  resolve_brackets(at, logical, embedding);
+  resolve_neutrals(at, embedding);
   // I1-I2: the implicit levels.
   paragraph.levels.assign(n, paragraph.base_level);
   for (size_t k = 0; k < m; ++k) {
-    const Bidi t = type(k);
+    const Bidi t = at(k);
     std::uint8_t level = paragraph.base_level;
     if (level % 2 == 0) level += t == Bidi::R ? 1 : (t == Bidi::AN || t == Bidi::EN) ? 2 : 0;
     else level += t == Bidi::L || t == Bidi::EN || t == Bidi::AN ? 1 : 0;
-    paragraph.levels[kept[k]] = level;
+    paragraph.levels[at.kept[k]] = level;
   }
   // A boundary neutral takes the level of what it follows (X9's removed characters), so it
   // stays with its neighbour when the line is reversed.
