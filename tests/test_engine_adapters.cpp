@@ -18,6 +18,7 @@
 #include "report/estimate.hpp"
 #include "helpers.hpp"
 #include "support/model_file_writers.hpp"
+#include "support/published_gguf.hpp"
 
 using namespace vramfit;
 using namespace vramfit::test;
@@ -45,7 +46,7 @@ TEST_CASE("a LoRA adapter GGUF: its pairs' bytes by the layer they adapt; not an
   for (int64_t bytes : lora.pairs.layer) CHECK(bytes == 2 * 262144 + 2 * 163840);
   CHECK(lora.pairs.input == 0);
   CHECK(lora.pairs.output == 0);
-  const auto model = write_gguf(builtin_catalog().formats, preset("llama-3.2-1b").spec, format("gguf-q8_0"), "llama");
+  const auto model = llama_3_2_1b_gguf("Q8_0");
   auto gguf = read_gguf(model.data(), static_cast<int64_t>(model.size()), "model.gguf");
   REQUIRE(gguf);
   CHECK_FALSE(is_gguf_adapter(*gguf));
@@ -168,7 +169,7 @@ TEST_CASE("--mmproj: a projector GGUF's weights and one image's graph on the fir
   CHECK(p.patches() == 576);  // (336 / 14)^2
   // 23 layers of 4 x 1024^2 + 2 x 1024 x 4096 and the projector's 1024 x 4096 + 4096^2, in F16.
   CHECK(p.weight_bytes == 2 * (23 * (4 * 1024LL * 1024 + 2 * 1024LL * 4096) + 1024LL * 4096 + 4096LL * 4096));
-  auto model = write_gguf(builtin_catalog().formats, preset("llama-3.2-1b").spec, format("gguf-q8_0"), "llama");
+  auto model = llama_3_2_1b_gguf("Q8_0");
   auto not_clip = read_gguf(model.data(), static_cast<int64_t>(model.size()), "model.gguf");
   REQUIRE(not_clip);
   CHECK(mmproj_from_gguf(builtin_catalog().formats, *not_clip, "model.gguf").error().id == "gguf.not_mmproj");

@@ -21,6 +21,7 @@
 #include "report/estimate.hpp"
 #include "helpers.hpp"
 #include "support/model_file_writers.hpp"
+#include "support/published_gguf.hpp"
 
 using namespace vramfit;
 using namespace vramfit::test;
@@ -217,7 +218,8 @@ TEST_CASE("vramfit infer reads -md's GGUF file like --draft-gguf and prints the 
   fs::create_directories(folder);
   const fs::path file = folder / "Llama-3.2-1B-Q8_0.gguf";
   {
-    const auto bytes = write_gguf(builtin_catalog().formats, preset("llama-3.2-1b").spec, format("gguf-q8_0"), "llama");
+    // Llama 3.2 1B in Q8_0 as llama.cpp writes it (its card, llama.cpp's names and types).
+    const auto bytes = llama_3_2_1b_gguf("Q8_0");
     std::ofstream out(file, std::ios::binary);
     out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   }
@@ -229,7 +231,8 @@ TEST_CASE("vramfit infer reads -md's GGUF file like --draft-gguf and prints the 
   CHECK(status == 0);
   CHECK(from_file.str().find("draft (-md): Llama-3.2-1B-Q8_0.gguf") != std::string::npos);
   CHECK(from_file.str().find("and for the draft model:") != std::string::npos);
-  // The file's bytes and the preset in the same format place the same buffers.
+  // The file's bytes and the preset in the same format place the same buffers (the file's 32
+  // rope frequencies, 128 B, do not show in MiB).
   std::ostringstream from_preset, err2;
   CHECK(run_cli({"infer", "-m", "llama-3.1-8b", "-w", "gguf-q4_k_m", "--draft", "llama-3.2-1b", "--draft-weights", "gguf-q8_0",
                  "--cmd", "llama-server -c 8192 -ngld 99"},

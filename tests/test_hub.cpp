@@ -11,6 +11,7 @@
 #include "io/safetensors.hpp"
 #include "report/hub_reading.hpp"
 #include "support/model_file_writers.hpp"
+#include "support/published_gguf.hpp"
 #include "text/messages.hpp"
 
 using namespace vramfit;
@@ -234,11 +235,9 @@ TEST_CASE("a sharded safetensors repo from the Hub reads as the same files on di
 }
 
 TEST_CASE("a GGUF repo with several quantizations: llama.cpp's -hf choice, :quant, a named file", "[hub]") {
-  const FormatTables& tables = builtin_catalog().formats;
-  const ModelSpec& spec = preset("llama-3.2-1b").spec;
   // 150,000 listed tokens: the tokenizer alone is over the first 1 MiB read, so the header grows.
-  const auto q4 = write_gguf(tables, spec, format("gguf-q4_k_m"), "llama", 150000);
-  const auto q8 = write_gguf(tables, spec, format("gguf-q8_0"), "llama", 64);
+  const auto q4 = llama_3_2_1b_gguf("Q4_K_M", 150000);
+  const auto q8 = llama_3_2_1b_gguf("Q8_0", 64);
   REQUIRE(q4.size() > (1u << 20));
   const int64_t q4_size = 808000000, q8_size = 1320000000;
   FakeRepo repo;
@@ -334,8 +333,7 @@ TEST_CASE("repos without headers to read: config.json alone, pytorch_model.bin's
 }
 
 TEST_CASE("the Hub's refusals and a server's misbehaviour, each in words", "[hub]") {
-  const ModelSpec& spec = preset("llama-3.2-1b").spec;
-  const auto q4 = write_gguf(builtin_catalog().formats, spec, format("gguf-q4_k_m"), "llama", 150000);
+  const auto q4 = llama_3_2_1b_gguf("Q4_K_M", 150000);
   FakeRepo repo;
   repo.add("m-Q4_K_M.gguf", q4, 808000000);
   auto with = [&](bool token, const std::function<void(const HubFetch&, HubAnswer&)>& alter) {

@@ -1,5 +1,6 @@
-// Model files: a GGUF or safetensors header (written by tests/support) gives the same
-// estimate as the preset; every class of bad input is an error naming where it is.
+// Model files: GGUF headers written from llama.cpp's published tensor lists, safetensors headers
+// from transformers' state-dict names, read at the models' published counts; every class of bad
+// input is an error naming where it is.
 #include "helpers.hpp"
 
 #include "io/gguf.hpp"
@@ -7,10 +8,12 @@
 #include "io/safetensors.hpp"
 #include "report/engines.hpp"
 #include "support/model_file_writers.hpp"
+#include "support/published_gguf.hpp"
 
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 using namespace vramfit;
 using namespace vramfit::test;
@@ -51,28 +54,73 @@ ModelFileRead gguf_read(const std::string& preset_id, const std::string& format_
 
 }  // namespace
 
-TEST_CASE("a GGUF header gives the preset's estimate", "[gguf][model_files]") {
-  struct Case { const char* preset; const char* format; const char* arch; };
+TEST_CASE("a GGUF written from llama.cpp's tensor list reads at its published count and types, as the preset", "[gguf][model_files]") {
+  // Each file from the model's card, llama.cpp's tensor names and its quantize rules
+  // (tests/support/published_gguf.hpp), not from vramfit's enumeration or weight formats.
+  struct Case { ModelCard card; const char* ftype; uint32_t file_type; const char* preset; const char* format; };
   const Case cases[] = {
-      {"llama-3.1-8b", "gguf-q4_k_m", "llama"},
-      {"qwen2.5-0.5b", "gguf-q4_k_m", "qwen2"},   // K-quant fallbacks (896-wide rows)
-      {"gemma-2-9b", "gguf-q5_k_m", "gemma2"},    // sliding-window layers from the arch rule
-      {"mixtral-8x7b", "gguf-q3_k_m", "llama"},   // experts stacked in one tensor, 8-expert rules
-      {"qwen3-8b", "gguf-q8_0", "qwen3"},
+      {llama_3_1_8b_card(), "Q4_K_M", 15, "llama-3.1-8b", "gguf-q4_k_m"},
+      {qwen2_5_0_5b_card(), "Q4_K_M", 15, "qwen2.5-0.5b", "gguf-q4_k_m"},  // 896-wide rows: Q5_0 and Q8_0 fallbacks
+      {llama_3_2_1b_card(), "Q8_0", 7, "llama-3.2-1b", "gguf-q8_0"},
+      {qwen3_8b_card(), "Q8_0", 7, "qwen3-8b", "gguf-q8_0"},                // q/k norms
+      {gemma_2_9b_card(), "Q8_0", 7, "gemma-2-9b", "gguf-q8_0"},            // post-norms; sliding layers by llama.cpp's rule
+      {mixtral_8x7b_card(), "Q8_0", 7, "mixtral-8x7b", "gguf-q8_0"},        // experts stacked in one tensor, an F32 router
   };
   for (const Case& c : cases) {
-    INFO(c.preset << " " << c.format);
-    const ModelFileRead read = gguf_read(c.preset, c.format, c.arch);
+    INFO(c.preset << " " << c.ftype);
+    const std::vector<PublishedTensor> tensors = published_tensors(c.card, c.ftype);
+    uint64_t bytes = 0, rope_freqs = 0;
+    for (const PublishedTensor& t : tensors) {
+      bytes += t.bytes();
+      if (t.name == "rope_freqs.weight") rope_freqs = t.elements();
+    }
+    const auto file = published_gguf(c.card, tensors, c.file_type);
+    auto gguf = read_gguf(file.data(), static_cast<int64_t>(file.size()), std::string(c.preset) + ".gguf");
+    REQUIRE(gguf);
+    auto read = model_from_gguf(tables(), *gguf, std::string(c.preset) + ".gguf");
+    REQUIRE(read);
+    // The model's published parameter count (data/models.json, from its Hub card), and the
+    // rope frequencies llama.cpp adds to Llama 3.x files.
+    CHECK(read->weights.parameters == preset(c.preset).published_parameters + static_cast<int64_t>(rope_freqs));
+    int64_t read_bytes = 0;
+    for (const StoredWeights::Row& row : read->weights.by_type) read_bytes += row.bytes;
+    CHECK(read_bytes == static_cast<int64_t>(bytes));
+    // The preset in the same format types every tensor as llama.cpp's quantize did (the preset's
+    // list has no rope_freqs), and the file gives the preset's KV cache.
     const json base = {{"context_tokens", 8192}, {"gpu", {{"id", "h100-80"}}}};
     json preset_request = base;
     preset_request["model"] = {{"preset", c.preset}};
     preset_request["weights"] = {{"format", c.format}};
     const Report from_preset = estimate_ok(preset_request);
-    const Report from_file = estimate_from(read, base);
-    CHECK(read.weights.parameters == count_parameters(preset(c.preset).spec));
-    CHECK(from_file.memory.weights == from_preset.memory.weights);
+    const Report from_file = estimate_from(*read, base);
+    CHECK(from_preset.memory.weights == static_cast<int64_t>(bytes - rope_freqs * 4));
     CHECK(from_file.memory.kv_cache == from_preset.memory.kv_cache);
-    CHECK(from_file.memory.total == from_preset.memory.total);
+  }
+}
+
+TEST_CASE("vramfit's tensor list of a preset is llama.cpp's, name for name and shape for shape", "[gguf][model_files]") {
+  // write_gguf (tests/support) names vramfit's enumerate_tensors in llama.cpp's terms; its
+  // tensors must be the published list's (less rope_freqs, which vramfit does not list).
+  for (const auto& [card, id] : {std::pair{llama_3_1_8b_card(), "llama-3.1-8b"}, std::pair{qwen3_8b_card(), "qwen3-8b"}}) {
+    INFO(id);
+    std::map<std::string, std::vector<uint64_t>> published;
+    for (const PublishedTensor& t : published_tensors(card, "Q8_0")) {
+      if (t.name != "rope_freqs.weight") published[t.name] = t.ne;
+    }
+    const auto bytes = write_gguf(tables(), preset(id).spec, format("gguf-q8_0"), card.arch);
+    auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), "x.gguf");
+    REQUIRE(gguf);
+    size_t matrices = 0;
+    for (const GgufTensorInfo& t : gguf->tensors) {
+      if (t.dims.size() == 1) continue;  // 1-D tensors: write_gguf numbers them (vec0, vec1, ...)
+      ++matrices;
+      INFO(t.name);
+      REQUIRE(published.count(t.name) == 1);
+      CHECK(std::vector<uint64_t>(t.dims.begin(), t.dims.end()) == published.at(t.name));
+    }
+    size_t published_matrices = 0;
+    for (const auto& [name, ne] : published) published_matrices += ne.size() > 1 ? 1 : 0;
+    CHECK(matrices == published_matrices);
   }
 }
 
@@ -182,7 +230,7 @@ TEST_CASE("a Mamba GGUF: the mixer's widths from its ssm keys, feed_forward_leng
 }
 
 TEST_CASE("GGUF: a prefix too short asks for more; the full header reads", "[gguf]") {
-  const auto bytes = write_gguf(tables(), preset("llama-3.2-1b").spec, format("gguf-q4_0"), "llama", 5000);
+  const auto bytes = llama_3_2_1b_gguf("Q4_K_M", 5000);
   auto partial = read_gguf(bytes.data(), 4096, "x.gguf", static_cast<int64_t>(bytes.size()));
   REQUIRE_FALSE(partial);
   CHECK(partial.error().id == "gguf.truncated");
@@ -190,7 +238,7 @@ TEST_CASE("GGUF: a prefix too short asks for more; the full header reads", "[ggu
   CHECK(partial.error().message.find("byte offset") != std::string::npos);
   auto full = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), "x.gguf");
   REQUIRE(full);
-  CHECK(full->tensors.size() == enumerate_tensors(preset("llama-3.2-1b").spec).size());
+  CHECK(full->tensors.size() == published_tensors(llama_3_2_1b_card(), "Q4_K_M").size());
   CHECK(full->find("tokenizer.ggml.tokens")->array_length == 5000);
   // Every prefix fails cleanly (no crash, no read past the end).
   for (int64_t n = 0; n < static_cast<int64_t>(bytes.size()); n += 97) {
@@ -287,18 +335,20 @@ TEST_CASE("GGUF: each class of bad input has its message", "[gguf][errors]") {
   CHECK(model_from_gguf(tables(), *empty_file, "e.gguf").error().field == "general.architecture");
 }
 
-TEST_CASE("a safetensors header counts the same parameters as config.json", "[safetensors][model_files]") {
+TEST_CASE("a safetensors header in transformers' names reads at the published count, as the preset", "[safetensors][model_files]") {
   for (const char* id : {"qwen2.5-0.5b", "llama-3.2-1b", "qwen3-0.6b"}) {
     INFO(id);
     const ModelSpec& spec = preset(id).spec;
     const auto bytes = write_safetensors(hf_dense_tensors(spec), "BF16", 2);
     auto file = read_safetensors(bytes.data(), static_cast<int64_t>(bytes.size()), "model.safetensors");
     REQUIRE(file);
-    CHECK(file->data_bytes == 2 * count_parameters(spec));
+    // transformers' state-dict names (hf_dense_tensors) at the model's published count (data/models.json).
+    const int64_t published = preset(id).published_parameters;
+    CHECK(file->data_bytes == 2 * published);
     const json config = write_hf_config(spec);
     auto read = model_from_safetensors({*file}, &config, {"model.safetensors"});
     REQUIRE(read);
-    CHECK(read->weights.parameters == count_parameters(spec));
+    CHECK(read->weights.parameters == published);
     const json base = {{"gpu", {{"id", "rtx-4090"}}}};
     json preset_request = base;
     preset_request["model"] = {{"preset", id}};
@@ -326,6 +376,7 @@ TEST_CASE("safetensors without config.json: architecture from names, assumptions
     auto read = model_from_safetensors({*fa, *fb}, nullptr, {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"});
     REQUIRE(read);
     CHECK_FALSE(read->assumed.empty());
+    CHECK(read->weights.parameters == preset(id).published_parameters);
     json preset_request = {{"model", {{"preset", id}}}, {"weights", {{"format", "bf16"}}}, {"gpu", {{"id", "h100-80"}}}};
     const Report from_preset = estimate_ok(preset_request);
     const Report from_file = estimate_from(*read, {{"gpu", {{"id", "h100-80"}}}});
