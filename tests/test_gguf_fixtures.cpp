@@ -14,6 +14,11 @@
 #include "report/engines.hpp"
 #include "io/gguf.hpp"
 #include "io/model_file.hpp"
+#include "support/model_file_writers.hpp"
+#include "support/published_gguf.hpp"
+
+#include <cstdlib>
+#include <fstream>
 
 using namespace vramfit;
 using namespace vramfit::test;
@@ -173,4 +178,41 @@ TEST_CASE("engine llama.cpp places a GGUF file's own tensors by their names", "[
   auto again = request_from_json(request_to_json(request));
   REQUIRE(again);
   CHECK(again->stored_weights.by_layer.layer == b.layer);
+}
+
+// Every GGUF file the C++ tests write, with vramfit's reading of each, for tests/js/gguf_oracle.test.mjs
+// to parse with huggingface.js's independent parser. Hidden: it runs only when asked by its tag,
+// with VRAMFIT_GGUF_DUMP naming the folder to write to.
+TEST_CASE("the C++ tests' GGUF fixtures, written for the independent parser", "[.gguf-dump]") {
+  const char* folder = std::getenv("VRAMFIT_GGUF_DUMP");
+  REQUIRE(folder);
+  const FormatTables& tables = builtin_catalog().formats;
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> files = {
+      {"hand-written-llama-3.2-1b-Q4_K_M.gguf", llama_3_2_1b_q4_k_m()},
+      {"llama-3.1-8b-Q4_K_M.gguf", published_gguf(llama_3_1_8b_card(), published_tensors(llama_3_1_8b_card(), "Q4_K_M"), 15)},
+      {"qwen2.5-0.5b-Q4_K_M.gguf", published_gguf(qwen2_5_0_5b_card(), published_tensors(qwen2_5_0_5b_card(), "Q4_K_M"), 15)},
+      {"llama-3.2-1b-Q8_0.gguf", llama_3_2_1b_gguf("Q8_0")},
+      {"qwen3-8b-Q8_0.gguf", published_gguf(qwen3_8b_card(), published_tensors(qwen3_8b_card(), "Q8_0"), 7)},
+      {"gemma-2-9b-Q8_0.gguf", published_gguf(gemma_2_9b_card(), published_tensors(gemma_2_9b_card(), "Q8_0"), 7)},
+      {"mixtral-8x7b-Q8_0.gguf", published_gguf(mixtral_8x7b_card(), published_tensors(mixtral_8x7b_card(), "Q8_0"), 7)},
+      {"llama-4-scout-Q4_K_M.gguf", write_gguf(tables, preset("llama-4-scout").spec, format("gguf-q4_k_m"), "llama4")},
+      {"lora-rank-16.gguf", write_lora_gguf(preset("llama-3.1-8b").spec, "llama", 16)},
+      {"mmproj-F16.gguf", write_mmproj_gguf()},
+      {"mmproj-audio.gguf", write_audio_mmproj_gguf()},
+  };
+  json manifest = json::array();
+  for (const auto& [name, bytes] : files) {
+    INFO(name);
+    auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), name);
+    REQUIRE(gguf);
+    json tensors = json::array();
+    for (const GgufTensorInfo& t : gguf->tensors) {
+      tensors.push_back({{"name", t.name}, {"type", t.ggml_type}, {"shape", t.dims}, {"offset", t.offset}});
+    }
+    manifest.push_back({{"file", name}, {"version", gguf->version}, {"keys", gguf->metadata.size()},
+                        {"header_bytes", gguf->header_bytes}, {"tensors", tensors}});
+    std::ofstream out(std::string(folder) + "/" + name, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  std::ofstream(std::string(folder) + "/manifest.json") << manifest.dump(1);
 }

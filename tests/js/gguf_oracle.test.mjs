@@ -2,6 +2,9 @@
 // (huggingface.js) parses each GGUF fixture, from the file and over HTTP ranges from the local
 // Hub of tests/hub, and its tensors (names, ggml types, shapes) and metadata must give what
 // vramfit's reader reports: tensors, elements and bytes per ggml type, parameters, the keys read.
+// The C++ tests' own GGUF files (the published-list writer, the hand-written Llama 3.2 1B, the
+// LoRA and mmproj writers) are written by the native suite's hidden [.gguf-dump] case and parsed
+// here too: every tensor's name, ggml type, shape and data offset as vramfit's reader gave them.
 // Bytes per type come from ggml's own block sizes (ggml.c type_traits), written out here, not
 // from vramfit's tables. The quantization names the Hub reading gives its GGUF files equal
 // huggingface.js's parseGGUFQuantLabel.
@@ -9,6 +12,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -106,4 +110,31 @@ test("over HTTP: huggingface.js reads the local Hub's files by ranges, and vramf
   }
   assert.equal(parts.length, 34);
   assert.deepEqual(byTypeOf(split), byTypeFrom(parts));
+});
+
+test("every GGUF file the C++ tests write: huggingface.js reads the tensors vramfit's reader read", async () => {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "vramfit-gguf-dump-"));
+  try {
+    execFileSync(path.join(root, "build/native/tests/vramfit_tests"), ["[.gguf-dump]"],
+                 { env: { ...process.env, VRAMFIT_GGUF_DUMP: folder }, stdio: "pipe" });
+    const manifest = JSON.parse(fs.readFileSync(path.join(folder, "manifest.json"), "utf8"));
+    assert.ok(manifest.length >= 10, `${manifest.length} files`);
+    for (const written of manifest) {
+      const file = path.join(folder, written.file);
+      const oracle = await gguf(file, { allowLocalFile: true });
+      assert.equal(Number(oracle.metadata.version), written.version, written.file);
+      assert.equal(Number(oracle.metadata.kv_count), written.keys, `${written.file}: metadata keys`);
+      assert.equal(oracle.tensorInfos.length, written.tensors.length, `${written.file}: tensors`);
+      oracle.tensorInfos.forEach((t, i) => {
+        const mine = written.tensors[i];
+        const where = `${written.file}: tensor ${i}`;
+        assert.equal(t.name, mine.name, where);
+        assert.equal(t.dtype, mine.type, `${where} (${t.name}): ggml type`);
+        assert.deepEqual(t.shape.map(Number), mine.shape, `${where} (${t.name}): shape`);
+        assert.equal(Number(t.offset), mine.offset, `${where} (${t.name}): data offset`);
+      });
+    }
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
 });
