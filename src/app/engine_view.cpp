@@ -1,4 +1,5 @@
 #include "engine_view.hpp"
+#include "engines/engine_answer.hpp"
 
 #include <imgui.h>
 #include <misc/cpp/imgui_stdlib.h>
@@ -17,15 +18,15 @@
 
 namespace vramfit {
 
-namespace {
-
 // The long flag name and its meaning, on hovering the last item (the field's label): a "(?)"
 // marker after a flag's name would not fit beside the narrowest inputs panel.
 void tip(const char* text) {
   if (tooltip_wanted()) wrapped_tooltip(text);
 }
 
+namespace {
 const char* const kCacheTypes[] = {"f16", "bf16", "f32", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};
+}  // namespace
 
 bool cache_type_combo(const char* label, std::string& type) {
   bool changed = false;
@@ -40,8 +41,6 @@ bool cache_type_combo(const char* label, std::string& type) {
   }
   return changed;
 }
-
-}  // namespace
 
 // A release typed as text ("0.19.0", "4.46.2"), read when the edit settles; bad text keeps the old one.
 template <class Settings>
@@ -61,6 +60,13 @@ bool EngineInputs::version_field(const char* label, Settings& settings, bool (*p
   settings = next;
   return true;
 }
+
+// The engines' version fields (src/app/engines/vllm.cpp, transformers.cpp).
+template bool EngineInputs::version_field<VllmSettings>(const char*, VllmSettings&, bool (*)(const std::string&, VllmSettings&),
+                                                        std::string (*)(const VllmSettings&));
+template bool EngineInputs::version_field<TransformersSettings>(const char*, TransformersSettings&,
+                                                                bool (*)(const std::string&, TransformersSettings&),
+                                                                std::string (*)(const TransformersSettings&));
 
 // Speculative decoding's draft model (Request::draft): a preset in a weight format of its own
 // (llama.cpp: a GGUF format, as -md loads), or none.
@@ -124,124 +130,6 @@ bool EngineInputs::draw_draft(Request& request) {
     tip("--cache-type-k-draft: the draft's K cache type.");
     changed |= cache_type_combo("-ctvd", l.cache_type_v_draft);
     tip("--cache-type-v-draft: the draft's V cache type.");
-  }
-  return changed;
-}
-
-bool EngineInputs::draw_llamacpp(Request& request) {
-  LlamaCppSettings& l = request.llamacpp;
-  bool changed = number_field("-c", l.ctx_size, 0, kMaxContextTokens, Steps::doubling);
-  tip("--ctx-size: KV cells for all sequences together; 0: the model's trained context.");
-  changed |= number_field("-ngl", l.n_gpu_layers, -1, 1000, Steps::by_one);
-  tip("--n-gpu-layers: repeating layers on the GPUs, then the output layer; -1: all (the default).");
-  changed |= number_field("-np", l.parallel, 1, 256, Steps::doubling);
-  tip("--parallel: sequences sharing the KV cache.");
-  changed |= number_field("-ub", l.ubatch_size, 1, 65536, Steps::doubling);
-  tip("--ubatch-size: tokens of one graph (the compute buffers grow with it).");
-  changed |= enum_combo("-fa", l.flash_attn,
-                        {{LlamaFlashAttn::automatic, "auto"}, {LlamaFlashAttn::on, "on"}, {LlamaFlashAttn::off, "off"}});
-  tip("--flash-attn on|off|auto");
-  changed |= cache_type_combo("-ctk", l.cache_type_k);
-  tip("--cache-type-k: the K cache's type.");
-  changed |= cache_type_combo("-ctv", l.cache_type_v);
-  tip("--cache-type-v: the V cache's type (quantized needs flash attention).");
-  changed |= enum_combo("-sm", l.split_mode,
-                        {{LlamaSplitMode::layer, "layer"}, {LlamaSplitMode::row, "row"}, {LlamaSplitMode::none, "none"}});
-  tip("--split-mode: how the GPUs share the model.");
-  if (builtin_catalog().find_model(request.model_preset) == nullptr || request.has_custom_model ||
-      builtin_catalog().find_model(request.model_preset)->spec.is_moe()) {
-    changed |= number_field("--n-cpu-moe", l.n_cpu_moe, 0, 1000, Steps::by_one);
-    tip("The experts of the first N layers stay in host memory.");
-    changed |= ImGui::Checkbox("--cpu-moe", &l.cpu_moe);
-  }
-  changed |= ImGui::Checkbox("-nkvo", &l.no_kv_offload);
-  tip("--no-kv-offload: the KV cache in host memory.");
-  // --lora files, added by opening an adapter GGUF (Open file... or a drop).
-  for (size_t i = 0; i < l.lora.size(); ++i) {
-    ImGui::PushID(static_cast<int>(i));
-    text_wrapped_at_spaces("--lora " + l.lora[i].file + tr(" (rank ") + std::to_string(l.lora[i].rank) + ")");
-    if (ImGui::SmallButton("Remove adapter")) {
-      l.lora.erase(l.lora.begin() + static_cast<std::ptrdiff_t>(i));
-      changed = true;
-    }
-    ImGui::PopID();
-  }
-  if (l.has_mmproj) {  // --mmproj, added by opening a projector GGUF
-    text_wrapped_at_spaces("--mmproj " + l.mmproj.file + " (" + l.mmproj.projector + ")");
-    changed |= ImGui::Checkbox("--no-mmproj-offload", &l.no_mmproj_offload);
-    tip("The projector on the CPU instead of the first GPU.");
-    if (ImGui::SmallButton("Remove projector")) {
-      l.has_mmproj = false;
-      l.no_mmproj_offload = false;
-      changed = true;
-    }
-  }
-  changed |= draw_draft(request);
-  return changed;
-}
-
-bool EngineInputs::draw_vllm(Request& request) {
-  VllmSettings& v = request.vllm;
-  bool changed = version_field<VllmSettings>("vLLM version", v, parse_vllm_version, vllm_version_text);
-  tip("`vllm --version`: its profiling changed across releases.");
-  changed |= number_field("-tp", v.tensor_parallel_size, 1, kMaxGpuCount, Steps::by_one);
-  tip("--tensor-parallel-size");
-  changed |= number_field("-pp", v.pipeline_parallel_size, 1, kMaxGpuCount, Steps::by_one);
-  tip("--pipeline-parallel-size");
-  changed |= number_field("--max-model-len", v.max_model_len, 0, kMaxContextTokens, Steps::doubling);
-  tip("Tokens of one request; 0: the model's.");
-  changed |= fraction_field("--gpu-memory-utilization", v.gpu_memory_utilization, 0.01, 1.0);
-  tip("vLLM's share of the GPU's memory, a fraction as the flag takes it (0.9), or a percent (90%).");
-  changed |= number_field("--max-num-seqs", v.max_num_seqs, 0, kMaxSequences, Steps::doubling);
-  tip("0: vLLM's default for the GPU (1024 on GPUs of 70 GiB or more but the A100, else 256).");
-  changed |= number_field("batched tokens", v.max_num_batched_tokens, 0, kMaxContextTokens, Steps::doubling);
-  tip("--max-num-batched-tokens; 0: vLLM's default for the GPU.");
-  changed |= enum_combo("--kv-cache-dtype", v.kv_cache_dtype,
-                        {{VllmKvCacheDtype::auto_dtype, "auto"},
-                         {VllmKvCacheDtype::fp8, "fp8"},
-                         {VllmKvCacheDtype::fp8_e4m3, "fp8_e4m3"},
-                         {VllmKvCacheDtype::fp8_e5m2, "fp8_e5m2"},
-                         {VllmKvCacheDtype::bfloat16, "bfloat16"},
-                         {VllmKvCacheDtype::float16, "float16"}});
-  changed |= ImGui::Checkbox("--enforce-eager", &v.enforce_eager);
-  changed |= ImGui::Checkbox("--disable-hybrid-kv-cache-manager", &v.disable_hybrid_kv_cache_manager);
-  tip("Sliding-window and chunked layers then keep every token, as full-attention layers do.");
-  changed |= ImGui::Checkbox("--enable-lora", &v.enable_lora);
-  tip("LoRA slots in every linear layer, counted with the weights.");
-  if (v.enable_lora) {
-    changed |= number_field("--max-loras", v.max_loras, 1, 4096, Steps::doubling);
-    tip("Adapters served in one batch: each has a slot on the GPU.");
-    changed |= number_field("--max-lora-rank", v.max_lora_rank, 1, 4096, Steps::doubling);
-    tip("The largest adapter rank; every slot is this wide.");
-  }
-  changed |= draw_draft(request);
-  return changed;
-}
-
-bool EngineInputs::draw_transformers(Request& request) {
-  TransformersSettings& t = request.transformers;
-  bool changed = version_field<TransformersSettings>("version", t, parse_transformers_version, transformers_version_text);
-  tip("transformers.__version__: generate's cache and logits changed across releases.");
-  changed |= enum_combo("device_map", t.device_map,
-                        {{TransformersDeviceMap::none, "none (one GPU)"},
-                         {TransformersDeviceMap::auto_map, "auto"},
-                         {TransformersDeviceMap::balanced_low_0, "balanced_low_0"},
-                         {TransformersDeviceMap::sequential, "sequential"}});
-  changed |= enum_combo("attention", t.attn_implementation,
-                        {{TransformersAttention::sdpa, "sdpa"},
-                         {TransformersAttention::flash_attention_2, "flash_attention_2"},
-                         {TransformersAttention::eager, "eager"}});
-  tip("from_pretrained(attn_implementation=...)");
-  changed |= number_field("Batch size", t.batch_size, 1, kMaxSequences, Steps::doubling);
-  tip("Prompts generated together: input_ids.shape[0].");
-  changed |= number_field("Prompt tokens", t.input_length, 1, kMaxContextTokens, Steps::doubling);
-  tip("input_ids.shape[1], padded to the longest prompt.");
-  changed |= number_field("max_new_tokens", t.max_new_tokens, 1, kMaxContextTokens, Steps::doubling);
-  if (request.weight_format == "bnb-nf4" || request.weight_format == "bnb-nf4-dq" || request.weight_format == "bnb-fp4") {
-    changed |= enum_combo(
-        "compute dtype", t.bnb_4bit_compute_dtype,
-        {{BnbComputeDtype::float32, "float32"}, {BnbComputeDtype::float16, "float16"}, {BnbComputeDtype::bfloat16, "bfloat16"}});
-    tip("BitsAndBytesConfig(bnb_4bit_compute_dtype=...): float32 when not given.");
   }
   return changed;
 }
