@@ -169,14 +169,17 @@ void App::set_dark(bool dark) {
 }
 
 void App::recompute() {
-  if (std::string replaced = replace_unknown_names(request_); !replaced.empty()) notice_ = std::move(replaced);
+  // What was put in place of a request's unknown names, and of a checkpoint format llama.cpp
+  // cannot load: both said, one after the other.
+  std::string said = replace_unknown_names(request_);
   if (const std::string was = gguf_weights_for_llamacpp(request_); !was.empty()) {
     const FormatTables& formats = builtin_catalog().formats;
     const WeightFormat* from = formats.find_format(was);
     const WeightFormat* to = formats.find_format(request_.weight_format);
-    notice_ = tr("llama.cpp loads GGUF files: the weights are now ") + (to ? to->label : request_.weight_format) +
-              tr(", in place of ") + (from ? from->label : was) + ".";
+    said += std::string(said.empty() ? "" : " ") + tr("llama.cpp loads GGUF files: the weights are now ") +
+            (to ? to->label : request_.weight_format) + tr(", in place of ") + (from ? from->label : was) + ".";
   }
+  if (!said.empty()) notice_ = std::move(said);
   Request r = request_;
   r.compare_gpus = true;  // the "Which GPUs fit" panel; not part of the shared link
   report_ = estimate(r, builtin_catalog());

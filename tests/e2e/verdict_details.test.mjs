@@ -431,3 +431,16 @@ test("picking llama.cpp for a BF16 checkpoint answers with its GGUF BF16 and say
     await context.close();
   }
 });
+
+test("a link with an unknown GPU and a checkpoint format for llama.cpp says both what it put in place", async () => {
+  const size = SIZES.desktop;
+  const request = { v: 1, model: { preset: "llama-3.1-8b" }, weights: { format: "bf16" }, engine: "llama.cpp",
+                    gpus: ["rtx-9090"], context_tokens: 8192 };
+  const { context, page, errors } = await open(browser, site.origin + "/#" + hashOf(request), size);
+  await settled(page);
+  const all = (await readAll(page, false, size.viewport.height)).join(" ");
+  assert.match(all, /rtx-9090/, "the unknown GPU named");
+  assert.match(all, /llama\.cpp loads GGUF files: the weights are now GGUF BF16, in place of BF16\./, "the format replaced, said too");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
