@@ -17,7 +17,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { gguf, GGMLQuantizationType, parseGGUFQuantLabel } from "@huggingface/gguf";
-import { ggufBytes } from "../support/gguf_bytes.mjs";
+import { ggufBytes, loraGgufBytes, mmprojGgufBytes } from "../support/gguf_bytes.mjs";
 import { startHub } from "../hub/hub_server.mjs";
 import { writeFixtureRepos } from "../hub/fixture_repos.mjs";
 
@@ -136,5 +136,32 @@ test("every GGUF file the C++ tests write: huggingface.js reads the tensors vram
     }
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+test("the page tests' LoRA adapter and projector GGUFs: huggingface.js's tensors give vramfit's bytes", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vramfit-gguf-adapters-"));
+  try {
+    const f16 = t => t.shape.reduce((a, b) => a * Number(b), 1) * 2;  // ggml F16: 2 B an element
+    const loraFile = path.join(dir, "tiny-lora.gguf"), mmprojFile = path.join(dir, "mmproj-f16.gguf");
+    fs.writeFileSync(loraFile, loraGgufBytes({ layers: 3, hidden: 256, rank: 8 }));
+    fs.writeFileSync(mmprojFile, mmprojGgufBytes());
+    const lora = await gguf(loraFile, { allowLocalFile: true });
+    assert.equal(lora.metadata["general.type"], "adapter");
+    const byLayer = [0, 0, 0];
+    for (const t of lora.tensorInfos) {
+      assert.equal(GGMLQuantizationType[t.dtype], "F16", t.name);
+      byLayer[Number(/^blk\.(\d+)\./.exec(t.name)[1])] += f16(t);
+    }
+    const readLora = await vramfit.readModelFile(new File([fs.readFileSync(loraFile)], "tiny-lora.gguf"));
+    assert.equal(readLora.error, undefined, JSON.stringify(readLora.error));
+    assert.deepEqual(readLora["llama.cpp"].lora[0].layers, byLayer);
+    const mmproj = await gguf(mmprojFile, { allowLocalFile: true });
+    assert.equal(mmproj.metadata["general.architecture"], "clip");
+    const readMmproj = await vramfit.readModelFile(new File([fs.readFileSync(mmprojFile)], "mmproj-f16.gguf"));
+    assert.equal(readMmproj.error, undefined, JSON.stringify(readMmproj.error));
+    assert.equal(readMmproj["llama.cpp"].mmproj.weight_bytes, mmproj.tensorInfos.reduce((sum, t) => sum + f16(t), 0));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
