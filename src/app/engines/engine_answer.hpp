@@ -34,7 +34,7 @@ struct DeviceRow {
   int64_t capacity = 0;
   bool fits = true;            // the engine starts on it
   int64_t margin = 0;          // the user's reserve on top of the parts
-  std::string warning;         // it starts, but something beyond the engine's own checks may not fit
+  std::string warning = {};    // it starts, but something beyond the engine's own checks may not fit
   int64_t need() const {
     int64_t sum = 0;
     for (const Part& p : parts) sum += p.bytes;
