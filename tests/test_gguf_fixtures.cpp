@@ -46,7 +46,6 @@ struct HandWrittenGguf {
   }
 };
 
-bool use_more_bits(int i, int n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }
 uint64_t q4_k(uint64_t elements) { return elements / 256 * 144; }
 uint64_t q6_k(uint64_t elements) { return elements / 256 * 210; }
 

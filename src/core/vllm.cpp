@@ -11,10 +11,6 @@ namespace vramfit {
 namespace {
 
 int64_t gib_hundredths(int64_t hundredths) { return hundredths * kGiB / 100; }
-
-}  // namespace
-
-namespace {
 const char* const kKvCacheDtypes[] = {"auto", "bfloat16", "float16", "fp8", "fp8_e4m3", "fp8_e5m2"};
 }  // namespace
 

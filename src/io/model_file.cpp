@@ -114,8 +114,7 @@ void read_common_keys(GgufKeys& k) {
   const std::string& p = k.p;
   json& c = k.c;
   ModelFileRead& out = k.out;
-  auto take = [&k](const std::string& key, const char* field, bool per_layer = false) { k.take(key, field, per_layer); };
-  take("block_count", "num_hidden_layers");
+  k.take("block_count", "num_hidden_layers");
   // block_count counts the MTP (NextN) layers too, the last nextn_predict_layers of them
   // (llama_model::load_hparams, LLM_KV_NEXTN_PREDICT_LAYERS; Qwen3.6's and GLM's MTP GGUFs): as a
   // config, the decoder's layers and num_nextn_predict_layers. Their tensors stay in the weights.
@@ -127,20 +126,20 @@ void read_common_keys(GgufKeys& k) {
     out.derived.push_back("num_hidden_layers = block_count - nextn_predict_layers = " + c["num_hidden_layers"].dump() +
                           " (the last " + std::to_string(nextn) + " block(s) are MTP layers)");
   }
-  take("embedding_length", "hidden_size");
-  take("attention.head_count", "num_attention_heads", true);
-  take("attention.head_count_kv", "num_key_value_heads", true);
-  take("feed_forward_length", "intermediate_size", true);
-  take("context_length", "max_position_embeddings");
-  take("vocab_size", "vocab_size");
-  take("expert_count", "num_local_experts");
-  take("expert_used_count", "num_experts_per_tok");
-  take("expert_feed_forward_length", "moe_intermediate_size");
-  take("expert_shared_count", "n_shared_experts");
-  take("leading_dense_block_count", "first_k_dense_replace");
-  take("attention.q_lora_rank", "q_lora_rank");
-  take("attention.kv_lora_rank", "kv_lora_rank");
-  take("attention.sliding_window", "sliding_window");
+  k.take("embedding_length", "hidden_size");
+  k.take("attention.head_count", "num_attention_heads", true);
+  k.take("attention.head_count_kv", "num_key_value_heads", true);
+  k.take("feed_forward_length", "intermediate_size", true);
+  k.take("context_length", "max_position_embeddings");
+  k.take("vocab_size", "vocab_size");
+  k.take("expert_count", "num_local_experts");
+  k.take("expert_used_count", "num_experts_per_tok");
+  k.take("expert_feed_forward_length", "moe_intermediate_size");
+  k.take("expert_shared_count", "n_shared_experts");
+  k.take("leading_dense_block_count", "first_k_dense_replace");
+  k.take("attention.q_lora_rank", "q_lora_rank");
+  k.take("attention.kv_lora_rank", "kv_lora_rank");
+  k.take("attention.sliding_window", "sliding_window");
   const int64_t key_length = gguf.integer_or(p + "attention.key_length", -1);
   if (c.contains("kv_lora_rank")) {
     // MLA: key_length = nope + rope, value_length = v_head_dim, rope.dimension_count = rope.
@@ -164,7 +163,6 @@ void read_architecture_keys(GgufKeys& k) {
   const std::string& p = k.p;
   json& c = k.c;
   ModelFileRead& out = k.out;
-  auto take = [&k](const std::string& key, const char* field, bool per_layer = false) { k.take(key, field, per_layer); };
   if (arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe") {
     // Gated DeltaNet widths as convert_hf_to_gguf writes them (conversion/qwen.py,
     // Qwen3NextModel.set_gguf_parameters, which Qwen3.5's models inherit): ssm.conv_kernel =
@@ -172,12 +170,12 @@ void read_architecture_keys(GgufKeys& k) {
     // linear_num_key_heads, ssm.time_step_rank = linear_num_value_heads, ssm.inner_size =
     // linear_value_head_dim x linear_num_value_heads; full attention every
     // full_attention_interval-th layer (llama_model::load_hparams, LLM_ARCH_QWEN3NEXT).
-    take("ssm.conv_kernel", "linear_conv_kernel_dim");
-    take("ssm.state_size", "linear_key_head_dim");
-    take("ssm.group_count", "linear_num_key_heads");
-    take("ssm.time_step_rank", "linear_num_value_heads");
-    take("full_attention_interval", "full_attention_interval");
-    take("expert_shared_feed_forward_length", "shared_expert_intermediate_size");
+    k.take("ssm.conv_kernel", "linear_conv_kernel_dim");
+    k.take("ssm.state_size", "linear_key_head_dim");
+    k.take("ssm.group_count", "linear_num_key_heads");
+    k.take("ssm.time_step_rank", "linear_num_value_heads");
+    k.take("full_attention_interval", "full_attention_interval");
+    k.take("expert_shared_feed_forward_length", "shared_expert_intermediate_size");
     const int64_t inner = gguf.integer_or(p + "ssm.inner_size", -1), heads = c.value("linear_num_value_heads", int64_t(0));
     if (inner > 0 && heads > 0 && inner % heads == 0) {
       c["linear_value_head_dim"] = inner / heads;
@@ -186,17 +184,17 @@ void read_architecture_keys(GgufKeys& k) {
   } else if (arch == "mamba") {
     // conversion/mamba.py, MambaModel.set_gguf_parameters: feed_forward_length is written as 0;
     // the mixer's widths are the ssm keys (MambaConfig's names).
-    take("ssm.inner_size", "intermediate_size");
-    take("ssm.state_size", "state_size");
-    take("ssm.conv_kernel", "conv_kernel");
-    take("ssm.time_step_rank", "time_step_rank");
+    k.take("ssm.inner_size", "intermediate_size");
+    k.take("ssm.state_size", "state_size");
+    k.take("ssm.conv_kernel", "conv_kernel");
+    k.take("ssm.time_step_rank", "time_step_rank");
   }
   if (arch == "llama4") {
     // llama_model::load_hparams, LLM_ARCH_LLAMA4: feed_forward_length is the dense layers' width
     // and expert_feed_forward_length the experts' (Llama4TextConfig's intermediate_size_mlp and
     // intermediate_size); every 4th layer attends to the whole context, the others in chunks of
     // 8,192 tokens unless attention.sliding_window is 0.
-    take("interleave_moe_layer_step", "interleave_moe_layer_step");
+    k.take("interleave_moe_layer_step", "interleave_moe_layer_step");
     if (c.contains("intermediate_size")) c["intermediate_size_mlp"] = c["intermediate_size"];
     if (c.contains("moe_intermediate_size")) c["intermediate_size"] = c["moe_intermediate_size"];
     c.erase("moe_intermediate_size");

@@ -8,22 +8,18 @@ namespace vramfit {
 
 namespace {
 
-// GPT-2 and GPT-BigCode: a learned position table of n_positions rows.
-void read_gpt2(ConfigReader&, ModelSpec& s, HfConfigRead&) { s.position_embeddings = s.max_context_tokens; }
+// GPT-2, GPT-BigCode and GPT-Neo: a learned position table of n_positions (max_position_embeddings) rows.
+void read_learned_positions(ConfigReader&, ModelSpec& s, HfConfigRead&) { s.position_embeddings = s.max_context_tokens; }
 
 // GPTBigCodeConfig: multi_query (default true) -> one KV head for all query heads.
 void read_gpt_bigcode(ConfigReader& r, ModelSpec& s, HfConfigRead& out) {
-  read_gpt2(r, s, out);
+  read_learned_positions(r, s, out);
   if (r.boolean("multi_query", true)) s.kv_heads = 1;
 }
 
 void read_phi(ConfigReader& r, ModelSpec&, HfConfigRead&) {
   if (r.boolean("qk_layernorm", false)) r.fail("qk_layernorm", "true is not supported yet (Phi's per-head q/k LayerNorms are not counted)");
 }
-
-// GPT-Neo (GPTNeoModel): GPT-2's tensors but q, k and v without bias; attention_layers says which
-// layers are "local" (window_size tokens), read with the sliding windows.
-void read_gpt_neo(ConfigReader&, ModelSpec& s, HfConfigRead&) { s.position_embeddings = s.max_context_tokens; }
 
 // Falcon (FalconConfig): multi_query -> 1 KV head, new_decoder_architecture -> num_kv_heads; one
 // bias key for every linear; parallel attention shares one input LayerNorm, the new architecture
@@ -68,7 +64,7 @@ constexpr AttentionBiases kAllBiased = {.qkv = true, .output = true, .mlp = true
 constexpr HfArchitecture kRows[] = {
     {.model_type = "gpt2", .source = "models/gpt2/configuration_gpt2.py", .tie_word_embeddings = true,
      .num_key_value_heads_key = false, .ffn_width_factor = 4, .norm = NormKind::layer, .mlp = MlpKind::plain,
-     .always_biased = kAllBiased, .biases_fixed = true, .fused_qkv = true, .read = read_gpt2},
+     .always_biased = kAllBiased, .biases_fixed = true, .fused_qkv = true, .read = read_learned_positions},
     {.model_type = "gpt_bigcode", .source = "models/gpt_bigcode/configuration_gpt_bigcode.py", .tie_word_embeddings = true,
      .num_key_value_heads_key = false, .ffn_width_factor = 4, .norm = NormKind::layer, .mlp = MlpKind::plain,
      .always_biased = kAllBiased, .biases_fixed = true, .fused_qkv = true, .read = read_gpt_bigcode},
@@ -76,10 +72,12 @@ constexpr HfArchitecture kRows[] = {
     {.model_type = "gptj", .source = "models/gptj/configuration_gptj.py", .num_key_value_heads_key = false,
      .ffn_width_factor = 4, .norm = NormKind::layer, .mlp = MlpKind::plain, .always_biased = {.mlp = true},
      .biases_fixed = true, .norms_per_layer = 1, .output_bias = true},
+    // GPT-Neo (GPTNeoModel): GPT-2's tensors but q, k and v without bias; attention_layers says
+    // which layers are "local" (window_size tokens), read with the sliding windows.
     {.model_type = "gpt_neo", .source = "models/gpt_neo/configuration_gpt_neo.py", .tie_word_embeddings = true,
      .num_key_value_heads_key = false, .ffn_width_factor = 4, .norm = NormKind::layer, .mlp = MlpKind::plain,
      .always_biased = {.output = true, .mlp = true}, .biases_fixed = true, .sliding = SlidingLayers::gpt_neo,
-     .read = read_gpt_neo},
+     .read = read_learned_positions},
     {.model_type = "gpt_neox", .source = "models/gpt_neox/configuration_gpt_neox.py", .num_key_value_heads_key = false,
      .norm = NormKind::layer, .mlp = MlpKind::plain, .always_biased = kAllBiased, .biases_fixed = true, .fused_qkv = true},
     {.model_type = "phi", .source = "models/phi/configuration_phi.py", .num_key_value_heads_key = false,

@@ -10,7 +10,7 @@ void read_rope_scaling(const json& config, ConfigReader& r, ModelSpec& s, HfConf
   const double factor = rope.config.contains("factor") && rope.config.at("factor").is_number() ? rope.config.at("factor").get<double>() : 0.0;
   const int64_t original = rope.integer("original_max_position_embeddings", s.max_context_tokens);
   if (rope.error) {
-    if (!r.error) r.error = rope.error;
+    r.take_error(rope);
     return;
   }
   const std::string named = std::string(key) + " " + type;
@@ -67,7 +67,7 @@ void read_stored_format(const json& config, ConfigReader& r, HfConfigRead& out) 
     } else if (!method.empty()) {
       out.assumptions.push_back("quantization_config.quant_method '" + method + "' is not one vramfit sizes; weights sized by the chosen format");
     }
-    if (qr.error && !r.error) r.error = qr.error;
+    r.take_error(qr);
     if (!out.stored_format.empty()) {
       out.stored_format_reason = "quantization_config: " + method;
       return;
