@@ -47,45 +47,50 @@ if [ ! -f "$here/node_modules/playwright-core/package.json" ] ||
   (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
-# --- Dear ImGui source (Debian's source package, pinned and checksummed) ------------
-# Debian ships no ImGui package with its sources, so take the upstream tarball from the
-# source package, with a private sources list: the system's apt configuration is untouched.
-# The archive is the one the system's own apt sources name (no host is written here); the
-# suite is Debian 13's, whose imgui is 1.90.1 (touch as a mouse source, the input queue,
-# Tab through every item; Debian 12 has 1.86). The checksum pins the tarball whichever
-# mirror serves it.
-IMGUI_VERSION="1.90.1"
-IMGUI_DEB_VERSION="1.90.1+ds-1"
-IMGUI_SUITE="trixie"
-IMGUI_ORIG="imgui_${IMGUI_VERSION}+ds.orig.tar.xz"
-IMGUI_SHA256="$(cat "$here/scripts/imgui.sha256" | cut -d' ' -f1)"
-dest="$here/third_party/imgui"
-if [ "$(cat "$dest/VRAMFIT_VERSION" 2>/dev/null)" != "$IMGUI_VERSION" ]; then
-  tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+# --- Sources from Debian's source packages (pinned and checksummed) -------------------
+# Dear ImGui: Debian ships no ImGui package with its sources. GNU FriBidi: the page orders and
+# shapes Arabic with it (src/text/), compiled to WebAssembly from its source as Dear ImGui is; the
+# native builds link Debian's libfribidi-dev of the same release (1.0.8). Each upstream tarball is
+# taken from its source package with a private sources list: the system's apt configuration is
+# untouched. The archive is the one the system's own apt sources name (no host is written here);
+# ImGui's suite is Debian 13's, whose imgui is 1.90.1 (touch as a mouse source, the input queue,
+# Tab through every item; Debian 12 has 1.86). The checksums (scripts/*.sha256) pin the
+# tarballs whichever mirror serves them.
+. /etc/os-release
+system_archive() {  # the URI of the system's Debian apt source (apt knows it once its lists exist)
+  apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
+    awk -v release="$VERSION_CODENAME" '$2 == release { print $1; exit }'
+}
+# fetch_debian_source NAME PACKAGE=DEBIAN_VERSION SUITE ORIG_TARBALL VERSION FILE_IN_SOURCE
+# unpacks the source folder holding FILE_IN_SOURCE into third_party/NAME (once per VERSION).
+fetch_debian_source() {
+  local name="$1" package="$2" suite="$3" orig="$4" version="$5" marker="$6"
+  local dest="$here/third_party/$name"
+  [ "$(cat "$dest/VRAMFIT_VERSION" 2>/dev/null)" != "$version" ] || return 0
+  local sha256; sha256="$(cut -d' ' -f1 "$here/scripts/$name.sha256")"
+  local tmp; tmp="$(mktemp -d)"
   mkdir -p "$tmp/lists/partial" "$tmp/archives/partial"
-  . /etc/os-release
-  system_archive() {  # the URI of the system's Debian apt source (apt knows it once its lists exist)
-    apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
-      awk -v release="$VERSION_CODENAME" '$2 == release { print $1; exit }'
-  }
-  archive="$(system_archive)"
+  local archive; archive="$(system_archive)"
   if [ -z "$archive" ]; then $SUDO apt-get update -q >/dev/null; archive="$(system_archive)"; fi
   if [ -z "$archive" ]; then
     echo "setup: no apt source for $VERSION_CODENAME (run apt-get update, or add the Debian archive to the apt sources)" >&2
     exit 1
   fi
-  echo "deb-src $archive $IMGUI_SUITE main" > "$tmp/sources.list"
-  apt_opts=(-o "Dir::Etc::SourceList=$tmp/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
-            -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache::Archives=$tmp/archives"
-            -o "APT::Sandbox::User=root")
+  echo "deb-src $archive $suite main" > "$tmp/sources.list"
+  local apt_opts=(-o "Dir::Etc::SourceList=$tmp/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
+                  -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache::Archives=$tmp/archives"
+                  -o "APT::Sandbox::User=root")
   apt-get "${apt_opts[@]}" update -q >/dev/null
-  (cd "$tmp" && apt-get "${apt_opts[@]}" source --download-only -q "imgui=$IMGUI_DEB_VERSION" >/dev/null)
-  echo "$IMGUI_SHA256  $tmp/$IMGUI_ORIG" | sha256sum -c --quiet - \
-    || { echo "setup: checksum of $IMGUI_ORIG does not match scripts/imgui.sha256" >&2; exit 1; }
-  mkdir -p "$tmp/src" && tar -xf "$tmp/$IMGUI_ORIG" -C "$tmp/src"
-  src="$(dirname "$(find "$tmp/src" -name imgui.cpp | head -n1)")"
+  (cd "$tmp" && apt-get "${apt_opts[@]}" source --download-only -q "$package" >/dev/null)
+  echo "$sha256  $tmp/$orig" | sha256sum -c --quiet - \
+    || { echo "setup: checksum of $orig does not match scripts/$name.sha256" >&2; exit 1; }
+  mkdir -p "$tmp/src" && tar -xf "$tmp/$orig" -C "$tmp/src"
+  local src; src="$(dirname "$(find "$tmp/src" -path "*/$marker" | head -n1)")"
   rm -rf "$dest" && mkdir -p "$dest" && cp -r "$src/." "$dest/"
-  echo "$IMGUI_VERSION" > "$dest/VRAMFIT_VERSION"
-  echo "setup: Dear ImGui $IMGUI_VERSION in third_party/imgui"
-fi
+  echo "$version" > "$dest/VRAMFIT_VERSION"
+  rm -rf "$tmp"
+  echo "setup: $name $version in third_party/$name"
+}
+fetch_debian_source imgui "imgui=1.90.1+ds-1" trixie "imgui_1.90.1+ds.orig.tar.xz" 1.90.1 imgui.cpp
+fetch_debian_source fribidi "fribidi=1.0.8-2.1" bookworm "fribidi_1.0.8.orig.tar.bz2" 1.0.8 fribidi.pc.in
 echo "setup: ready"

@@ -7,7 +7,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "text/arabic_shaping.hpp"
+#include "text/bidi.hpp"
 #include "text/display.hpp"
 #include "text/utf8.hpp"
 #include "layout_hook.hpp"

@@ -1,8 +1,9 @@
-// The Unicode Bidirectional Algorithm (UAX #9) for the app's text: one paragraph at a time,
-// implicit levels only (rules P2-P3, W1-W7, N1-N2, I1-I2, L1-L2 and L4's mirrored brackets).
-// The app's strings carry no explicit embeddings or isolates: those controls (U+202A..U+202E,
-// U+2066..U+2069) are treated as boundary neutrals, which UAX #9 removes (X9) before the rules.
-// GNU FriBidi's fribidi_log2vis gives the same visual order for such text; the tests compare.
+// Arabic shaping and the bidi order of the app's text, by GNU FriBidi (cmake/fribidi.cmake:
+// Debian's libfribidi natively, the same release compiled from its source for the page): the
+// Unicode Bidirectional Algorithm (UAX #9) one paragraph at a time, Arabic letters in their
+// contextual forms from Unicode's Presentation Forms-B and the lam-alef ligatures, brackets
+// mirrored in right-to-left runs. Dear ImGui draws one glyph per code point, left to right;
+// these calls give it the code points in that order.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -11,21 +12,33 @@
 namespace vramfit {
 
 // The paragraph's direction: given; the first strong character's (UAX #9's P2-P3), right to
-// left without one; or right to left when the text has any right-to-left letter (an interface
-// in Arabic: a translated string is Arabic whatever it starts with, "bf16 مختلطة").
+// left without one (FriBidi's FRIBIDI_PAR_WRTL); or right to left when the text has any
+// right-to-left letter (an interface in Arabic: a translated string is Arabic whatever it
+// starts with, "bf16 مختلطة").
 enum class BaseDirection { left_to_right, right_to_left, from_text_else_rtl, rtl_if_any_rtl };
 
-// A paragraph's resolved embedding levels (even: left-to-right, odd: right-to-left), one per
-// code point, and the paragraph's own level.
+// What FriBidi's shaping puts in place of the alef of a lam-alef ligature (FRIBIDI_CHAR_FILL):
+// the text keeps its length, so the levels still line up; display code drops it after ordering.
+inline constexpr char32_t kRemovedByShaping = 0xFEFF;
+
+// A paragraph resolved once and drawn as one or more lines (the app wraps it).
 struct BidiParagraph {
-  std::vector<std::uint8_t> levels;
+  std::u32string shaped;              // logical order: contextual forms, ligatures, mirrored brackets
+  std::vector<std::uint32_t> types;   // FriBidi's bidi type of each code point
+  std::vector<std::uint8_t> levels;   // resolved embedding levels (odd: right to left)
   std::uint8_t base_level = 0;
 };
-BidiParagraph bidi_levels(const std::u32string& logical, BaseDirection base);
+BidiParagraph resolve_paragraph(const std::u32string& logical, BaseDirection base);
 
-// One line of a paragraph, [begin, end) of its logical text, in visual order (left to right
-// as drawn): L1 resets trailing whitespace to the paragraph's level, L2 reverses runs from the
-// highest level down to the lowest odd one, and L4 mirrors brackets in right-to-left runs.
-std::u32string visual_line(const std::u32string& logical, const BidiParagraph& paragraph, size_t begin, size_t end);
+// The code points [begin, end) of a resolved paragraph as one line, in visual order (left to
+// right as drawn): fribidi_reorder_line (L1's trailing whitespace, L2's reversals, marks kept
+// after their base).
+std::u32string visual_line(const BidiParagraph& paragraph, size_t begin, size_t end);
+
+// Every code point FriBidi's shaping can put out for the Arabic letters the interface uses
+// (U+0621..U+064A, alef wasla and the Persian letters peh, tcheh, jeh, keheh, gaf, farsi yeh)
+// in each of their positions, the lam-alef ligatures, and the harakat, Arabic-Indic digits
+// and punctuation: what a font atlas needs for the Arabic interface.
+std::u32string arabic_glyphs();
 
 }  // namespace vramfit

@@ -1,6 +1,5 @@
 #include "display.hpp"
 
-#include "arabic_shaping.hpp"
 #include "utf8.hpp"
 
 namespace vramfit {
@@ -46,12 +45,11 @@ void arabic_indic_digits(std::u32string& text) {
 DisplayParagraph::DisplayParagraph(const std::string& logical_utf8, const DisplayOptions& options)
     : logical_(utf8_to_u32(logical_utf8)) {
   if (options.arabic_indic_digits) arabic_indic_digits(logical_);
-  shaped_ = shape_arabic(logical_);
-  bidi_ = bidi_levels(logical_, options.base);
+  paragraph_ = resolve_paragraph(logical_, options.base);
 }
 
 std::string DisplayParagraph::visual(size_t begin, size_t end) const {
-  std::u32string line = visual_line(shaped_, bidi_, begin, end);
+  std::u32string line = visual_line(paragraph_, begin, end);
   std::u32string drawn;
   drawn.reserve(line.size());
   for (char32_t c : line) {

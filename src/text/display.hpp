@@ -18,17 +18,17 @@ struct DisplayOptions {
 class DisplayParagraph {
  public:
   DisplayParagraph(const std::string& logical_utf8, const DisplayOptions& options);
-  size_t size() const { return shaped_.size(); }
+  size_t size() const { return paragraph_.shaped.size(); }
   const std::u32string& logical() const { return logical_; }  // after the digit setting
-  bool right_to_left() const { return bidi_.base_level % 2 == 1; }
+  bool right_to_left() const { return paragraph_.base_level % 2 == 1; }
   // The code points [begin, end) of the logical text as drawn, left to right, in UTF-8 (the
   // direction marks U+200E, U+200F and U+061C order the text and are not drawn).
   std::string visual(size_t begin, size_t end) const;
   std::string visual() const { return visual(0, size()); }
 
  private:
-  std::u32string logical_, shaped_;
-  BidiParagraph bidi_;
+  std::u32string logical_;
+  BidiParagraph paragraph_;
 };
 
 // A character typed into a number as vramfit reads it: the Arabic-Indic digits (U+0660..U+0669,

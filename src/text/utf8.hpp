@@ -1,5 +1,5 @@
 // UTF-8 to code points and back, for the text the app shapes and orders (src/text/bidi,
-// arabic_shaping). Malformed bytes become U+FFFD, one per byte, as browsers decode them.
+// by GNU FriBidi). Malformed bytes become U+FFFD, one per byte, as browsers decode them.
 #pragma once
 #include <string>
 
