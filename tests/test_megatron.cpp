@@ -24,14 +24,14 @@ json estimator_figures() {
   return json::parse(in);
 }
 
-MegatronSettings settings_of(const json& c, const ModelSpec& model) {
+MegatronSettings settings_of(const json& c) {
   MegatronSettings s;
   s.world_size = c.at("world_size");
   s.tensor_model_parallel_size = c.at("tp");
   s.pipeline_model_parallel_size = c.at("pp");
   s.expert_model_parallel_size = c.value("ep", 1);
   s.expert_tensor_parallel_size = c.value("etp", 0);
-  if (c.contains("vpp_layers")) s.virtual_pipeline_model_parallel_size = model.layers / s.pipeline_model_parallel_size / c.at("vpp_layers").get<int64_t>();
+  s.num_layers_per_virtual_pipeline_stage = c.value("vpp_layers", 0);
   s.sequence_parallel = c.at("sp");
   s.use_distributed_optimizer = c.at("dist_opt");
   s.recompute_granularity = c.at("recompute").is_null() ? Recompute::none : Recompute::selective;
@@ -51,7 +51,7 @@ TEST_CASE("Megatron: the first stage equals Megatron's theoretical_memory_usage 
     INFO(name << ": " << c.at("printed").get<std::string>());
     const ModelPreset* preset = builtin_catalog().find_model(c.at("model"));
     REQUIRE(preset);
-    const auto memory = megatron_memory(preset->spec, settings_of(c, preset->spec));
+    const auto memory = megatron_memory(preset->spec, settings_of(c));
     REQUIRE(memory);
     CHECK(memory->num_microbatches == c.at("num_microbatches").get<int64_t>());
     CHECK(memory->padded_vocab_size == c.at("padded_vocab_size").get<int64_t>());
@@ -94,9 +94,9 @@ TEST_CASE("Megatron: every pipeline rank type, its in-flight micro-batches and t
   s.pipeline_model_parallel_size = 3;
   auto bad = megatron_memory(llama, s);
   REQUIRE_FALSE(bad);
-  CHECK(bad.error().field == "training.megatron.world_size");
+  CHECK(bad.error().field == "gpu_count");
   s.world_size = 24;
   bad = megatron_memory(llama, s);
   REQUIRE_FALSE(bad);
-  CHECK(bad.error().field == "training.megatron.pipeline_model_parallel_size");
+  CHECK(bad.error().field == "training.megatron.pipeline-model-parallel-size");
 }

@@ -9,9 +9,11 @@
 #include <sstream>
 
 #include "report/engines.hpp"
+#include "report/frameworks.hpp"
 #include "report/estimate.hpp"
 #include "io/engine_command.hpp"
 #include "io/header_reads.hpp"
+#include "io/megatron_command.hpp"
 #include "io/hf_config.hpp"
 #include "io/model_file.hpp"
 #include "io/request_json.hpp"
@@ -226,7 +228,7 @@ bool build_request(const InferOptions& o, const EngineCommand* command, const st
 // Options of `vramfit train` (a transformer) and `vramfit net FILE` (a layer list).
 struct TrainOptions {
   std::string request_file, config_file, model, recipe, optimizer, sharding, method, lora_targets, recompute;
-  std::string gpu, units, network_file, rule, device, lang;
+  std::string gpu, units, network_file, rule, device, lang, framework, megatron_line;
   int64_t lora_rank = 0, micro_batch = 0, sequence = 0, gpu_count = 0, runtime_mib = -1, batch = 0;
   double margin = -1, capacity_gib = 0;
   bool foreach = false, no_double_quant = false, no_flash_attention = false, dropout = false, compare = false,
@@ -252,6 +254,11 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   auto* model = app.add_option("-m,--model", o.model, "Model preset id (vramfit models)");
   auto* config = app.add_option("--config", o.config_file, "Hugging Face config.json of the model")->check(CLI::ExistingFile)->excludes(model);
   add_hub_options(app, o.hub)->excludes(model)->excludes(config);
+  app.add_option("--framework", o.framework, "Who allocates the step: hf-trainer (default: Trainer + PEFT) or megatron")
+      ->check(CLI::IsMember({"hf-trainer", "megatron"}));
+  app.add_option("--megatron", o.megatron_line,
+                 "A Megatron-LM launch line (torchrun ... pretrain_gpt.py --tensor-model-parallel-size 2 ...): its parallel "
+                 "layout, batch and sequence flags are read (implies --framework megatron)");
   app.add_option("--recipe", o.recipe, "fp32, amp_bf16, amp_fp16, mixed_bf16 (default), mixed_fp16, bf16")
       ->check(CLI::IsMember({"fp32", "amp_bf16", "amp_fp16", "mixed_bf16", "mixed_fp16", "bf16"}));
   app.add_flag("--foreach", o.foreach, "Count foreach Adam's state-sized temporary in step()");
@@ -334,6 +341,15 @@ bool build_train_request(const TrainOptions& o, bool network, const std::optiona
     if (!o.recompute.empty()) t["recompute"] = o.recompute;
     if (o.dropout) t["dropout"] = true;
     if (o.runtime_mib >= 0) t["runtime_bytes"] = o.runtime_mib * kMiB;
+    if (!o.framework.empty()) t["framework"] = o.framework;
+    if (!o.megatron_line.empty()) {
+      auto line = read_megatron_command(o.megatron_line);
+      if (!line) { err << "error: --megatron: " << line.error().message << "\n"; return false; }
+      t["framework"] = "megatron";
+      if (!t.contains("megatron")) t["megatron"] = json::object();
+      t["megatron"].update(line->megatron);
+      if (line->world_size > 0) request["gpu_count"] = line->world_size;
+    }
     if (o.gpu_count > 0) request["gpu_count"] = o.gpu_count;
   }
   if (!o.optimizer.empty()) request["training"]["optimizer"] = o.optimizer;
@@ -358,9 +374,10 @@ int run_train(const TrainOptions& o, bool network, const Catalog& catalog, std::
   if (!build_train_request(o, network, hub, request_json, err)) return 2;
   auto request = request_from_json(request_json);
   if (!request) { err << error_line(o.lang, request.error().message); return 2; }
-  auto report = estimate(*request, catalog);
+  const bool megatron = !network && request->framework == TrainingFramework::megatron;
+  auto report = megatron ? estimate_megatron(*request, catalog) : estimate(*request, catalog);
   if (!report) { err << error_line(o.lang, report.error().message); return 2; }
-  if (o.as_json) out << report_to_json(*report).dump(2) << "\n";
+  if (o.as_json) out << (megatron ? megatron_report_to_json(*report) : report_to_json(*report)).dump(2) << "\n";
   else print_report(out, *report);
   return 0;
 }

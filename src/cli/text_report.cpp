@@ -2,6 +2,7 @@
 
 #include "core/fit.hpp"
 #include "report/engines.hpp"
+#include "report/frameworks.hpp"
 #include "text/messages.hpp"
 
 #include <cmath>
@@ -87,6 +88,13 @@ void print_training_report(std::ostream& out, const Report& r) {
           << pad_left(format_bytes(row.activation_bytes, u), 14) << "\n";
     }
     out << "\n";
+  } else if (q.framework == TrainingFramework::megatron) {
+    const MegatronSettings& s = q.megatron;
+    out << "vramfit train: " << r.model_name << " (" << with_thousands(r.prepared.weights.parameters) << t(" parameters), ")
+        << "Megatron-LM TP " << s.tensor_model_parallel_size << " x PP " << s.pipeline_model_parallel_size << " x CP "
+        << s.context_parallel_size << " x DP " << r.megatron.data_parallel_size << t(" on ") << s.world_size << t(" GPUs")
+        << t(", micro-batch ") << s.micro_batch_size << " x " << with_thousands(s.seq_length) << t(" tokens") << ", "
+        << r.megatron.num_microbatches << t(" micro-batches a step") << "\n\n";
   } else {
     const TrainingSettings& s = q.training;
     out << "vramfit train: " << r.model_name << " (" << with_thousands(r.training.parameters) << t(" parameters, ")
@@ -97,7 +105,8 @@ void print_training_report(std::ostream& out, const Report& r) {
         << "\n\n";
   }
   for (const BreakdownItem& item : r.breakdown.items) print_item(out, item, u, 0, language);
-  const bool sharded = !q.has_network && q.training.sharding != Sharding::none && q.training.gpu_count > 1;
+  const bool megatron = !q.has_network && q.framework == TrainingFramework::megatron;
+  const bool sharded = megatron || (!q.has_network && q.training.sharding != Sharding::none && q.training.gpu_count > 1);
   out << "  " << pad(t(sharded ? "Total per GPU" : "Total"), 32) << pad_left(format_bytes(r.breakdown.total_bytes, u), 12)
       << "   (" << with_thousands(r.breakdown.total_bytes) << " B)\n\n";
   const TrainingFit& f = r.training_fit;
@@ -106,13 +115,22 @@ void print_training_report(std::ostream& out, const Report& r) {
   out << t(q.has_network ? "  largest batch that fits: " : "  largest micro-batch that fits: ") << with_thousands(f.max_batch) << "\n";
   if (!q.has_network) {
     out << t("  longest sequence that fits: ") << with_thousands(f.max_sequence_length) << t(" tokens") << "\n";
-    if (q.training.sharding != Sharding::none) {
+    if (megatron) {
+      out << t("  fewest GPUs (data-parallel ranks added): ")
+          << (f.min_gpus > 0 ? std::to_string(f.min_gpus) : t("more than ") + std::to_string(kMaxGpuCount)) << "\n";
+    } else if (q.training.sharding != Sharding::none) {
       out << t("  fewest GPUs (") << sharding_id(q.training.sharding) << "): "
           << (f.min_gpus > 0 ? std::to_string(f.min_gpus) : t("more than ") + std::to_string(kMaxGpuCount)) << "\n";
     }
   }
   for (const std::string& w : r.breakdown.warnings) out << t("warning: ") << translate_text(language, w) << "\n";
   for (const std::string& a : r.breakdown.assumptions) out << t("assumed: ") << translate_text(language, a) << "\n";
+  if (megatron) {  // each rank type, as Megatron's report_theoretical_memory prints the first
+    out << "\n" << t("Per rank (Megatron's own line):") << "\n";
+    for (const MegatronRank& rank : r.megatron.ranks) {
+      out << "  " << translate_text(language, megatron_rank_label(rank)) << ": " << megatron_printed_line(rank) << "\n";
+    }
+  }
   if (!r.gpus.empty()) {
     out << "\n  " << pad(t("GPU"), 30) << pad_left(t("usable"), 12) << pad_left(t("needed"), 12) << pad_left(t("headroom"), 12)
         << pad_left(t("max batch"), 11) << "  " << t("verdict") << "\n";

@@ -63,6 +63,11 @@ MegatronParameters count_parameters_as_megatron(const ModelSpec& m, int64_t padd
   return p;
 }
 
+int64_t virtual_stages(const ModelSpec& m, const MegatronSettings& s) {
+  return s.num_layers_per_virtual_pipeline_stage > 0 ? m.layers / s.pipeline_model_parallel_size / s.num_layers_per_virtual_pipeline_stage
+                                                     : s.virtual_pipeline_model_parallel_size;
+}
+
 std::optional<Error> check_sizes(const ModelSpec& m, const MegatronSettings& s) {
   auto fail = [](const char* field, const std::string& why) {
     return make_error("request.bad_value", std::string("training.megatron.") + field, std::string("training.megatron.") + field + ": " + why);
@@ -73,26 +78,28 @@ std::optional<Error> check_sizes(const ModelSpec& m, const MegatronSettings& s) 
   }
   const int64_t model_size = s.tensor_model_parallel_size * s.pipeline_model_parallel_size * s.context_parallel_size;
   if (s.world_size % model_size != 0) {
-    return fail("world_size", "must be a multiple of tensor x pipeline x context parallel sizes (" + std::to_string(model_size) + ")");
+    return make_error("request.bad_value", "gpu_count", "gpu_count: Megatron's world size must be a multiple of tensor x pipeline x context parallel sizes (" + std::to_string(model_size) + ")");
   }
   if (m.layers % s.pipeline_model_parallel_size != 0) {
-    return fail("pipeline_model_parallel_size", "must divide the " + std::to_string(m.layers) + " layers");
+    return fail("pipeline-model-parallel-size", "must divide the " + std::to_string(m.layers) + " layers");
   }
-  if (m.layers % (s.pipeline_model_parallel_size * s.virtual_pipeline_model_parallel_size) != 0) {
-    return fail("virtual_pipeline_model_parallel_size", "pipeline x virtual stages must divide the " + std::to_string(m.layers) + " layers");
+  if (s.num_layers_per_virtual_pipeline_stage > 0 &&
+      (m.layers / s.pipeline_model_parallel_size) % s.num_layers_per_virtual_pipeline_stage != 0) {
+    return fail("num-layers-per-virtual-pipeline-stage", "must divide the " + std::to_string(m.layers / s.pipeline_model_parallel_size) +
+                                                           " layers of each pipeline stage");
+  }
+  if (m.layers % (s.pipeline_model_parallel_size * virtual_stages(m, s)) != 0) {
+    return fail("num-virtual-stages-per-pipeline-rank", "pipeline x virtual stages must divide the " + std::to_string(m.layers) + " layers");
   }
   const int64_t etp = s.expert_tensor_parallel_size > 0 ? s.expert_tensor_parallel_size : s.tensor_model_parallel_size;
   if (s.world_size % (etp * s.expert_model_parallel_size * s.pipeline_model_parallel_size) != 0) {
-    return fail("expert_model_parallel_size", "expert tensor x expert x pipeline parallel sizes must divide world_size");
+    return fail("expert-model-parallel-size", "expert tensor x expert x pipeline parallel sizes must divide the world size (gpu_count)");
   }
   if (m.is_moe() && m.experts % s.expert_model_parallel_size != 0) {
-    return fail("expert_model_parallel_size", "must divide the " + std::to_string(m.experts) + " experts");
+    return fail("expert-model-parallel-size", "must divide the " + std::to_string(m.experts) + " experts");
   }
-  if (!m.is_moe() && s.expert_model_parallel_size != 1) return fail("expert_model_parallel_size", "must be 1 for a dense model");
-  if (s.sequence_parallel && s.tensor_model_parallel_size == 1) {
-    return fail("sequence_parallel", "needs tensor_model_parallel_size > 1 (Megatron turns it off otherwise)");
-  }
-  if (s.seq_length % s.context_parallel_size != 0) return fail("context_parallel_size", "must divide seq_length");
+  if (!m.is_moe() && s.expert_model_parallel_size != 1) return fail("expert-model-parallel-size", "must be 1 for a dense model");
+  if (s.seq_length % s.context_parallel_size != 0) return fail("context-parallel-size", "must divide seq_length");
   return std::nullopt;
 }
 
@@ -100,7 +107,7 @@ std::optional<Error> check_sizes(const ModelSpec& m, const MegatronSettings& s) 
 
 Result<MegatronMemory> megatron_memory(const ModelSpec& m, const MegatronSettings& s) {
   if (auto e = check_sizes(m, s)) return *e;
-  const int64_t t = s.tensor_model_parallel_size, pp = s.pipeline_model_parallel_size, vp = s.virtual_pipeline_model_parallel_size;
+  const int64_t t = s.tensor_model_parallel_size, pp = s.pipeline_model_parallel_size, vp = virtual_stages(m, s);
   const int64_t etp = s.expert_tensor_parallel_size > 0 ? s.expert_tensor_parallel_size : t;
   MegatronMemory out;
   out.data_parallel_size = s.world_size / (t * pp * s.context_parallel_size);  // arguments.py: world_size // total_model_size
@@ -108,8 +115,8 @@ Result<MegatronMemory> megatron_memory(const ModelSpec& m, const MegatronSetting
   const int64_t per_step = s.micro_batch_size * out.data_parallel_size;
   const int64_t global = s.global_batch_size > 0 ? s.global_batch_size : per_step;
   if (global % per_step != 0) {
-    return make_error("request.bad_value", "training.megatron.global_batch_size",
-                      "training.megatron.global_batch_size: must be a multiple of micro_batch_size x data-parallel size (" +
+    return make_error("request.bad_value", "training.megatron.global-batch-size",
+                      "training.megatron.global-batch-size: must be a multiple of micro_batch_size x data-parallel size (" +
                           std::to_string(per_step) + ")");
   }
   out.num_microbatches = global / per_step;
@@ -136,12 +143,14 @@ Result<MegatronMemory> megatron_memory(const ModelSpec& m, const MegatronSetting
   const double sb = sbh / static_cast<double>(m.hidden_size);
   const double h = static_cast<double>(m.hidden_size), ffn = static_cast<double>(m.intermediate_size);
   const double vocab = static_cast<double>(out.padded_vocab_size);
-  out.sequence_parallel_formula = s.sequence_parallel && s.recompute_granularity == Recompute::selective;
+  // arguments.py turns --sequence-parallel off when the tensor-parallel size is 1.
+  const bool sequence_parallel = s.sequence_parallel && t > 1;
+  out.sequence_parallel_formula = sequence_parallel && s.recompute_granularity == Recompute::selective;
   const bool sp = out.sequence_parallel_formula;
   double per_layer = sp ? sbh * (18 + 4 * (ffn / h)) / td : sbh * (10 + 24 / td);
   // Full recomputation keeps each layer's input only (2 s b h in bf16, split by TP under
   // sequence parallelism); the estimator has no term for it.
-  if (s.recompute_granularity == Recompute::full) per_layer = 2 * sbh / (s.sequence_parallel ? td : 1);
+  if (s.recompute_granularity == Recompute::full) per_layer = 2 * sbh / (sequence_parallel ? td : 1);
   const double overhead = sp ? 1.0 : 1.05;
   const double embedding_activations = (8 * sb + sbh) / (sp ? td : 1);  // the input's ids and the embedding's dropout
   const double output_activations = sp ? sbh * 4 * (1 + vocab / h) / td : (sb * vocab / td + sbh) * 2;
@@ -159,6 +168,7 @@ Result<MegatronMemory> megatron_memory(const ModelSpec& m, const MegatronSetting
     rank.stage = name;
     rank.pipeline_rank = r;
     rank.layers = m.layers / pp;
+    rank.layers_per_chunk = rank.layers / vp;
     rank.in_flight = in_flight(r);
     const bool first = r == 0, last = r == pp - 1;
     double tp_sharded = p.tp_sharded_block / pd, replicated = p.replicated_block / pd, expert = p.expert_sharded_block / pd;

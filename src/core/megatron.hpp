@@ -15,12 +15,16 @@
 
 namespace vramfit {
 
+// The frameworks a training request can name (training.framework).
+enum class TrainingFramework { hf_trainer, megatron };
+
 // Megatron's launch flags, by their argument names (megatron/training/arguments.py).
 struct MegatronSettings {
-  int64_t world_size = 8;                            // GPUs in the job (torchrun's nproc_per_node x nnodes)
+  int64_t world_size = 8;                            // GPUs in the job (torchrun's nproc_per_node x nnodes; the request's gpu_count)
   int64_t tensor_model_parallel_size = 1;            // --tensor-model-parallel-size
   int64_t pipeline_model_parallel_size = 1;          // --pipeline-model-parallel-size
-  int64_t virtual_pipeline_model_parallel_size = 1;  // model chunks per pipeline rank (1: not interleaved)
+  int64_t virtual_pipeline_model_parallel_size = 1;  // --num-virtual-stages-per-pipeline-rank (1: not interleaved)
+  int64_t num_layers_per_virtual_pipeline_stage = 0; // --num-layers-per-virtual-pipeline-stage (0: not given; else it decides)
   int64_t context_parallel_size = 1;                 // --context-parallel-size
   int64_t expert_model_parallel_size = 1;            // --expert-model-parallel-size
   int64_t expert_tensor_parallel_size = 0;           // --expert-tensor-parallel-size (0: as the tensor-parallel size)
@@ -39,6 +43,7 @@ struct MegatronRank {
   std::string stage;              // "first", "middle", "last", "all"
   int64_t pipeline_rank = 0;      // the stage's index (the largest middle stage: 1)
   int64_t layers = 0;             // transformer layers it holds
+  int64_t layers_per_chunk = 0;   // interleaved: the layers of one model chunk (else all of them)
   int64_t in_flight = 0;          // micro-batches (interleaved: model-chunk micro-batches) it keeps activations for
   double parameters = 0;          // on this rank (Megatron's float arithmetic)
   double weight_and_optimizer = 0;  // bytes

@@ -12,6 +12,7 @@
 #include "vllm.hpp"
 #include "model_spec.hpp"
 #include "network.hpp"
+#include "megatron.hpp"
 #include "training.hpp"
 #include "units.hpp"
 
@@ -104,6 +105,10 @@ struct Request {
   // mode "training": a transformer (the model above) with these settings, or a network
   // given layer by layer (has_network; the model is then unused).
   TrainingSettings training;           // training.gpu_count mirrors settings.gpu_count
+  // Which framework allocates the training step: "hf-trainer" (Trainer + PEFT: the settings
+  // above) or "megatron" (Megatron-LM per rank: its flags below). In JSON: training.framework.
+  TrainingFramework framework = TrainingFramework::hf_trainer;
+  MegatronSettings megatron;           // framework "megatron": its arguments, under their own names
   bool has_network = false;
   Network network;
   NetworkSettings network_settings;

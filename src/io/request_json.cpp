@@ -5,6 +5,7 @@
 
 #include "core/fit.hpp"
 #include "engine_json.hpp"
+#include "framework_json.hpp"
 #include "hf_config.hpp"
 #include "hub_ref.hpp"
 #include "network_json.hpp"
@@ -82,8 +83,8 @@ std::optional<Error> training_from_json(const json& j, Request& r) {
   if (r.has_network) {
     f.only({"optimizer", "fused_optimizer", "batch", "activation_rule", "device", "margin_fraction"});
   } else {
-    f.only({"recipe", "optimizer", "fused_optimizer", "foreach_transient", "sharding", "method", "lora", "micro_batch", "sequence_length",
-            "flash_attention", "recompute", "dropout", "runtime_bytes", "margin_fraction"});
+    f.only({"framework", "megatron", "recipe", "optimizer", "fused_optimizer", "foreach_transient", "sharding", "method", "lora",
+            "micro_batch", "sequence_length", "flash_attention", "recompute", "dropout", "runtime_bytes", "margin_fraction"});
   }
   auto choice = [&f](const char* key, auto& value, auto parse, const char* def, const std::string& allowed) {
     const std::string v = f.text(key, def);
@@ -106,6 +107,10 @@ std::optional<Error> training_from_json(const json& j, Request& r) {
     else f.fail("request.bad_value", "training.device", "must be cuda or cpu (got '" + device + "')");
     ns.margin_fraction = f.number("margin_fraction", ns.margin_fraction, 0.0, 0.30);
     return f.error;
+  }
+  choice("framework", r.framework, parse_training_framework, training_framework_id(r.framework), "hf-trainer, megatron");
+  if (const json* megatron = f.sub("megatron")) {
+    if (auto e = megatron_settings_from_json(*megatron, r.megatron)) return e;
   }
   choice("recipe", t.recipe, parse_recipe, recipe_id(t.recipe), "fp32, amp_bf16, amp_fp16, mixed_bf16, mixed_fp16, bf16");
   t.foreach_transient = f.boolean("foreach_transient", t.foreach_transient);
@@ -333,6 +338,7 @@ void read_display(Fields& top, Request& r) {
   InferenceSettings& s = r.settings;
   s.gpu_count = top.integer("gpu_count", 1, 1, kMaxGpuCount);
   r.training.gpu_count = s.gpu_count;
+  r.megatron.world_size = s.gpu_count;
   r.compare_gpus = top.boolean("compare_gpus", false);
   const std::string units = top.text("units", "GB");
   if (!top.error && !parse_units(units, r.units)) {
@@ -466,6 +472,10 @@ json request_to_json(const Request& r) {
           if (t.lora_targets & bit) targets.push_back(name);
         }
         j["training"]["lora"] = {{"rank", t.lora_rank}, {"targets", targets}, {"double_quant", t.qlora_double_quant}};
+      }
+      if (r.framework != TrainingFramework::hf_trainer) {  // written only when chosen: older links stay as they were
+        j["training"]["framework"] = training_framework_id(r.framework);
+        j["training"]["megatron"] = megatron_settings_to_json(r.megatron);
       }
     }
     add_gpu_fields(j, r);

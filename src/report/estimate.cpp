@@ -152,15 +152,10 @@ Result<Report> estimate_training(Report report, const Catalog& catalog) {
 
 }  // namespace
 
-Result<Report> estimate(const Request& request, const Catalog& catalog) {
-  Report report;
-  report.request = request;
-  const InferenceSettings& settings = request.settings;
+namespace {
 
-  if (request.mode == Mode::training && request.has_network) {
-    if (auto e = resolve_gpu(request, catalog, report.gpu)) return *e;
-    return estimate_training(std::move(report), catalog);
-  }
+// The model a request names (a preset or its own config), checked.
+std::optional<Error> resolve_model(const Request& request, const Catalog& catalog, Report& report) {
   if (request.has_custom_model) {
     report.model_id = "custom";
     report.model_name = request.custom_model_name.empty() ? "Custom model" : request.custom_model_name;
@@ -179,12 +174,41 @@ Result<Report> estimate(const Request& request, const Catalog& catalog) {
     e->field = "model." + e->field;
     return *e;
   }
-  if (request.mode == Mode::training) {
-    if (auto e = resolve_gpu(request, catalog, report.gpu)) return *e;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<Report> resolve_training(const Request& request, const Catalog& catalog) {
+  Report report;
+  report.request = request;
+  if (!request.has_network) {
+    if (auto e = resolve_model(request, catalog, report)) return *e;
     report.prepared.weights.parameters = count_parameters(report.prepared.model);
     report.prepared.weights.active_parameters = count_active_parameters(report.prepared.model);
-    return estimate_training(std::move(report), catalog);
   }
+  if (auto e = resolve_gpu(request, catalog, report.gpu)) return *e;
+  return report;
+}
+
+Result<Report> estimate(const Request& request, const Catalog& catalog) {
+  if (request.mode == Mode::training) {
+    // Megatron-LM's answer is the CLI's for now (report/frameworks.hpp: estimate_megatron): the
+    // page's module has no room for it yet (docs/performance.md), and the page and the
+    // JavaScript API share this function.
+    if (request.framework != TrainingFramework::hf_trainer && !request.has_network) {
+      return make_error("request.bad_value", "training.framework",
+                        "training.framework: megatron is answered by the CLI (vramfit train --megatron); the page and the "
+                        "JavaScript API do not answer it yet");
+    }
+    auto report = resolve_training(request, catalog);
+    if (!report) return report.error();
+    return estimate_training(std::move(report).value(), catalog);
+  }
+  Report report;
+  report.request = request;
+  const InferenceSettings& settings = request.settings;
+  if (auto e = resolve_model(request, catalog, report)) return *e;
 
   const WeightFormat* format = catalog.formats.find_format(request.weight_format);
   if (!format && !request.has_stored_weights) {

@@ -57,10 +57,14 @@ struct Report {
   TrainingMemory training;
   NetworkMemory network;
   TrainingFit training_fit;
+  MegatronMemory megatron;        // training.framework "megatron": each rank type (report/frameworks.hpp)
 };
 
 // Resolves the request against the catalog (preset, format, KV dtype, GPU) and estimates.
 Result<Report> estimate(const Request& request, const Catalog& catalog);
+// A training request's model and GPU resolved (the report's model, parameter counts and GPU),
+// nothing estimated yet: what estimate() and the frameworks' answers start from.
+Result<Report> resolve_training(const Request& request, const Catalog& catalog);
 
 // The weights a model file stores, as the estimator's summary (type ids resolved).
 Result<WeightsSummary> stored_weights_summary(const FormatTables& tables, const StoredWeights& stored);

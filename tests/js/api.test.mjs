@@ -261,3 +261,28 @@ test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART, GP
   assert.equal(mpt.error.field, "model.config.model_type");
   assert.match(mpt.error.message, /n_heads, n_layers/);
 });
+
+test("a Megatron-LM request: the CLI answers it; the JavaScript API says it does not yet, naming the field", () => {
+  const request = {
+    mode: "training", model: { preset: "llama-2-7b" }, gpu: { id: "h100-80" }, gpu_count: 8,
+    training: {
+      framework: "megatron",
+      megatron: {
+        "tensor-model-parallel-size": 2, "pipeline-model-parallel-size": 2, "sequence-parallel": true,
+        "use-distributed-optimizer": true, "recompute-granularity": "selective", "micro-batch-size": 1,
+        "global-batch-size": 64, "seq-length": 4096,
+      },
+    },
+  };
+  const reply = vramfit.estimate(request);
+  assert.equal(reply.error.field, "training.framework");
+  const file = path.join(os.tmpdir(), `vramfit-megatron-${process.pid}.json`);
+  fs.writeFileSync(file, JSON.stringify(request));
+  const native = JSON.parse(cli("train", "--request", file, "--json"));
+  fs.unlinkSync(file);
+  // Megatron's estimator printed this for the first stage (tests/fixtures/megatron).
+  const figures = JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/megatron/theoretical_memory.json"), "utf8"));
+  const expected = figures.configurations.find(c => c.name === "llama2-7b-tp2-pp2");
+  assert.equal(native.megatron.ranks[0].printed, expected.printed);
+  assert.deepEqual(native.megatron.ranks.map(r => r.stage), ["first", "last"]);
+});
