@@ -121,5 +121,9 @@ int64_t training_workload_bytes(const ModelSpec& model, const TrainingSettings& 
 int64_t with_training_margin(int64_t subtotal, double margin_fraction) noexcept;
 
 Breakdown explain_training(const ModelSpec& model, const TrainingSettings& settings, const TrainingMemory& memory);
+// The rows every training answer ends with: the runtime (CUDA context and workspaces) and the
+// safety margin on `subtotal`, with their formulas and notes (Trainer's and the frameworks').
+void add_runtime_and_margin(Breakdown& breakdown, int64_t runtime_bytes, double margin_fraction, int64_t subtotal,
+                            int64_t margin);
 
 }  // namespace vramfit

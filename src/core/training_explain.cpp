@@ -118,17 +118,21 @@ Breakdown explain_training(const ModelSpec& model, const TrainingSettings& t, co
                          n(model.hidden_size) + " (final norm, lm_head inputs) + 2 x 4 B x " + n(t.sequence_length) + " x " +
                          n(t.micro_batch) + " x " + n(model.vocab_size) + " vocab (fp32 logits, log-softmax) = " + n(m.logits) + " B",
                      "Transformers upcasts the logits to fp32 for the cross-entropy.", {}});
-  b.items.push_back({"runtime", "CUDA context and workspaces", m.runtime, n(m.runtime) + " B",
-                     "An assumption (default 512 MiB): context, cuBLAS/NCCL workspaces, allocator slack.", {}});
-  b.items.push_back({"margin", "Safety margin", m.margin,
-                     format_percent(t.margin_fraction) + " x " + n(m.subtotal) + " B = " + n(m.margin) + " B",
-                     "Articles 000/003: 10-30% against unexpected allocations.", {}});
+  add_runtime_and_margin(b, m.runtime, t.margin_fraction, m.subtotal, m.margin);
   b.total_bytes = m.total;
   if (moe_layers > 0) b.warnings.push_back("MoE activations are an estimate: routed tokens are counted experts_per_token times.");
   if (model.uses_mla()) b.warnings.push_back("MLA activations are an estimate: q/k/v taken decompressed per head.");
   if (adapters) b.assumptions.push_back("LoRA activations are taken as full fine-tuning's plus the fp32 rank-r intermediates.");
   b.assumptions.push_back("Gradient accumulation adds no memory: the same gradient buffers are summed into.");
   return b;
+}
+
+void add_runtime_and_margin(Breakdown& b, int64_t runtime_bytes, double margin_fraction, int64_t subtotal, int64_t margin) {
+  b.items.push_back({"runtime", "CUDA context and workspaces", runtime_bytes, with_thousands(runtime_bytes) + " B",
+                     "An assumption (default 512 MiB): context, cuBLAS/NCCL workspaces, allocator slack.", {}});
+  b.items.push_back({"margin", "Safety margin", margin,
+                     format_percent(margin_fraction) + " x " + with_thousands(subtotal) + " B = " + with_thousands(margin) + " B",
+                     "Articles 000/003: 10-30% against unexpected allocations.", {}});
 }
 
 }  // namespace vramfit

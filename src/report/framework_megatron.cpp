@@ -131,13 +131,8 @@ Breakdown megatron_breakdown(const Report& report, const RankNeed& need) {
                                                  : "the estimator's terms without sequence parallelism, 5 % added "
                                                    "(compute_activation_memory_without_sp)",
                      {}});
-  // The same runtime and margin rows as the other training answers (core/training_explain.cpp).
   const TrainingSettings& t = report.request.training;
-  b.items.push_back({"runtime", "CUDA context and workspaces", t.runtime_bytes, with_thousands(t.runtime_bytes) + " B",
-                     "An assumption (default 512 MiB): context, cuBLAS/NCCL workspaces, allocator slack.", {}});
-  b.items.push_back({"margin", "Safety margin", need.margin,
-                     format_percent(t.margin_fraction) + " x " + with_thousands(need.subtotal) + " B = " + with_thousands(need.margin) + " B",
-                     "Articles 000/003: 10-30% against unexpected allocations.", {}});
+  add_runtime_and_margin(b, t.runtime_bytes, t.margin_fraction, need.subtotal, need.margin);
   b.total_bytes = need.total;
   if (s.sequence_parallel && s.tensor_model_parallel_size == 1) {
     b.assumptions.push_back("--sequence-parallel is off at --tensor-model-parallel-size 1, as Megatron turns it off (arguments.py)");
