@@ -181,10 +181,9 @@ Result<MegatronMemory> megatron_memory(const ModelSpec& m, const MegatronSetting
     const double chunks = static_cast<double>(rank.in_flight);
     double activations = per_layer * layers_per_chunk * chunks;
     if (first) activations += embedding_activations * chunks / static_cast<double>(vp);
+    // The estimator's first stage: (per_layer x layers + embedding x pp) x its in-flight factor
+    // (chunks x layers_per_chunk / layers), which is the sum above; it has no output term at pp > 1.
     if (last) activations += output_activations;
-    // The estimator counts the first stage only; it has no output term when pp > 1.
-    if (first && pp > 1) activations = (per_layer * static_cast<double>(m.layers) + embedding_activations * pd) *
-                                       (chunks * layers_per_chunk / static_cast<double>(m.layers));
     rank.activations = activations * overhead;
     return rank;
   };
