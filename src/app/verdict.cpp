@@ -9,6 +9,7 @@
 #include <string>
 
 #include "active_fit.hpp"
+#include "report/device_limit.hpp"
 #include "ui_language.hpp"
 #include "widgets.hpp"
 
@@ -174,8 +175,10 @@ void draw_verdict(const Request& request, const Report& r) {
   draw_limits(request, r, fit);
 }
 
-// Warnings stand beside the verdict they qualify, never below the fold.
+// Warnings stand beside the verdict they qualify, never below the fold; so does a
+// unified-memory device's limit (report/device_limit), which the verdict's capacity is.
 void draw_warnings(const Report& r) {
+  if (const std::string note = unified_memory_note(r); !note.empty()) text_wrapped_at_spaces_disabled(note.c_str());
   for (const std::string& warning : r.breakdown.warnings) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 170, 60, 255));
     textf_wrapped_at_spaces("warning: %s", tr(warning.c_str()));

@@ -1,6 +1,7 @@
 #include "text_report.hpp"
 
 #include "core/fit.hpp"
+#include "report/device_limit.hpp"
 #include "report/engines.hpp"
 #include "report/frameworks.hpp"
 #include "text/messages.hpp"
@@ -50,6 +51,11 @@ struct ReportWords {
   std::string text(const std::string& english) const { return translate_text(language, english); }  // run-time text
   Language language;
 };
+
+// A unified-memory device's limit, said under the verdict on it (report/device_limit).
+void print_unified_memory(std::ostream& out, const Report& r, const ReportWords& t) {
+  if (const std::string note = unified_memory_note(r); !note.empty()) out << "  " << t.text(note) << "\n";
+}
 
 std::string tokens(int64_t n, Language language = Language::english) {
   return with_thousands(n) + std::string(translate(language, n == 1 ? " token" : " tokens"));
@@ -112,6 +118,7 @@ void print_training_report(std::ostream& out, const Report& r) {
   const TrainingFit& f = r.training_fit;
   out << t(f.fits ? "FITS" : "DOES NOT FIT") << t(" on ") << r.gpu.name << " (" << format_bytes(f.capacity_bytes, u) << t(" usable") << "): "
       << (f.fits ? t("headroom ") + format_bytes(f.headroom_bytes, u) : t("short by ") + format_bytes(-f.headroom_bytes, u)) << "\n";
+  print_unified_memory(out, r, t);
   out << t(q.has_network ? "  largest batch that fits: " : "  largest micro-batch that fits: ") << with_thousands(f.max_batch) << "\n";
   if (!q.has_network) {
     out << t("  longest sequence that fits: ") << with_thousands(f.max_sequence_length) << t(" tokens") << "\n";
@@ -166,7 +173,7 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
   if (l.has_mmproj) {
     out << "  mmproj (--mmproj): " << l.mmproj.file << " (" << l.mmproj.projector << t("): weights ")
         << format_bytes(l.mmproj.weight_bytes, u) << t(" + one image's graph ") << format_bytes(m.mmproj_compute, u)
-        << t(" (estimated) on ") << (l.no_mmproj_offload || m.gpus.empty() ? t("the CPU") : std::string("CUDA0")) << "\n";
+        << t(" (estimated) on ") << (l.no_mmproj_offload || m.gpus.empty() ? t("the CPU") : m.gpus.front().device) << "\n";
   }
   out << "\n  " << pad(t("device"), 26) << pad_left(t("layers"), 8) << pad_left(t("model"), 12) << pad_left(m.rs_cells > 0 ? "KV+RS" : "KV", 12)
       << pad_left(t("compute"), 12) << (draft ? pad_left(t("draft"), 12) : std::string()) << pad_left(t("uses"), 12)
@@ -209,6 +216,7 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
     out << ": " << headroom_sentence(t, m.gpus[tightest].device, f.gpu_use[tightest], f.gpu_capacity[tightest], f.margin_fraction, u);
   }
   out << "\n";
+  print_unified_memory(out, r, t);
   auto with_margin = [&](int64_t value, int64_t kept, const std::string& text) {
     return value == kept || margin_percent == 0 ? text : text + "; " + t("with the margin kept: ") + with_thousands(kept);
   };
@@ -297,6 +305,7 @@ void print_vllm_report(std::ostream& out, const Report& r) {
   for (const std::string& line : vllm_log_lines(m, v)) out << "    " << line << "\n";
   out << "\n" << t(m.fits ? "STARTS" : "DOES NOT START") << t(" on ") << m.ranks.size() << t(m.ranks.size() == 1 ? " GPU" : " GPUs") << "\n";
   if (!m.fits) out << "  vLLM: " << m.refusal << "\n";  // vLLM's own words, as it prints them
+  print_unified_memory(out, r, t);
   if (!m.warning.empty()) out << t("  warning: ") << t.text(m.warning) << "\n";
   if (m.fits) {  // what is left on the fullest GPU beside the budget and what vLLM uses beyond it
     const size_t fullest = fullest_device(m.ranks.size(), [&](size_t i) { return std::optional<int64_t>(m.ranks[i].total - m.ranks[i].uses()); });
@@ -365,6 +374,7 @@ void print_transformers_report(std::ostream& out, const Report& r) {
   out << "\n" << t(m.fits ? "FITS" : "DOES NOT FIT") << t(" on ") << m.gpus.size() << t(m.gpus.size() == 1 ? " GPU" : " GPUs")
       << (m.host.weights > 0 ? t(" and the host") : "") << "\n";
   if (!m.fits) out << "  " << t.text(m.refusal) << "\n";
+  print_unified_memory(out, r, t);
   if (m.fits && !m.gpus.empty()) {  // the fullest GPU at its peak, with the CUDA context
     const size_t fullest = fullest_device(m.gpus.size(), [&](size_t i) {
       return std::optional<int64_t>(r.engine->devices[i].cuda_visible_bytes() - m.gpus[i].peak() - r.request.settings.runtime_bytes);
@@ -423,6 +433,7 @@ void print_report(std::ostream& out, const Report& r) {
       << (f.fits ? t("headroom ") + format_bytes(f.headroom_bytes, u)
                  : t("short by ") + format_bytes(-f.headroom_bytes, u))
       << "\n";
+  print_unified_memory(out, r, t);
   if (f.max_context_tokens > 0) {
     out << t("  longest context that fits: ") << tokens(f.max_context_tokens, language)
         << (f.context_limited_by_model ? t(" (the model's own limit)")

@@ -2,6 +2,7 @@
 // most concurrent sequences that fit, and the fewest GPUs (tensor parallel) that hold it.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -24,9 +25,14 @@ struct Gpu {
   double int8_tops = 0;          // llama.cpp's quantized (MMQ) kernels, INT8 weights and activations
   double usable_fraction = 1.0;  // unified memory: the share the GPU may wire
   double bandwidth_gbs = 0;
+  // A unified-memory share is a whole number of 16 KiB pages (Apple silicon's page): Metal's
+  // recommendedMaxWorkingSetSize for 2/3 of 32 GB prints as 21845.34 MiB, which only the page
+  // count rounded up gives (validation/devices/metal_working_set.json).
   int64_t usable_bytes() const {
-    return usable_fraction >= 1.0 ? total_bytes
-                                  : static_cast<int64_t>(static_cast<double>(total_bytes) * usable_fraction);
+    if (usable_fraction >= 1.0) return total_bytes;
+    constexpr int64_t kPage = 16384;
+    const auto pages = static_cast<int64_t>(std::ceil(static_cast<double>(total_bytes) * usable_fraction / kPage));
+    return pages * kPage;
   }
   // What CUDA reports as the total (cuda_total_bytes) where the catalog has it, else the usable total.
   int64_t cuda_visible_bytes() const { return cuda_total_bytes > 0 ? cuda_total_bytes : usable_bytes(); }

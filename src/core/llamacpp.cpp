@@ -490,13 +490,22 @@ LlamaCppPrefillBound llamacpp_prefill_bound(const ModelSpec& m, const LlamaCppMe
   return b;
 }
 
+void name_llamacpp_devices(LlamaCppMemory& memory, const std::vector<std::string>& backends) {
+  for (size_t g = 0; g < memory.gpus.size() && g < backends.size(); ++g) {
+    const auto before = std::count(backends.begin(), backends.begin() + static_cast<std::ptrdiff_t>(g), backends[g]);
+    memory.gpus[g].device = backends[g] + std::to_string(before);
+    memory.gpus[g].mapped_model = backends[g] == "MTL";
+  }
+  if (!backends.empty()) memory.host_buffer = backends.front() == "MTL" ? "CPU" : backends.front() + "_Host";
+}
+
 std::vector<std::string> llamacpp_log_lines(const LlamaCppMemory& r) {
   std::vector<std::string> lines;
-  const std::string host = r.gpus.empty() ? "CPU" : "CUDA_Host";
+  const std::string host = r.gpus.empty() ? "CPU" : r.host_buffer;
   lines.push_back("load_tensors: offloaded " + std::to_string(r.offloaded_layers) + "/" + std::to_string(r.layer_slots) +
                   " layers to GPU");
   for (const LlamaCppBuffers& g : r.gpus) {
-    if (g.model > 0) lines.push_back("load_tensors: " + g.device + " model buffer size = " + mib(g.model));
+    if (g.model > 0) lines.push_back("load_tensors: " + g.device + (g.mapped_model ? "_Mapped" : "") + " model buffer size = " + mib(g.model));
   }
   lines.push_back("load_tensors: CPU_Mapped model buffer size = " + mib(r.host.model));
   for (const std::vector<int64_t>& adapter : r.lora_by_device) {

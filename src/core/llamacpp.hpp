@@ -95,7 +95,8 @@ bool is_llamacpp_cache_type(const std::string& type);
 
 // One device's buffers, as llama.cpp prints them.
 struct LlamaCppBuffers {
-  std::string device;          // "CUDA0", "CUDA1", ... or "CPU" for the host
+  std::string device;          // "CUDA0", "CUDA1", "ROCm0", "MTL0" ... or "CPU" for the host
+  bool mapped_model = false;   // the model buffer maps the file ("MTL0_Mapped": Metal wraps mmapped memory)
   int64_t model = 0;           // load_tensors: <dev> model buffer size
   int64_t kv = 0;              // llama_kv_cache: <dev> KV buffer size
   int64_t rs = 0;              // llama_memory_recurrent: <dev> RS buffer size (recurrent layers' states)
@@ -111,6 +112,7 @@ struct LlamaCppBuffers {
 
 struct LlamaCppMemory {
   std::vector<LlamaCppBuffers> gpus;  // one per GPU given
+  std::string host_buffer = "CUDA_Host";  // the host buffer type of the first GPU's backend (output, host compute)
   LlamaCppBuffers host;                // CPU_Mapped model, CPU KV, host compute, output
   int64_t n_ctx = 0;                   // KV cells after llama.cpp's padding to 256
   int64_t swa_cells = 0;               // cells of each sliding-window layer (0: none)
@@ -124,6 +126,15 @@ struct LlamaCppMemory {
   int64_t mmproj_compute = 0;          // of the projector's device's `mmproj`, the image graph (estimated)
   int64_t mmproj_host_input = 0;       // of the host's `mmproj` when the projector is on a GPU: the warmup image and its positions
 };
+
+// The backend llama.cpp drives each GPU with ("CUDA", "ROCm" or "MTL", one per GPU in order),
+// as its buffers are named: each backend numbers its own devices (ggml_backend_dev_name: CUDA0,
+// ROCm0; ggml-metal-device.m formats its device "MTL%d"). CUDA and ROCm (ggml-cuda built for
+// HIP) pin host memory for the output and the host's compute buffer ("CUDA_Host", "ROCm_Host");
+// Metal has no host buffer type of its own, so those are the CPU's, and its model buffer wraps the
+// mmapped file ("MTL0_Mapped model buffer size" in llama.cpp's logs on Apple silicon). Empty or
+// all "CUDA": the names llamacpp_memory gives.
+void name_llamacpp_devices(LlamaCppMemory& memory, const std::vector<std::string>& backends);
 
 // From a weight format's per-tensor types (the same rules as the breakdown's weights).
 LlamaCppWeights llamacpp_weights(const FormatTables& tables, const ModelSpec& model, const WeightFormat& format);

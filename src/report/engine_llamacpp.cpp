@@ -131,13 +131,18 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
                             (l.gpu_layers_draft < 0 ? std::string("all") : std::to_string(l.gpu_layers_draft)) +
                             ", -ctkd " + l.cache_type_k_draft + ", -ctvd " + l.cache_type_v_draft);
   }
+  // Each GPU's backend by its maker: Metal on Apple silicon, ROCm (ggml-cuda built for HIP) on AMD.
+  std::vector<std::string> backends;
+  for (const Gpu& gpu : e.devices) backends.push_back(gpu.vendor == "Apple" ? "MTL" : gpu.vendor == "AMD" ? "ROCm" : "CUDA");
+  name_llamacpp_devices(e.llamacpp, backends);
+  if (draft) name_llamacpp_devices(e.llamacpp_draft, backends);
   e.llamacpp_decode = llamacpp_decode_bound(report.prepared.model, weights, e.llamacpp,
                                             per_device(e.devices, &Gpu::bandwidth_gbs), request.host_bandwidth_gbs);
   e.llamacpp_fit = llamacpp_fit(catalog.formats, report.prepared.model, weights, l, capacity, request.host_memory_bytes,
                                 request.settings.runtime_bytes, request.settings.margin_fraction, with_draft);
   if (l.has_mmproj) {
     e.assumptions.push_back("--mmproj " + l.mmproj.file + ": its weights (the file's tensors) on " +
-                            (l.no_mmproj_offload || e.devices.empty() ? std::string("the CPU") : std::string("CUDA0")) +
+                            (l.no_mmproj_offload || e.devices.empty() ? std::string("the CPU") : e.llamacpp.gpus.front().device) +
                             (l.mmproj.audio ? ", and one 30 s clip's graph, " : ", and one image's graph, ") +
                             format_bytes(e.llamacpp.mmproj_compute, DisplayUnits::gib) + " for " + std::to_string(l.mmproj.patches()) +
                             (l.mmproj.audio ? " positions" : " patches") +

@@ -8,6 +8,7 @@
 #include "io/model_file.hpp"
 #include "io/engine_json.hpp"
 #include "io/request_json.hpp"
+#include "report/device_limit.hpp"
 #include "report/engines.hpp"
 #include "report/networks.hpp"
 
@@ -306,6 +307,7 @@ void add_breakdown_and_fit(json& j, const Report& r, json fit, VerdictJson verdi
   j["breakdown"] = breakdown_to_json(r.breakdown);
   fit["gpu"] = {{"id", r.gpu.id}, {"name", r.gpu.name}, {"total_bytes", r.gpu.total_bytes},
                 {"usable_bytes", r.gpu.usable_bytes()}};
+  if (const std::string note = unified_memory_note(r); !note.empty()) fit["gpu"]["unified_memory"] = note;
   fit["gpu_count"] = r.request.settings.gpu_count;
   j["fit"] = fit;
   if (r.request.compare_gpus) {

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { root, serveDist, serveFolder, launch, open, widget, clickWidget, tapWidget, focusTextBox, typeText, frames, settled, layout,
-         layoutProblems, SIZES, hashOf, waitForState, texts, readAll, shot, swipe, bringIntoView, pick } from "./support.mjs";
+         layoutProblems, SIZES, hashOf, waitForState, texts, readAll, shot, swipe, bringIntoView, pick, textFieldHasKeyboard } from "./support.mjs";
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -377,4 +377,32 @@ test("a copy is confirmed; in an embed whose iframe lacks clipboard permission i
   await context.close();
   docs.server.close();
   fs.rmSync(docsDir, { recursive: true, force: true });
+});
+
+test("a Mac is found in the GPU list by typing; its verdict names Metal's limit of its unified memory, for llama.cpp too", async () => {
+  for (const name of ["phone", "desktop"]) {
+    const size = SIZES[name], touch = name !== "desktop";
+    const request = { v: 1, model: { preset: "llama-3.1-70b" }, weights: { format: "gguf-q4_k_m" } };
+    const { context, page, errors } = await open(browser, site.origin + "/#" + hashOf(request), size);
+    await bringIntoView(page, "GPU", size, touch);
+    if (touch) await tapWidget(page, "GPU"); else await clickWidget(page, "GPU");
+    await textFieldHasKeyboard(page);  // the list opens with its search field active
+    await typeText(page, "M4 Max, 128");
+    await frames(page);
+    await page.keyboard.press("Enter");
+    await waitForState(page, s => s.gpu && s.gpu.id === "apple-m4-max-128", `${name}: the Mac by its name`);
+    await settled(page);
+    let said = (await readAll(page, touch, size.viewport.height)).join(" ");
+    assert.match(said, /The GPU may use 96\.00 GiB of this Mac's 128\.00 GiB of unified memory/, `${name}: the limit and the RAM`);
+    assert.match(said, /iogpu\.wired_limit_mb/, `${name}: how to raise it`);
+    if (name === "phone") await shot(page, "verdict-mac-phone.png");
+    if (touch) await swipe(page, 200, 300, 0, 1000);  // back to the top, where the inputs are
+    await pick(page, size, touch, "Engine", ENGINE.llamacpp);
+    await waitForState(page, s => s.engine === "llama.cpp", `${name}: llama.cpp`);
+    said = (await readAll(page, touch, size.viewport.height)).join(" ");
+    assert.match(said, /The GPU may use 96\.00 GiB of this Mac's 128\.00 GiB/, `${name}: said under llama.cpp's verdict too`);
+    if (name === "desktop") await shot(page, "verdict-mac-llamacpp-desktop.png");
+    assert.deepEqual(errors, [], name);
+    await context.close();
+  }
 });

@@ -42,6 +42,18 @@ test("errors are values with the field named", () => {
   assert.equal(vramfit.estimateJson("{oops").includes("request.bad_json"), true);
 });
 
+test("a Mac's answer names its unified-memory limit, as the CLI's JSON does; llama.cpp's buffers are Metal's", () => {
+  const request = { v: 1, model: { preset: "llama-3.1-8b" }, weights: { format: "gguf-q4_k_m" }, engine: "llama.cpp",
+                    gpus: ["apple-m1-16"], "llama.cpp": { "ctx-size": 8192 } };
+  const reply = vramfit.estimate(request);
+  assert.match(reply.fit.gpu.unified_memory, /^The GPU may use 10\.67 GiB of this Mac's 16\.00 GiB of unified memory/);
+  assert.equal(reply.engine.gpus[0].device, "MTL0");
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "vramfit-mac-")), "mac.json");
+  fs.writeFileSync(file, JSON.stringify(request));
+  assert.deepEqual(reply, JSON.parse(cli("infer", "--request", file, "--json")));
+  assert.equal(vramfit.estimate({ ...request, gpus: ["rtx-4090"] }).fit.gpu.unified_memory, undefined);
+});
+
 test("catalog() lists models, GPUs and formats", () => {
   const catalog = vramfit.catalog();
   assert.ok(catalog.models.length >= 25);
