@@ -185,7 +185,6 @@ TEST_CASE("engine llama.cpp places a GGUF file's own tensors by their names", "[
 TEST_CASE("the C++ tests' GGUF fixtures, written for the independent parser", "[.gguf-dump]") {
   const char* folder = std::getenv("VRAMFIT_GGUF_DUMP");
   REQUIRE(folder);
-  const FormatTables& tables = builtin_catalog().formats;
   std::vector<std::pair<std::string, std::vector<uint8_t>>> files = {
       {"hand-written-llama-3.2-1b-Q4_K_M.gguf", llama_3_2_1b_q4_k_m()},
       {"llama-3.1-8b-Q4_K_M.gguf", published_gguf(llama_3_1_8b_card(), published_tensors(llama_3_1_8b_card(), "Q4_K_M"), 15)},
@@ -194,7 +193,10 @@ TEST_CASE("the C++ tests' GGUF fixtures, written for the independent parser", "[
       {"qwen3-8b-Q8_0.gguf", published_gguf(qwen3_8b_card(), published_tensors(qwen3_8b_card(), "Q8_0"), 7)},
       {"gemma-2-9b-Q8_0.gguf", published_gguf(gemma_2_9b_card(), published_tensors(gemma_2_9b_card(), "Q8_0"), 7)},
       {"mixtral-8x7b-Q8_0.gguf", published_gguf(mixtral_8x7b_card(), published_tensors(mixtral_8x7b_card(), "Q8_0"), 7)},
-      {"llama-4-scout-Q4_K_M.gguf", write_gguf(tables, preset("llama-4-scout").spec, format("gguf-q4_k_m"), "llama4")},
+      {"llama-4-scout-F32.gguf", published_gguf(llama_4_scout_keys(), llama_4_scout_tensors())},
+      {"qwen3.5-0.8b-F32.gguf", published_gguf(qwen35_keys(qwen3_5_0_8b_card()), qwen35_tensors(qwen3_5_0_8b_card()))},
+      {"qwen3.6-27b-mtp-F32.gguf", published_gguf(qwen35_keys(qwen3_6_27b_mtp_card()), qwen35_tensors(qwen3_6_27b_mtp_card()))},
+      {"mamba-130m-F32.gguf", published_gguf(mamba_130m_keys(), mamba_130m_tensors())},
       {"lora-rank-16.gguf", write_lora_gguf(preset("llama-3.1-8b").spec, "llama", 16)},
       {"mmproj-F16.gguf", write_mmproj_gguf()},
       {"mmproj-audio.gguf", write_audio_mmproj_gguf()},

@@ -37,19 +37,14 @@ Report estimate_from(const ModelFileRead& read, const json& base) {
   return std::move(report).value();
 }
 
-// A GGUF header written for `spec` (with `extra` architecture keys), read back as a model file.
-ModelFileRead gguf_read(const ModelSpec& spec, const std::string& format_id, const std::string& arch, const std::string& file,
-                        const std::vector<std::pair<std::string, uint32_t>>& extra = {}) {
-  const auto bytes = write_gguf(tables(), spec, format(format_id), arch, 64, extra);
+// A GGUF written from llama.cpp's tensor list for the architecture, read back as a model file.
+ModelFileRead published_read(const PublishedKeys& keys, const std::vector<PublishedTensor>& tensors, const std::string& file) {
+  const auto bytes = published_gguf(keys, tensors);
   auto gguf = read_gguf(bytes.data(), static_cast<int64_t>(bytes.size()), file);
   if (!gguf) FAIL(gguf.error().message);
   auto read = model_from_gguf(tables(), *gguf, file);
   if (!read) FAIL(read.error().message);
   return std::move(read).value();
-}
-
-ModelFileRead gguf_read(const std::string& preset_id, const std::string& format_id, const std::string& arch) {
-  return gguf_read(preset(preset_id).spec, format_id, arch, preset_id + ".gguf");
 }
 
 }  // namespace
@@ -125,8 +120,9 @@ TEST_CASE("vramfit's tensor list of a preset is llama.cpp's, name for name and s
 }
 
 TEST_CASE("a Llama 4 GGUF: llama.cpp's widths and chunked layers read as Llama4TextConfig's", "[gguf][model_files]") {
+  // Written from llama.cpp's tensor list (tests/support/published_gguf.hpp), not vramfit's.
   const ModelSpec& scout = preset("llama-4-scout").spec;
-  const ModelFileRead read = gguf_read("llama-4-scout", "gguf-q4_k_m", "llama4");
+  const ModelFileRead read = published_read(llama_4_scout_keys(), llama_4_scout_tensors(), "scout.gguf");
   CHECK(read.config.at("intermediate_size_mlp") == 16384);
   CHECK(read.config.at("intermediate_size") == 8192);
   auto spec = read_hf_config(read.config, "scout.gguf", true);
@@ -137,27 +133,20 @@ TEST_CASE("a Llama 4 GGUF: llama.cpp's widths and chunked layers read as Llama4T
   CHECK(spec->spec.sliding_window == 8192);
   CHECK(spec->spec.sliding_layer_count() == 36);
   CHECK_FALSE(spec->spec.is_sliding_layer(3));
-  // The text model's tensors are the GGUF's (the vision tower lives in the mmproj file).
-  int64_t text = 0;
-  for (const TensorShape& t : enumerate_tensors(scout)) text += t.role == TensorRole::vision ? 0 : t.elements();
-  CHECK(count_parameters(spec->spec) == text);
-  CHECK(text == 108641793536 - 871932416);
+  // The file holds the text model (the vision tower lives in the mmproj file): the checkpoint's
+  // published count less the tower's, and the model its keys describe counts the same.
+  const int64_t published_text = 108641793536 - 871932416;
+  CHECK(read.weights.parameters == published_text);
+  CHECK(count_parameters(spec->spec) == published_text);
 }
 
 TEST_CASE("a Qwen3.5 GGUF: the Gated DeltaNet widths from its ssm keys size llama.cpp's RS and KV buffers", "[gguf][model_files][llamacpp]") {
   // Qwen3.5-0.8B as llama.cpp's log prints it (validation/engines/llamacpp.json, point
   // qwen35-0.8b-q4km-cpu-ctx262144-np4): 24 layers, full attention in every 4th (8 heads, 2 KV
   // heads of 256), ssm d_conv 4, d_inner 2048, d_state 128, n_group 16; its converter writes
-  // time_step_rank = 16 value heads. The file carries only llama.cpp's keys.
-  const json config = {{"model_type", "qwen3_5_text"}, {"hidden_size", 1024}, {"num_hidden_layers", 24}, {"num_attention_heads", 8},
-                       {"num_key_value_heads", 2}, {"head_dim", 256}, {"intermediate_size", 3584}, {"vocab_size", 248320},
-                       {"max_position_embeddings", 262144}, {"tie_word_embeddings", true}, {"linear_num_key_heads", 16},
-                       {"linear_num_value_heads", 16}, {"linear_key_head_dim", 128}, {"linear_value_head_dim", 128}};
-  auto spec = read_hf_config(config, "qwen3.5-0.8b");
-  REQUIRE(spec);
-  const ModelFileRead read = gguf_read(spec->spec, "gguf-q4_k_m", "qwen35", "Qwen3.5-0.8B.Q4_K_M.gguf",
-                                       {{"ssm.conv_kernel", 4}, {"ssm.state_size", 128}, {"ssm.group_count", 16},
-                                        {"ssm.time_step_rank", 16}, {"ssm.inner_size", 2048}, {"full_attention_interval", 4}});
+  // time_step_rank = 16 value heads. The file (llama.cpp's tensor list) carries only llama.cpp's keys.
+  const ModelFileRead read = published_read(qwen35_keys(qwen3_5_0_8b_card()), qwen35_tensors(qwen3_5_0_8b_card()),
+                                            "Qwen3.5-0.8B.F32.gguf");
   CHECK(read.config.at("model_type") == "qwen3_5_text");
   CHECK(read.config.at("linear_value_head_dim") == 128);
   const Report r = estimate_from(read, {{"engine", "llama.cpp"}, {"gpu", {{"id", "rtx-4090"}}},
@@ -166,7 +155,9 @@ TEST_CASE("a Qwen3.5 GGUF: the Gated DeltaNet widths from its ssm keys size llam
   CHECK(r.engine->llamacpp.host.kv == 3072 * kMiB);
   CHECK(std::abs(static_cast<double>(r.engine->llamacpp.host.rs) / static_cast<double>(kMiB) - 77.06) < 0.006);
   // Without the ssm keys the widths are unknown: Qwen3NextConfig's defaults would be read instead.
-  CHECK_FALSE(gguf_read(spec->spec, "gguf-q4_k_m", "qwen35", "bare.gguf").config.contains("linear_value_head_dim"));
+  PublishedKeys bare = qwen35_keys(qwen3_5_0_8b_card());
+  std::erase_if(bare.keys, [](const auto& key) { return key.first.starts_with("ssm."); });
+  CHECK_FALSE(published_read(bare, qwen35_tensors(qwen3_5_0_8b_card()), "bare.gguf").config.contains("linear_value_head_dim"));
 }
 
 TEST_CASE("an MTP GGUF: block_count counts the MTP layer, placed and loaded, with no KV or RS in the main context", "[gguf][model_files][llamacpp]") {
@@ -174,17 +165,9 @@ TEST_CASE("an MTP GGUF: block_count counts the MTP layer, placed and loaded, wit
   // qwen36-27b-udq4kxl-mtp-rtx5090-ctx131072-np4): qwen35.block_count 65, nextn_predict_layers 1,
   // full attention every 4th layer; "offloaded 66/66 layers to GPU", "KV buffer size = 4352.00 MiB"
   // (131072 cells, 16 layers, q8_0), "RS buffer size = 598.50 MiB" (48 Gated DeltaNet layers). The
-  // file's 65th block is written here as a decoder layer of the same widths.
-  const json config = {{"model_type", "qwen3_5_text"}, {"hidden_size", 5120}, {"num_hidden_layers", 65}, {"num_attention_heads", 24},
-                       {"num_key_value_heads", 4}, {"head_dim", 256}, {"intermediate_size", 17408}, {"vocab_size", 248320},
-                       {"max_position_embeddings", 262144}, {"tie_word_embeddings", false}, {"linear_num_key_heads", 16},
-                       {"linear_num_value_heads", 48}, {"linear_key_head_dim", 128}, {"linear_value_head_dim", 128}};
-  auto blocks = read_hf_config(config, "qwen3.6-27b, 65 blocks");
-  REQUIRE(blocks);
-  const ModelFileRead read = gguf_read(blocks->spec, "gguf-q4_k_m", "qwen35", "Qwen3.6-27B-UD-Q4_K_XL.gguf",
-                                       {{"ssm.conv_kernel", 4}, {"ssm.state_size", 128}, {"ssm.group_count", 16},
-                                        {"ssm.time_step_rank", 48}, {"ssm.inner_size", 6144}, {"full_attention_interval", 4},
-                                        {"nextn_predict_layers", 1}});
+  // file's 65th block is llama.cpp's MTP block (load_block_mtp).
+  const ModelFileRead read = published_read(qwen35_keys(qwen3_6_27b_mtp_card()), qwen35_tensors(qwen3_6_27b_mtp_card()),
+                                            "Qwen3.6-27B-MTP.F32.gguf");
   CHECK(read.config.at("num_hidden_layers") == 64);
   CHECK(read.config.at("num_nextn_predict_layers") == 1);
   CHECK(read.weights.by_layer.layer.size() == 65);  // blk.64's tensors stay in the weights
@@ -206,19 +189,15 @@ TEST_CASE("an MTP GGUF: block_count counts the MTP layer, placed and loaded, wit
 }
 
 TEST_CASE("a Mamba GGUF: the mixer's widths from its ssm keys, feed_forward_length 0 as the converter writes it", "[gguf][model_files][llamacpp]") {
+  // The file from llama.cpp's tensor list and conversion/mamba.py's keys; the config.json is the
+  // checkpoint's own (tests/fixtures/configs).
   std::ifstream in(std::string(VRAMFIT_FIXTURES_DIR) + "/configs/mamba-130m-hf.json");
   auto config = read_hf_config(json::parse(in), "mamba-130m-hf");
   REQUIRE(config);
-  ModelSpec written = config->spec;
-  written.intermediate_size = 0;  // conversion/mamba.py: add_feed_forward_length(0), add_head_count(0)
-  written.attention_heads = written.kv_heads = 0;
   const ModelSpec& s = config->spec;
-  const ModelFileRead read = gguf_read(written, "gguf-q8_0", "mamba", "mamba-130m.Q8_0.gguf",
-                                       {{"ssm.conv_kernel", static_cast<uint32_t>(s.ssm_conv_kernel)},
-                                        {"ssm.state_size", static_cast<uint32_t>(s.ssm_state)},
-                                        {"ssm.inner_size", static_cast<uint32_t>(s.ssm_inner)},
-                                        {"ssm.time_step_rank", static_cast<uint32_t>(s.ssm_dt_rank)}});
+  const ModelFileRead read = published_read(mamba_130m_keys(), mamba_130m_tensors(), "mamba-130m.F32.gguf");
   CHECK(read.config.at("intermediate_size") == s.ssm_inner);
+  CHECK(read.weights.parameters == 129135360);  // the checkpoint's count (model.safetensors)
   const json request = {{"engine", "llama.cpp"}, {"gpu", {{"id", "rtx-4090"}}}, {"llama.cpp", {{"ctx-size", 4096}, {"parallel", 2}}}};
   const Report from_file = estimate_from(read, request);
   json from_config = request;

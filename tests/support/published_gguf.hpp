@@ -172,6 +172,146 @@ inline std::vector<uint8_t> published_gguf(const ModelCard& c, const std::vector
   return w.bytes;
 }
 
+// Architectures whose tensors the card above cannot say, each from llama.cpp's own load_tensors
+// (src/models/<arch>.cpp), every tensor in F32 as convert_hf_to_gguf.py --outtype f32 writes it
+// (general.file_type 0). Their keys are given as written by the converter (without the arch prefix).
+struct PublishedKeys {
+  std::string arch;
+  std::vector<std::pair<std::string, uint64_t>> keys;  // "block_count", "ssm.state_size", ...
+};
+
+inline std::vector<uint8_t> published_gguf(const PublishedKeys& k, const std::vector<PublishedTensor>& tensors, uint64_t tokens = 2) {
+  GgufWriter w;
+  w.put<uint32_t>(0x46554747u);  // "GGUF"
+  w.put<uint32_t>(3);
+  w.put<uint64_t>(tensors.size());
+  w.put<uint64_t>(3 + k.keys.size());
+  w.kv_string("general.architecture", k.arch);
+  w.kv_u32("general.file_type", 0);  // ALL_F32
+  std::vector<std::string> listed;
+  for (uint64_t i = 0; i < tokens; ++i) listed.push_back("tok" + std::to_string(i));
+  w.kv_string_array("tokenizer.ggml.tokens", listed);
+  for (const auto& [key, value] : k.keys) w.kv_u32(k.arch + "." + key, static_cast<uint32_t>(value));
+  uint64_t offset = 0;
+  for (const PublishedTensor& t : tensors) {
+    w.put_string(t.name);
+    w.put<uint32_t>(static_cast<uint32_t>(t.ne.size()));
+    for (uint64_t d : t.ne) w.put<uint64_t>(d);
+    w.put<uint32_t>(t.type);
+    w.put<uint64_t>(offset);
+    offset += (t.bytes() + 31) / 32 * 32;
+  }
+  return w.bytes;
+}
+
+// meta-llama/Llama-4-Scout-17B-16E's text model (src/models/llama4.cpp load_arch_tensors): 48
+// layers, each an MoE layer (interleave_moe_layer_step 1) of 16 experts and a shared expert of
+// the experts' width; q/k/v/o with 40 heads of 128 and 8 KV heads; untied output. rope_freqs,
+// which llama.cpp does not require, is left out.
+inline PublishedKeys llama_4_scout_keys() {
+  return {"llama4", {{"block_count", 48}, {"context_length", 10485760}, {"embedding_length", 5120}, {"feed_forward_length", 16384},
+                     {"attention.head_count", 40}, {"attention.head_count_kv", 8}, {"attention.key_length", 128},
+                     {"attention.value_length", 128}, {"vocab_size", 202048}, {"expert_count", 16}, {"expert_used_count", 1},
+                     {"expert_feed_forward_length", 8192}, {"interleave_moe_layer_step", 1}}};
+}
+inline std::vector<PublishedTensor> llama_4_scout_tensors() {
+  const uint64_t embd = 5120, vocab = 202048, q = 40 * 128, kv = 8 * 128, ff_exp = 8192, experts = 16;
+  std::vector<PublishedTensor> t = {{"token_embd.weight", {embd, vocab}}, {"output_norm.weight", {embd}}, {"output.weight", {embd, vocab}}};
+  for (int i = 0; i < 48; ++i) {
+    const std::string b = "blk." + std::to_string(i) + ".";
+    for (PublishedTensor x : std::vector<PublishedTensor>{
+             {"attn_norm.weight", {embd}}, {"attn_q.weight", {embd, q}}, {"attn_k.weight", {embd, kv}}, {"attn_v.weight", {embd, kv}},
+             {"attn_output.weight", {q, embd}}, {"ffn_norm.weight", {embd}}, {"ffn_gate_inp.weight", {embd, experts}},
+             {"ffn_gate_exps.weight", {embd, ff_exp, experts}}, {"ffn_down_exps.weight", {ff_exp, embd, experts}},
+             {"ffn_up_exps.weight", {embd, ff_exp, experts}}, {"ffn_gate_shexp.weight", {embd, ff_exp}},
+             {"ffn_down_shexp.weight", {ff_exp, embd}}, {"ffn_up_shexp.weight", {embd, ff_exp}}}) {
+      x.name = b + x.name;
+      t.push_back(x);
+    }
+  }
+  return t;
+}
+
+// A Qwen3.5 text model (src/models/qwen35.cpp load_arch_tensors): every full_attention_interval-th
+// layer attends (q twice as wide, with its gate; q/k norms), the others are Gated DeltaNet layers
+// (attn_qkv, attn_gate, ssm_conv1d, ssm_dt.bias, ssm_a, ssm_beta, ssm_alpha, ssm_norm, ssm_out),
+// widths from the ssm keys (head dims ssm.state_size, ssm.group_count key heads,
+// ssm.time_step_rank value heads); every layer post-attention-normed with a dense FFN. The last
+// `mtp` blocks are MTP layers (load_block_mtp): a full-attention block and its nextn tensors.
+struct Qwen35Card {
+  uint64_t layers, embd, ff, heads, kv_heads, head_dim, vocab, d_conv, d_state, groups, v_heads, interval, mtp;
+  bool tied;
+};
+inline Qwen35Card qwen3_5_0_8b_card() { return {24, 1024, 3584, 8, 2, 256, 248320, 4, 128, 16, 16, 4, 0, true}; }
+inline Qwen35Card qwen3_6_27b_mtp_card() { return {65, 5120, 17408, 24, 4, 256, 248320, 4, 128, 16, 48, 4, 1, false}; }
+
+inline PublishedKeys qwen35_keys(const Qwen35Card& c) {
+  PublishedKeys k{"qwen35", {{"block_count", c.layers}, {"context_length", 262144}, {"embedding_length", c.embd},
+                             {"feed_forward_length", c.ff}, {"attention.head_count", c.heads}, {"attention.head_count_kv", c.kv_heads},
+                             {"attention.key_length", c.head_dim}, {"attention.value_length", c.head_dim}, {"vocab_size", c.vocab},
+                             {"ssm.conv_kernel", c.d_conv}, {"ssm.state_size", c.d_state}, {"ssm.group_count", c.groups},
+                             {"ssm.time_step_rank", c.v_heads}, {"ssm.inner_size", c.d_state * c.v_heads},
+                             {"full_attention_interval", c.interval}}};
+  if (c.mtp > 0) k.keys.push_back({"nextn_predict_layers", c.mtp});
+  return k;
+}
+inline std::vector<PublishedTensor> qwen35_tensors(const Qwen35Card& c) {
+  const uint64_t q = c.heads * c.head_dim, kv = c.kv_heads * c.head_dim;
+  const uint64_t key_dim = c.d_state * c.groups, value_dim = c.d_state * c.v_heads;
+  std::vector<PublishedTensor> t = {{"token_embd.weight", {c.embd, c.vocab}}, {"output_norm.weight", {c.embd}}};
+  if (!c.tied) t.push_back({"output.weight", {c.embd, c.vocab}});
+  for (uint64_t i = 0; i < c.layers; ++i) {
+    const std::string b = "blk." + std::to_string(i) + ".";
+    const bool mtp = i >= c.layers - c.mtp, attention = mtp || (i + 1) % c.interval == 0;
+    std::vector<PublishedTensor> layer = {{"attn_norm.weight", {c.embd}}, {"post_attention_norm.weight", {c.embd}}};
+    if (attention) {
+      layer.insert(layer.end(), {{"attn_q.weight", {c.embd, q * 2}}, {"attn_k.weight", {c.embd, kv}}, {"attn_v.weight", {c.embd, kv}},
+                                 {"attn_output.weight", {q, c.embd}}, {"attn_q_norm.weight", {c.head_dim}},
+                                 {"attn_k_norm.weight", {c.head_dim}}});
+    } else {
+      layer.insert(layer.end(), {{"attn_qkv.weight", {c.embd, key_dim * 2 + value_dim}}, {"attn_gate.weight", {c.embd, value_dim}},
+                                 {"ssm_conv1d.weight", {c.d_conv, key_dim * 2 + value_dim}}, {"ssm_dt.bias", {c.v_heads}},
+                                 {"ssm_a", {c.v_heads}}, {"ssm_beta.weight", {c.embd, c.v_heads}},
+                                 {"ssm_alpha.weight", {c.embd, c.v_heads}}, {"ssm_norm.weight", {c.d_state}},
+                                 {"ssm_out.weight", {value_dim, c.embd}}});
+    }
+    layer.insert(layer.end(), {{"ffn_gate.weight", {c.embd, c.ff}}, {"ffn_down.weight", {c.ff, c.embd}}, {"ffn_up.weight", {c.embd, c.ff}}});
+    if (mtp) {
+      layer.insert(layer.end(), {{"nextn.eh_proj.weight", {2 * c.embd, c.embd}}, {"nextn.enorm.weight", {c.embd}},
+                                 {"nextn.hnorm.weight", {c.embd}}, {"nextn.shared_head_norm.weight", {c.embd}}});
+    }
+    for (PublishedTensor& x : layer) {
+      x.name = b + x.name;
+      t.push_back(x);
+    }
+  }
+  return t;
+}
+
+// state-spaces/mamba-130m-hf (src/models/mamba.cpp load_arch_tensors; conversion/mamba.py writes
+// feed_forward_length and head_count 0, the vocabulary padded to a multiple of 8, no output when
+// the embeddings are tied): 24 layers of d_model 768, d_inner 1536, d_state 16, d_conv 4, dt_rank 48.
+inline PublishedKeys mamba_130m_keys() {
+  return {"mamba", {{"block_count", 24}, {"context_length", 1048576}, {"embedding_length", 768}, {"feed_forward_length", 0},
+                    {"attention.head_count", 0}, {"ssm.conv_kernel", 4}, {"ssm.inner_size", 1536}, {"ssm.state_size", 16},
+                    {"ssm.time_step_rank", 48}}};
+}
+inline std::vector<PublishedTensor> mamba_130m_tensors() {
+  const uint64_t embd = 768, inner = 1536, state = 16, conv = 4, dt_rank = 48, vocab = 50280;
+  std::vector<PublishedTensor> t = {{"token_embd.weight", {embd, vocab}}, {"output_norm.weight", {embd}}};
+  for (int i = 0; i < 24; ++i) {
+    const std::string b = "blk." + std::to_string(i) + ".";
+    for (PublishedTensor x : std::vector<PublishedTensor>{
+             {"attn_norm.weight", {embd}}, {"ssm_in.weight", {embd, 2 * inner}}, {"ssm_conv1d.weight", {conv, inner}},
+             {"ssm_conv1d.bias", {inner}}, {"ssm_x.weight", {inner, dt_rank + 2 * state}}, {"ssm_dt.weight", {dt_rank, inner}},
+             {"ssm_dt.bias", {inner}}, {"ssm_a", {state, inner}}, {"ssm_d", {inner}}, {"ssm_out.weight", {inner, embd}}}) {
+      x.name = b + x.name;
+      t.push_back(x);
+    }
+  }
+  return t;
+}
+
 }  // namespace vramfit::test
 
 namespace vramfit::test {
