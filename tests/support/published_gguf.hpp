@@ -130,6 +130,19 @@ inline std::vector<PublishedTensor> published_tensors(const ModelCard& c, const 
   return t;
 }
 
+// The tensor infos of a GGUF header: name, dimensions, type and offset (general.alignment 32).
+inline void put_tensor_infos(GgufWriter& w, const std::vector<PublishedTensor>& tensors) {
+  uint64_t offset = 0;
+  for (const PublishedTensor& t : tensors) {
+    w.put_string(t.name);
+    w.put<uint32_t>(static_cast<uint32_t>(t.ne.size()));
+    for (uint64_t d : t.ne) w.put<uint64_t>(d);
+    w.put<uint32_t>(t.type);
+    w.put<uint64_t>(offset);
+    offset += (t.bytes() + 31) / 32 * 32;
+  }
+}
+
 // The GGUF v3 header of those tensors, with the card's keys (general.alignment 32) and a tokenizer
 // list of `tokens` entries (a long one makes the header run past a first read).
 inline std::vector<uint8_t> published_gguf(const ModelCard& c, const std::vector<PublishedTensor>& tensors, uint32_t file_type,
@@ -160,15 +173,7 @@ inline std::vector<uint8_t> published_gguf(const ModelCard& c, const std::vector
     w.kv_u32(p + "expert_used_count", static_cast<uint32_t>(c.experts_used));
   }
   if (c.sliding_window > 0) w.kv_u32(p + "attention.sliding_window", static_cast<uint32_t>(c.sliding_window));
-  uint64_t offset = 0;
-  for (const PublishedTensor& t : tensors) {
-    w.put_string(t.name);
-    w.put<uint32_t>(static_cast<uint32_t>(t.ne.size()));
-    for (uint64_t d : t.ne) w.put<uint64_t>(d);
-    w.put<uint32_t>(t.type);
-    w.put<uint64_t>(offset);
-    offset += (t.bytes() + 31) / 32 * 32;
-  }
+  put_tensor_infos(w, tensors);
   return w.bytes;
 }
 
@@ -192,15 +197,7 @@ inline std::vector<uint8_t> published_gguf(const PublishedKeys& k, const std::ve
   for (uint64_t i = 0; i < tokens; ++i) listed.push_back("tok" + std::to_string(i));
   w.kv_string_array("tokenizer.ggml.tokens", listed);
   for (const auto& [key, value] : k.keys) w.kv_u32(k.arch + "." + key, static_cast<uint32_t>(value));
-  uint64_t offset = 0;
-  for (const PublishedTensor& t : tensors) {
-    w.put_string(t.name);
-    w.put<uint32_t>(static_cast<uint32_t>(t.ne.size()));
-    for (uint64_t d : t.ne) w.put<uint64_t>(d);
-    w.put<uint32_t>(t.type);
-    w.put<uint64_t>(offset);
-    offset += (t.bytes() + 31) / 32 * 32;
-  }
+  put_tensor_infos(w, tensors);
   return w.bytes;
 }
 
