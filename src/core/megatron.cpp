@@ -157,8 +157,7 @@ Result<MegatronMemory> megatron_memory(const ModelSpec& m, const MegatronSetting
 
   // In-flight micro-batches of pipeline rank r (schedules.py): 1F1B warms up pp - r - 1 before
   // its first backward; interleaved, (pp - r - 1) * 2 + (chunks - 1) * pp model-chunk
-  // micro-batches, each of layers / (pp x chunks) layers.
-  const double layers_per_chunk = static_cast<double>(m.layers) / static_cast<double>(pp * vp);
+  // micro-batches, each of layers / (pp x chunks) layers (a whole number: checked above).
   auto in_flight = [&](int64_t r) {
     const int64_t warmup = vp > 1 ? (pp - r - 1) * 2 + (vp - 1) * pp : pp - r - 1;
     return std::min(warmup + 1, out.num_microbatches * vp);
@@ -179,7 +178,7 @@ Result<MegatronMemory> megatron_memory(const ModelSpec& m, const MegatronSetting
     rank.parameters = tp_sharded / td + replicated + expert / experts_split;
     rank.weight_and_optimizer = (tp_sharded / td + replicated) * dense_bytes + expert / experts_split * expert_bytes;
     const double chunks = static_cast<double>(rank.in_flight);
-    double activations = per_layer * layers_per_chunk * chunks;
+    double activations = per_layer * static_cast<double>(rank.layers_per_chunk) * chunks;
     if (first) activations += embedding_activations * chunks / static_cast<double>(vp);
     // The estimator's first stage: (per_layer x layers + embedding x pp) x its in-flight factor
     // (chunks x layers_per_chunk / layers), which is the sum above; it has no output term at pp > 1.

@@ -1,5 +1,7 @@
 #include "framework_json.hpp"
 
+#include <vector>
+
 #include "request_json_fields.hpp"
 
 namespace vramfit {
@@ -58,12 +60,10 @@ constexpr SwitchFlag kSwitchFlags[] = {{"sequence-parallel", &MegatronSettings::
 std::optional<Error> megatron_settings_from_json(const json& j, MegatronSettings& m) {
   if (!j.is_object()) return make_error("request.wrong_type", "training.megatron", "training.megatron: must be an object");
   Fields f{j, "training.megatron.", std::nullopt};
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    bool known = it.key() == "recompute-granularity" || (!it.key().empty() && it.key()[0] == '_');
-    for (const CountFlag& c : kCountFlags) known = known || it.key() == c.name;
-    for (const SwitchFlag& b : kSwitchFlags) known = known || it.key() == b.name;
-    if (!known) f.fail("request.unknown_field", f.name(it.key().c_str()), "unknown field");
-  }
+  std::vector<const char*> flags = {"recompute-granularity"};
+  for (const CountFlag& c : kCountFlags) flags.push_back(c.name);
+  for (const SwitchFlag& b : kSwitchFlags) flags.push_back(b.name);
+  f.only(flags.data(), flags.data() + flags.size());
   for (const CountFlag& c : kCountFlags) m.*c.member = f.integer(c.name, m.*c.member, c.min, c.max);
   for (const SwitchFlag& b : kSwitchFlags) m.*b.member = f.boolean(b.name, m.*b.member);
   const std::string recompute = f.text("recompute-granularity", recompute_granularity_id(m.recompute_granularity));

@@ -25,15 +25,15 @@ struct Fields {
     if (!error) error = make_error(id, field, field + ": " + what);
   }
 
-  void only(std::initializer_list<const char*> keys) {
+  // Every key of the object is one of [first, last) (a list, or names gathered from a table).
+  void only(const char* const* first, const char* const* last) {
     for (auto it = object.begin(); it != object.end(); ++it) {
       // Keys starting with "_" are annotations ("_about", "_expect"), ignored.
       if (!it.key().empty() && it.key()[0] == '_') continue;
-      if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
-        fail("request.unknown_field", path + it.key(), "unknown field");
-      }
+      if (std::find(first, last, it.key()) == last) fail("request.unknown_field", path + it.key(), "unknown field");
     }
   }
+  void only(std::initializer_list<const char*> keys) { only(keys.begin(), keys.end()); }
 
   int64_t integer(const char* key, int64_t fallback, int64_t min, int64_t max) {
     if (!has(key)) return fallback;
