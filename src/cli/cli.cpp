@@ -228,8 +228,8 @@ bool build_request(const InferOptions& o, const EngineCommand* command, const st
 // Options of `vramfit train` (a transformer) and `vramfit net FILE` (a layer list).
 struct TrainOptions {
   std::string request_file, config_file, model, recipe, optimizer, sharding, method, lora_targets, recompute;
-  std::string gpu, units, network_file, rule, device, lang, framework, megatron_line;
-  int64_t lora_rank = 0, micro_batch = 0, sequence = 0, gpu_count = 0, runtime_mib = -1, batch = 0;
+  std::string gpu, units, network_file, rule, device, lang, framework, megatron_line, deepspeed_file, deepspeed_version;
+  int64_t lora_rank = 0, micro_batch = 0, sequence = 0, gpu_count = 0, runtime_mib = -1, batch = 0, nodes = 1;
   double margin = -1, capacity_gib = 0;
   bool foreach = false, no_double_quant = false, no_flash_attention = false, dropout = false, compare = false,
        as_json = false;
@@ -259,6 +259,14 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   app.add_option("--megatron", o.megatron_line,
                  "A Megatron-LM launch line (torchrun ... pretrain_gpt.py --tensor-model-parallel-size 2 ...): its parallel "
                  "layout, batch and sequence flags are read (implies --framework megatron)");
+  auto* deepspeed = app.add_option("--deepspeed", o.deepspeed_file,
+                                   "A DeepSpeed config (ds_config.json, as the Trainer's --deepspeed takes it): ZeRO's stage, "
+                                   "offloads and buckets; answered per rank over --gpu-count GPUs")
+                        ->check(CLI::ExistingFile);
+  app.add_option("--nodes", o.nodes, "With --deepspeed: the nodes the --gpu-count GPUs are spread over (default 1)")
+      ->check(CLI::Range(int64_t(1), kMaxGpuCount))->needs(deepspeed);
+  app.add_option("--deepspeed-version", o.deepspeed_version, "With --deepspeed: the release, as pip shows it (default 0.19.6)")
+      ->needs(deepspeed);
   app.add_option("--recipe", o.recipe, "fp32, amp_bf16, amp_fp16, mixed_bf16 (default), mixed_fp16, bf16")
       ->check(CLI::IsMember({"fp32", "amp_bf16", "amp_fp16", "mixed_bf16", "mixed_fp16", "bf16"}));
   app.add_flag("--foreach", o.foreach, "Count foreach Adam's state-sized temporary in step()");
@@ -366,6 +374,26 @@ bool build_train_request(const TrainOptions& o, bool network, const std::optiona
 
 namespace {
 
+// vramfit train --deepspeed ds_config.json: DeepSpeed ZeRO's answer per rank.
+int run_deepspeed(const TrainOptions& o, const Request& request, const Catalog& catalog, std::ostream& out, std::ostream& err) {
+  if (request.framework != TrainingFramework::hf_trainer || !o.sharding.empty()) {
+    err << "error: --deepspeed: the config says the framework and ZeRO's stage (leave out --framework, --megatron and --sharding)\n";
+    return 2;
+  }
+  DeepSpeedVersion version;
+  if (!o.deepspeed_version.empty() && !parse_deepspeed_version(o.deepspeed_version, version)) {
+    err << "error: --deepspeed-version: '" << o.deepspeed_version << "' is not a release such as 0.19.6\n";
+    return 2;
+  }
+  std::string text;
+  if (!read_file(o.deepspeed_file, text)) { err << "error: --deepspeed: cannot read " << o.deepspeed_file << "\n"; return 2; }
+  auto answer = estimate_deepspeed(request, catalog, text, o.nodes, version);
+  if (!answer) { err << error_line(o.lang, "--deepspeed " + o.deepspeed_file + ": " + answer.error().message); return 2; }
+  if (o.as_json) out << deepspeed_report_to_json(*answer).dump(2) << "\n";
+  else print_deepspeed_report(out, *answer);
+  return 0;
+}
+
 // vramfit train / net: the request from the options, its estimate printed.
 int run_train(const TrainOptions& o, bool network, const Catalog& catalog, std::ostream& out, std::ostream& err) {
   json request_json;
@@ -374,6 +402,7 @@ int run_train(const TrainOptions& o, bool network, const Catalog& catalog, std::
   if (!build_train_request(o, network, hub, request_json, err)) return 2;
   auto request = request_from_json(request_json);
   if (!request) { err << error_line(o.lang, request.error().message); return 2; }
+  if (!o.deepspeed_file.empty()) return run_deepspeed(o, *request, catalog, out, err);
   const bool megatron = !network && request->framework == TrainingFramework::megatron;
   auto report = megatron ? estimate_megatron(*request, catalog) : estimate(*request, catalog);
   if (!report) { err << error_line(o.lang, report.error().message); return 2; }

@@ -151,6 +151,27 @@ void print_training_report(std::ostream& out, const Report& r) {
   }
 }
 
+// DeepSpeed ZeRO: the rank's terms and fit as any training answer, the host memory the offloads
+// take, then DeepSpeed's own estimator table for this model and layout, this config's row marked.
+void print_deepspeed_report(std::ostream& out, const DeepSpeedReport& d) {
+  print_training_report(out, d.report);
+  const DisplayUnits u = d.report.request.units;
+  const DeepSpeedConfig& c = d.config.config;
+  out << "\nDeepSpeed " << deepspeed_version_text(d.version) << ", ZeRO-" << c.stage << ", offload_optimizer "
+      << deepspeed_offload_name(c.offload_optimizer) << ", offload_param " << deepspeed_offload_name(c.offload_param) << ": "
+      << d.nodes << (d.nodes > 1 ? " nodes" : " node") << " x " << d.gpus_per_node << " GPUs\n";
+  const ReportWords t(d.report.request);
+  if (d.host_bytes_per_node > 0) out << t.text("  CPU memory for the offloads: " + format_bytes(d.host_bytes_per_node, u) + " a node") << "\n";
+  if (d.nvme_bytes_per_node > 0) out << t.text("  NVMe for the offloads: " + format_bytes(d.nvme_bytes_per_node, u) + " a node") << "\n";
+  out << "\n" << t("DeepSpeed's own estimate of the model states (parameters, gradients and optimizer states only):") << "\n"
+      << (d.estimate.stage == 3 ? "stage3.py estimate_zero3" : "stage_1_and_2.py estimate_zero2") << "_model_states_mem_needs_all_live:\n";
+  const std::vector<std::string> lines = deepspeed_estimate_lines(d.estimate);
+  const size_t first_row = lines.size() - d.estimate.rows.size();
+  for (size_t i = 0; i < lines.size(); ++i) {  // DeepSpeed's own lines, as it prints them
+    out << lines[i] << (i >= first_row && i - first_row == d.estimate_row ? t("  <- this config") : "") << "\n";
+  }
+}
+
 // engine "llama.cpp": its buffers on each device, as llama.cpp prints them, and the fit.
 void print_llamacpp_report(std::ostream& out, const Report& r) {
   const DisplayUnits u = r.request.units;

@@ -1,7 +1,9 @@
 // The training frameworks' parts of the estimate (training.framework "megatron":
-// core/megatron): the framework's own figures per rank, the verdict on the largest rank, and
+// core/megatron; DeepSpeed ZeRO under a ds_config: core/deepspeed): the framework's own figures per rank, the verdict on the largest rank, and
 // its part of the report JSON.
 #pragma once
+#include "core/deepspeed.hpp"
+#include "io/deepspeed_config.hpp"
 #include "report/estimate.hpp"
 
 namespace vramfit {
@@ -17,5 +19,30 @@ json megatron_report_to_json(const Report& report);
 // "Theoretical memory footprints: weight and optimizer=19279.52 MB, activation=..., total=... MB".
 std::string megatron_printed_line(const MegatronRank& rank);
 std::string megatron_rank_label(const MegatronRank& rank);  // "pipeline rank 0 (first stage)", "every rank"
+
+}  // namespace vramfit
+
+namespace vramfit {
+
+// DeepSpeed ZeRO under a ds_config (core/deepspeed): one data-parallel rank (every rank holds
+// the same), the host memory its offloads take per node, and DeepSpeed's own estimator table for
+// the model, nodes and GPUs. The CLI's answer (vramfit train --deepspeed ds_config.json), as
+// Megatron-LM's is.
+struct DeepSpeedReport {
+  Report report;                 // the model, the GPU, the rank's breakdown and the training fit
+  DeepSpeedConfigRead config;
+  DeepSpeedVersion version;
+  int64_t nodes = 1, gpus_per_node = 1;
+  DeepSpeedRank rank;
+  int64_t host_bytes_per_node = 0, nvme_bytes_per_node = 0;
+  DeepSpeedEstimate estimate;    // estimate_zero{2,3}_model_states_mem_needs for this model and layout
+  size_t estimate_row = 0;       // the table's row of this config's offloads (zero_init=1 at stage 3)
+};
+
+// request.gpu_count data-parallel GPUs over `nodes` nodes; the request's micro-batch and
+// precision fill the config's "auto" values as the Trainer's arguments do.
+Result<DeepSpeedReport> estimate_deepspeed(const Request& request, const Catalog& catalog, const std::string& ds_config_text,
+                                           int64_t nodes, const DeepSpeedVersion& version);
+json deepspeed_report_to_json(const DeepSpeedReport& answer);
 
 }  // namespace vramfit
