@@ -228,7 +228,7 @@ bool build_request(const InferOptions& o, const EngineCommand* command, const st
 // Options of `vramfit train` (a transformer) and `vramfit net FILE` (a layer list).
 struct TrainOptions {
   std::string request_file, config_file, model, recipe, optimizer, sharding, method, lora_targets, recompute;
-  std::string gpu, units, network_file, rule, device, lang, framework, megatron_line, deepspeed_file, deepspeed_version;
+  std::string gpu, units, network_file, rule, device, lang, framework, megatron_line, deepspeed_file, deepspeed_version, torchtune_line;
   int64_t lora_rank = 0, micro_batch = 0, sequence = 0, gpu_count = 0, runtime_mib = -1, batch = 0, nodes = 1;
   double margin = -1, capacity_gib = 0;
   bool foreach = false, no_double_quant = false, no_flash_attention = false, dropout = false, compare = false,
@@ -267,6 +267,10 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
       ->check(CLI::Range(int64_t(1), kMaxGpuCount))->needs(deepspeed);
   app.add_option("--deepspeed-version", o.deepspeed_version, "With --deepspeed: the release, as pip shows it (default 0.19.6)")
       ->needs(deepspeed);
+  app.add_option("--torchtune", o.torchtune_line,
+                 "A torchtune launch (tune run full_finetune_single_device ... batch_size=2 enable_activation_checkpointing=True "
+                 "...): the recipe's memory from its config keys, the peak as torchtune logs it")
+      ->excludes(deepspeed);
   app.add_option("--recipe", o.recipe, "fp32, amp_bf16, amp_fp16, mixed_bf16 (default), mixed_fp16, bf16")
       ->check(CLI::IsMember({"fp32", "amp_bf16", "amp_fp16", "mixed_bf16", "mixed_fp16", "bf16"}));
   app.add_flag("--foreach", o.foreach, "Count foreach Adam's state-sized temporary in step()");
@@ -394,6 +398,20 @@ int run_deepspeed(const TrainOptions& o, const Request& request, const Catalog& 
   return 0;
 }
 
+// vramfit train --torchtune "tune run ...": torchtune's single-device recipe.
+int run_torchtune(const TrainOptions& o, const Request& request, const Catalog& catalog, std::ostream& out, std::ostream& err) {
+  if (request.framework != TrainingFramework::hf_trainer || !o.sharding.empty() || !o.method.empty() || o.micro_batch > 0 || o.sequence > 0) {
+    err << "error: --torchtune: the tune line says the recipe, the method, batch_size and tokenizer.max_seq_len "
+           "(leave out --framework, --megatron, --sharding, --method, --micro-batch and --seq)\n";
+    return 2;
+  }
+  auto answer = estimate_torchtune(request, catalog, o.torchtune_line);
+  if (!answer) { err << error_line(o.lang, "--torchtune: " + answer.error().message); return 2; }
+  if (o.as_json) out << torchtune_report_to_json(*answer).dump(2) << "\n";
+  else print_torchtune_report(out, *answer);
+  return 0;
+}
+
 // vramfit train / net: the request from the options, its estimate printed.
 int run_train(const TrainOptions& o, bool network, const Catalog& catalog, std::ostream& out, std::ostream& err) {
   json request_json;
@@ -403,6 +421,7 @@ int run_train(const TrainOptions& o, bool network, const Catalog& catalog, std::
   auto request = request_from_json(request_json);
   if (!request) { err << error_line(o.lang, request.error().message); return 2; }
   if (!o.deepspeed_file.empty()) return run_deepspeed(o, *request, catalog, out, err);
+  if (!o.torchtune_line.empty()) return run_torchtune(o, *request, catalog, out, err);
   const bool megatron = !network && request->framework == TrainingFramework::megatron;
   auto report = megatron ? estimate_megatron(*request, catalog) : estimate(*request, catalog);
   if (!report) { err << error_line(o.lang, report.error().message); return 2; }

@@ -172,6 +172,21 @@ void print_deepspeed_report(std::ostream& out, const DeepSpeedReport& d) {
   }
 }
 
+// torchtune: the step's peak and fit as any training answer, then the line torchtune's metric log
+// would show for it and the keys read from the tune line.
+void print_torchtune_report(std::ostream& out, const TorchtuneReport& r) {
+  print_training_report(out, r.report);
+  const ReportWords t(r.report.request);
+  const TorchtuneCommand& c = r.command;
+  out << "\ntorchtune " << (c.recipe.empty() ? std::string("recipe") : c.recipe) << (c.config.empty() ? "" : " --config " + c.config) << ":\n";
+  out << "  " << torchtune_printed_line(r.memory) << t("   (log_peak_memory_stats: torch.cuda.max_memory_allocated, GiB)") << "\n";
+  if (!c.skipped.empty()) {
+    std::string skipped;
+    for (const std::string& key : c.skipped) skipped += (skipped.empty() ? "" : ", ") + key;
+    out << t.text("  keys that move no memory vramfit models: " + skipped) << "\n";
+  }
+}
+
 // engine "llama.cpp": its buffers on each device, as llama.cpp prints them, and the fit.
 void print_llamacpp_report(std::ostream& out, const Report& r) {
   const DisplayUnits u = r.request.units;

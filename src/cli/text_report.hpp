@@ -10,6 +10,7 @@ namespace vramfit {
 
 void print_report(std::ostream& out, const Report& report);
 void print_deepspeed_report(std::ostream& out, const DeepSpeedReport& answer);
+void print_torchtune_report(std::ostream& out, const TorchtuneReport& answer);
 void print_gpus(std::ostream& out, const Catalog& catalog, DisplayUnits units);
 void print_models(std::ostream& out, const Catalog& catalog);
 void print_formats(std::ostream& out, const Catalog& catalog);

@@ -4,6 +4,7 @@
 #pragma once
 #include "core/deepspeed.hpp"
 #include "io/deepspeed_config.hpp"
+#include "io/torchtune_command.hpp"
 #include "report/estimate.hpp"
 
 namespace vramfit {
@@ -44,5 +45,24 @@ struct DeepSpeedReport {
 Result<DeepSpeedReport> estimate_deepspeed(const Request& request, const Catalog& catalog, const std::string& ds_config_text,
                                            int64_t nodes, const DeepSpeedVersion& version);
 json deepspeed_report_to_json(const DeepSpeedReport& answer);
+
+}  // namespace vramfit
+
+namespace vramfit {
+
+// torchtune's single-device recipes (core/torchtune) from a pasted tune command
+// (io/torchtune_command): the peak of a step as torchtune's log_peak_memory_stats reports it, the
+// verdict on it with the runtime and the margin, and how far batch_size and tokenizer.max_seq_len
+// could go. The CLI's answer (vramfit train --torchtune "tune run ..."), as DeepSpeed's is.
+struct TorchtuneReport {
+  Report report;               // the model, the GPU, the breakdown and the training fit
+  TorchtuneCommand command;
+  TorchtuneMemory memory;
+};
+Result<TorchtuneReport> estimate_torchtune(const Request& request, const Catalog& catalog, const std::string& tune_line);
+json torchtune_report_to_json(const TorchtuneReport& answer);
+// The figure torchtune's metric log gives for a step (training/memory.py get_memory_stats, in
+// GiB): "peak_memory_alloc: 7.41".
+std::string torchtune_printed_line(const TorchtuneMemory& memory);
 
 }  // namespace vramfit
