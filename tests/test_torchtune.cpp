@@ -96,7 +96,7 @@ TEST_CASE("A tune command's mistakes are errors naming the key", "[training]") {
   CHECK(error_field("tune run full_finetune_single_device dtype=fp16") == "dtype");
   CHECK(error_field("tune run full_finetune_single_device optimizer._component_=torch.optim.SGD") == "optimizer._component_");
   CHECK(error_field("tune run lora_finetune_single_device model.lora_attn_modules=[w1]") == "model.lora_attn_modules");
-  CHECK(error_field("tune run full_finetune_distributed batch_size=2") == "recipe");
+  CHECK(error_field("tune run qat_distributed batch_size=2") == "recipe");
   CHECK(error_field("tune run lora_finetune_single_device model._component_=torchtune.models.llama3_1.llama3_1_8b") == "model._component_");
   CHECK(error_field("tune run full_finetune_single_device --config") == "--config");
   CHECK(error_field("tune run full_finetune_single_device batch_size") == "batch_size");
@@ -159,4 +159,46 @@ TEST_CASE("vramfit train --torchtune: the recipe's verdict and torchtune's own m
   std::ostringstream e1, o1;
   CHECK(run_cli({"train", "-m", "llama-3.2-3b", "--method", "lora", "--torchtune", "tune run full_finetune_single_device"}, o1, e1) == 2);
   CHECK(e1.str().find("leave out --framework") != std::string::npos);
+}
+
+TEST_CASE("torchtune's distributed recipes: FSDP2 over tune run's GPUs, CPU offload, custom-sharded layers", "[training]") {
+  auto c = read_torchtune_command("tune run --nproc_per_node 8 --nnodes 2 full_finetune_distributed --config llama3_1/70B_full "
+                                  "custom_sharded_layers=['tok_embeddings','output'] fsdp_cpu_offload=True batch_size=2");
+  REQUIRE(c);
+  CHECK(c->settings.distributed);
+  CHECK(c->settings.world_size == 16);
+  CHECK(c->settings.fsdp_cpu_offload);
+  CHECK(c->settings.shard_tok_embeddings);
+  CHECK(c->settings.shard_output);
+  CHECK_FALSE(read_torchtune_command("tune run --nproc_per_node eight full_finetune_distributed"));
+  CHECK(read_torchtune_command("tune run full_finetune_distributed custom_sharded_layers=[norm]").error().field == "custom_sharded_layers");
+
+  const ModelSpec& model = preset("llama-3.1-70b").spec;
+  TorchtuneSettings s;
+  s.distributed = true;
+  s.enable_activation_checkpointing = true;
+  s.world_size = 8;
+  auto eight = torchtune_memory(builtin_catalog().formats, model, s);
+  s.world_size = 16;
+  auto sixteen = torchtune_memory(builtin_catalog().formats, model, s);
+  REQUIRE(eight);
+  REQUIRE(sixteen);
+  // Twice the GPUs: the sharded weights, gradients and states halve; the gathered units do not.
+  CHECK(sixteen->gathered == eight->gathered);
+  CHECK(eight->peak - sixteen->peak > (eight->weights + eight->optimizer) / 16 - 1);
+  // The root (embedding, final norm, output: 2 x 128,256 x 8,192 bf16 and the norm) stays
+  // gathered; custom-sharding the output takes it out of the root.
+  CHECK(eight->gathered > 2 * 2 * 128256LL * 8192);
+  s.world_size = 8;
+  s.shard_output = true;
+  s.shard_tok_embeddings = true;
+  auto custom = torchtune_memory(builtin_catalog().formats, model, s);
+  REQUIRE(custom);
+  CHECK(eight->gathered - custom->gathered == 2 * 2 * 128256LL * 8192);
+  // fsdp_cpu_offload: the shards live on the CPU.
+  s.fsdp_cpu_offload = true;
+  auto offloaded = torchtune_memory(builtin_catalog().formats, model, s);
+  REQUIRE(offloaded);
+  CHECK(offloaded->host_bytes >= (offloaded->weights + offloaded->optimizer) / 8);
+  CHECK(custom->peak - offloaded->peak >= (offloaded->weights + offloaded->optimizer) / 8 - 1);
 }

@@ -1,6 +1,7 @@
 #include "torchtune.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "units.hpp"
 
@@ -67,18 +68,33 @@ Result<TorchtuneMemory> torchtune_memory(const FormatTables& tables, const Model
   const int64_t pb = s.bf16 ? 2 : 4;
   const bool adapters = s.method != FineTuning::full;
   int64_t largest_linear = 0, output_elements = 0;
+  // FSDP2's units: each decoder layer, the custom-sharded embedding and output, and the root
+  // (what no other unit holds), in stored bytes; their trainable parameters.
+  std::vector<int64_t> layer_bytes(static_cast<size_t>(std::max<int64_t>(1, model.layers)), 0);
+  std::vector<int64_t> layer_trainable(layer_bytes.size(), 0);
+  int64_t root_bytes = 0, output_unit = 0;
   for (const TensorShape& t : enumerate_tensors(model)) {
     const int64_t n = t.elements();
     m.parameters = sat_add(m.parameters, n);
     m.largest_parameter = std::max(m.largest_parameter, n);
     if (t.role == TensorRole::output || (t.role == TensorRole::token_embd && model.tied_embeddings)) output_elements = n;
     if (decoder_linear(t.role)) largest_linear = std::max(largest_linear, t.row_length * t.rows);
-    if (s.method == FineTuning::qlora && decoder_linear(t.role)) {
-      m.nf4_elements = sat_add(m.nf4_elements, n);
+    const bool nf4 = s.method == FineTuning::qlora && decoder_linear(t.role);
+    if (nf4) m.nf4_elements = sat_add(m.nf4_elements, n);
+    else m.weights = sat_add(m.weights, sat_mul(n, pb));
+    const int64_t stored = nf4 ? nf4_bytes(n) : sat_mul(n, pb);
+    const int64_t lora = adapters && adapted(s, t.role) ? sat_mul(s.lora_rank, t.row_length + t.rows, t.copies) : 0;
+    m.adapters = sat_add(m.adapters, lora);
+    if (t.layer >= 0 && t.layer < static_cast<int64_t>(layer_bytes.size())) {
+      layer_bytes[static_cast<size_t>(t.layer)] = sat_add(layer_bytes[static_cast<size_t>(t.layer)], sat_add(stored, sat_mul(lora, pb)));
+      layer_trainable[static_cast<size_t>(t.layer)] = sat_add(layer_trainable[static_cast<size_t>(t.layer)], adapters ? lora : n);
+    } else if (t.role == TensorRole::token_embd && s.shard_tok_embeddings && !model.tied_embeddings) {
+      // its own unit, gathered before the first layer and freed after it: never at the peak
+    } else if (t.role == TensorRole::output && s.shard_output) {
+      output_unit = stored;
     } else {
-      m.weights = sat_add(m.weights, sat_mul(n, pb));
+      root_bytes = sat_add(root_bytes, stored);
     }
-    if (adapters && adapted(s, t.role)) m.adapters = sat_add(m.adapters, sat_mul(s.lora_rank, t.row_length + t.rows, t.copies));
   }
   m.weights = sat_add(m.weights, nf4_bytes(m.nf4_elements));
   m.trainable_parameters = adapters ? m.adapters : m.parameters;
@@ -151,9 +167,29 @@ Result<TorchtuneMemory> torchtune_memory(const FormatTables& tables, const Model
   const int64_t at_end = s.optimizer_in_bwd ? sat_add(per_layer, m.recompute_working)
                                             : sat_add(sat_add(trainable_grads, per_layer), m.recompute_working);
   m.layers_backward = sat_add(sat_add(std::max(at_start, at_end), in_bwd_grad), dequantized);
-  const int64_t fixed = sat_add(sat_add(m.weights, adapter_bytes), m.optimizer);
-  const int64_t forward_end = sat_add(m.offload_kept, m.loss_forward);
-  const int64_t loss_back = sat_add(m.offload_kept, m.loss_backward);
+  int64_t fixed = sat_add(sat_add(m.weights, adapter_bytes), m.optimizer);
+  int64_t loss_units = 0;  // distributed: the units gathered while the loss runs
+  if (s.distributed && s.world_size > 1) {
+    // FSDP2 (torch.distributed._composable.fsdp): every parameter, gradient and optimizer state
+    // sharded over the GPUs (on the CPU with fsdp_cpu_offload); the root unit is not resharded
+    // after forward, so it stays gathered through the step; each layer is all-gathered before it
+    // runs, with the next one prefetched (two unsharded layers); its unsharded gradient exists
+    // until reduce-scattered into the shard.
+    const int64_t N = s.world_size;
+    const int64_t sharded = ceil_div(fixed, N);
+    const int64_t grads_sharded = ceil_div(trainable_grads, N);
+    m.host_bytes = s.fsdp_cpu_offload ? sat_add(sharded, grads_sharded) : 0;
+    const int64_t largest_layer = *std::max_element(layer_bytes.begin(), layer_bytes.end());
+    const int64_t largest_layer_grad = sat_mul(*std::max_element(layer_trainable.begin(), layer_trainable.end()), pb);
+    m.gathered = sat_add(root_bytes, sat_mul(2, largest_layer));
+    loss_units = output_unit;
+    fixed = sat_add(s.fsdp_cpu_offload ? 0 : sharded, m.gathered);
+    const int64_t kept_grads = s.fsdp_cpu_offload ? 0 : grads_sharded;
+    m.layers_backward = sat_add(sat_add(std::max(at_start, sat_add(sat_add(kept_grads, per_layer), m.recompute_working)), largest_layer_grad),
+                                dequantized);
+  }
+  const int64_t forward_end = sat_add(sat_add(m.offload_kept, m.loss_forward), loss_units);
+  const int64_t loss_back = sat_add(sat_add(m.offload_kept, m.loss_backward), loss_units);
   m.peak = sat_add(fixed, std::max({forward_end, loss_back, m.layers_backward}));
   return m;
 }

@@ -6,7 +6,8 @@
 // optimizer_in_bwd), the activations autograd saves (layer inputs only with
 // enable_activation_checkpointing) and the loss's logits. The peak is the larger of the phases
 // of a step (the loss, then the layers' backward), as torch.cuda.max_memory_allocated sees it:
-// what torchtune logs with log_peak_memory_stats.
+// what torchtune logs with log_peak_memory_stats. The distributed recipes shard all of it with
+// FSDP2 and gather a layer (and the one prefetched) at a time.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -48,8 +49,15 @@ struct TorchtuneSettings {
   bool compile = false;                   // compile (vramfit models its effect on the loss only)
   TorchtuneLoss loss = TorchtuneLoss::chunked_ce;
   int64_t num_output_chunks = 8;          // loss.num_output_chunks
-  int64_t batch_size = 2;                 // batch_size
+  int64_t batch_size = 2;                 // batch_size (per GPU)
   int64_t max_seq_len = 2048;             // tokenizer.max_seq_len (the packed length)
+  // The distributed recipes (full_finetune_distributed, lora_finetune_distributed): FSDP2's
+  // fully_shard on each decoder layer, on custom_sharded_layers, and on the whole model
+  // (training/_distributed.py shard_model), over tune run's --nproc_per_node x --nnodes GPUs.
+  bool distributed = false;
+  int64_t world_size = 1;
+  bool fsdp_cpu_offload = false;          // fsdp_cpu_offload (fsdp.cpu_offload): CPUOffloadPolicy
+  bool shard_tok_embeddings = false, shard_output = false;  // custom_sharded_layers: ['tok_embeddings', 'output']
 };
 
 struct TorchtuneMemory {
@@ -65,6 +73,8 @@ struct TorchtuneMemory {
   int64_t loss_forward = 0;     // logits and the loss's saved tensors at the end of the forward pass
   int64_t loss_backward = 0;    // the logits' gradient and the output layer's gradient
   int64_t layers_backward = 0;  // gradients and the recomputed layer during the layers' backward
+  int64_t gathered = 0;         // distributed: the unsharded units alive at once (the root, two layers)
+  int64_t host_bytes = 0;       // distributed with fsdp_cpu_offload: parameters, gradients and states on the CPU (per GPU)
   int64_t peak = 0;             // what torch.cuda.max_memory_allocated reports for a step
 };
 

@@ -76,6 +76,16 @@ std::optional<Error> apply(const std::string& key, const std::string& v, Torchtu
     else if (key == "batch_size") s.batch_size = count;
     else if (key == "tokenizer.max_seq_len") s.max_seq_len = count;
     else s.num_output_chunks = count;
+  } else if (key == "fsdp_cpu_offload" || key == "fsdp.cpu_offload") {
+    if (!parse_bool(v, flag)) return bad(key, "must be True or False (got '" + v + "')");
+    s.fsdp_cpu_offload = flag;
+  } else if (key == "custom_sharded_layers") {
+    s.shard_tok_embeddings = s.shard_output = false;
+    for (const std::string& name : list_items(v)) {
+      if (name == "tok_embeddings") s.shard_tok_embeddings = true;
+      else if (name == "output") s.shard_output = true;
+      else return bad(key, "'" + name + "' is not one of tok_embeddings, output");
+    }
   } else if (key == "dtype") {
     if (v == "bf16") s.bf16 = true;
     else if (v == "fp32") s.bf16 = false;
@@ -105,11 +115,26 @@ Result<TorchtuneCommand> read_torchtune_command(const std::string& line) {
   TorchtuneCommand c;
   size_t i = 0;
   if (i + 1 < words.size() && words[i] == "tune" && words[i + 1] == "run") i += 2;
-  if (i < words.size() && words[i].find('=') == std::string::npos && words[i].rfind("--", 0) != 0) c.recipe = words[i++];
-  if (!c.recipe.empty() && c.recipe != "full_finetune_single_device" && c.recipe != "lora_finetune_single_device") {
-    return make_error("torchtune.recipe", "recipe", "recipe: vramfit answers torchtune's single-device recipes "
-                      "(full_finetune_single_device, lora_finetune_single_device); '" + c.recipe + "' is not modelled yet");
+  // torchrun's options before the recipe (tune run --nproc_per_node 8 --nnodes 2 RECIPE ...).
+  int64_t nproc = 1, nnodes = 1;
+  while (i < words.size() && (words[i] == "--nproc_per_node" || words[i] == "--nnodes")) {
+    int64_t value = 0;
+    if (i + 1 >= words.size() || !parse_count(words[i + 1], value)) {
+      return make_error("torchtune.bad_value", words[i], words[i] + ": needs a positive whole number");
+    }
+    (words[i] == "--nproc_per_node" ? nproc : nnodes) = value;
+    i += 2;
   }
+  if (i < words.size() && words[i].find('=') == std::string::npos && words[i].rfind("--", 0) != 0) c.recipe = words[i++];
+  const bool known_recipe = c.recipe.empty() || c.recipe == "full_finetune_single_device" || c.recipe == "lora_finetune_single_device" ||
+                            c.recipe == "full_finetune_distributed" || c.recipe == "lora_finetune_distributed";
+  if (!known_recipe) {
+    return make_error("torchtune.recipe", "recipe", "recipe: vramfit answers torchtune's full and LoRA recipes "
+                      "(full_finetune_single_device, lora_finetune_single_device, full_finetune_distributed, "
+                      "lora_finetune_distributed); '" + c.recipe + "' is not modelled yet");
+  }
+  c.settings.distributed = c.recipe.find("_distributed") != std::string::npos;
+  c.settings.world_size = c.settings.distributed ? nproc * nnodes : 1;
   for (; i < words.size(); ++i) {
     const std::string& w = words[i];
     if (w == "--config") {
@@ -124,11 +149,10 @@ Result<TorchtuneCommand> read_torchtune_command(const std::string& line) {
     if (auto error = apply(key, value, c.settings, known)) return *error;
     (known ? c.given : c.skipped).push_back(key);
   }
-  const bool lora_recipe = c.recipe == "lora_finetune_single_device";
+  const bool lora_recipe = c.recipe.rfind("lora_", 0) == 0;
   if (!c.recipe.empty() && lora_recipe != (c.settings.method != FineTuning::full)) {
-    return make_error("torchtune.bad_value", "model._component_", std::string("model._component_: ") +
-                      (lora_recipe ? "lora_finetune_single_device trains a lora_ or qlora_ model builder"
-                                   : "full_finetune_single_device trains a model builder without lora_ or qlora_"));
+    return make_error("torchtune.bad_value", "model._component_", "model._component_: " + c.recipe +
+                      (lora_recipe ? " trains a lora_ or qlora_ model builder" : " trains a model builder without lora_ or qlora_"));
   }
   return c;
 }
