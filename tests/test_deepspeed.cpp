@@ -12,6 +12,7 @@
 #include "core/deepspeed.hpp"
 #include "helpers.hpp"
 #include "io/deepspeed_config.hpp"
+#include "report/frameworks.hpp"
 
 using namespace vramfit;
 using namespace vramfit::test;
@@ -280,6 +281,7 @@ TEST_CASE("vramfit train --deepspeed: the config's rank, its offloads and DeepSp
   CHECK(text.find("HW: Setup with 2 nodes, 4 GPUs per node.") != std::string::npos);
   CHECK(text.find("offload_param=none, offload_optimizer=cpu , zero_init=1  <- this config") != std::string::npos);
   CHECK(text.find("CPU memory for the offloads: ") != std::string::npos);
+  CHECK(text.find("  see_memory_usage: MA ") != std::string::npos);
   std::ostringstream json_out, json_err;
   status = run_cli({"train", "-m", "llama-2-7b", "-n", "8", "--nodes", "2", "--deepspeed", path, "--json"}, json_out, json_err);
   REQUIRE(status == 0);
@@ -295,4 +297,14 @@ TEST_CASE("vramfit train --deepspeed: the config's rank, its offloads and DeepSp
   CHECK(run_cli({"train", "-m", "llama-2-7b", "--sharding", "zero2", "--deepspeed", path}, o2, e2) == 2);
   CHECK(e2.str().find("leave out --framework, --megatron and --sharding") != std::string::npos);
   std::remove(path);
+}
+
+TEST_CASE("DeepSpeed's see_memory_usage line: what stays between steps and the peak, in GiB as Python rounds them", "[training]") {
+  DeepSpeedRank r;
+  r.params16 = 1073741824;                 // 1 GiB
+  r.master = r.grads32 = 536870912;        // 0.5 GiB each
+  r.optimizer = 1073741824;
+  r.runtime = 536870912;                   // not PyTorch's: left out of Max_MA
+  r.subtotal = 3 * 1073741824LL + 322122547 + r.runtime;  // + 0.3 GiB of activations
+  CHECK(deepspeed_printed_line(r) == "MA 3.0 GB         Max_MA 3.3 GB");
 }

@@ -161,6 +161,7 @@ void print_deepspeed_report(std::ostream& out, const DeepSpeedReport& d) {
       << deepspeed_offload_name(c.offload_optimizer) << ", offload_param " << deepspeed_offload_name(c.offload_param) << ": "
       << d.nodes << (d.nodes > 1 ? " nodes" : " node") << " x " << d.gpus_per_node << " GPUs\n";
   const ReportWords t(d.report.request);
+  out << "  see_memory_usage: " << deepspeed_printed_line(d.rank) << "\n";
   if (d.host_bytes_per_node > 0) out << t.text("  CPU memory for the offloads: " + format_bytes(d.host_bytes_per_node, u) + " a node") << "\n";
   if (d.nvme_bytes_per_node > 0) out << t.text("  NVMe for the offloads: " + format_bytes(d.nvme_bytes_per_node, u) + " a node") << "\n";
   out << "\n" << t("DeepSpeed's own estimate of the model states (parameters, gradients and optimizer states only):") << "\n"

@@ -1,5 +1,7 @@
 #include "frameworks.hpp"
 
+#include <cstdio>
+
 namespace vramfit {
 
 namespace {
@@ -118,7 +120,24 @@ Breakdown deepspeed_breakdown(const DeepSpeedReport& d, const TrainingSettings& 
   return b;
 }
 
+// Python's round(x, 2) as print() shows it: "12.35", "12.5", "3.0".
+std::string python_round2(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", x);
+  std::string s = text;
+  while (s.size() > 3 && s.back() == '0' && s[s.size() - 2] != '.') s.pop_back();
+  return s;
+}
+
 }  // namespace
+
+std::string deepspeed_printed_line(const DeepSpeedRank& r) {
+  const double gib = 1073741824.0;
+  const int64_t after_step = r.params16 + r.master + r.grads32 + r.optimizer;  // what stays allocated between steps
+  const int64_t peak = r.subtotal - r.runtime;                                // PyTorch's allocator only
+  return "MA " + python_round2(static_cast<double>(after_step) / gib) + " GB         Max_MA " +
+         python_round2(static_cast<double>(peak) / gib) + " GB";
+}
 
 Result<DeepSpeedReport> estimate_deepspeed(const Request& request, const Catalog& catalog, const std::string& ds_config_text,
                                            int64_t nodes, const DeepSpeedVersion& version) {
@@ -205,6 +224,7 @@ json deepspeed_report_to_json(const DeepSpeedReport& d) {
                 {"gathered_bytes", r.gathered}, {"grads16_bytes", r.grads16}, {"bucket_bytes", r.buckets},
                 {"offload_buffer_bytes", r.offload_buffer}, {"master_bytes", r.master}, {"grads32_bytes", r.grads32},
                 {"optimizer_bytes", r.optimizer}, {"total_bytes", r.total}, {"host_bytes", r.host_bytes}, {"nvme_bytes", r.nvme_bytes}}},
+      {"printed", deepspeed_printed_line(r)},
       {"host_bytes_per_node", d.host_bytes_per_node},
       {"nvme_bytes_per_node", d.nvme_bytes_per_node},
       {"estimator", {{"function", d.estimate.stage == 3 ? "estimate_zero3_model_states_mem_needs" : "estimate_zero2_model_states_mem_needs"},

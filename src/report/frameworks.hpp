@@ -45,6 +45,10 @@ struct DeepSpeedReport {
 Result<DeepSpeedReport> estimate_deepspeed(const Request& request, const Catalog& catalog, const std::string& ds_config_text,
                                            int64_t nodes, const DeepSpeedVersion& version);
 json deepspeed_report_to_json(const DeepSpeedReport& answer);
+// DeepSpeed's see_memory_usage line for a rank after a step (runtime/utils.py: memory_allocated and
+// max_memory_allocated in GiB, round(x, 2), labelled GB): "MA 30.93 GB         Max_MA 34.12 GB".
+// Its CA and Max_CA (the allocator's reserve) are not modelled.
+std::string deepspeed_printed_line(const DeepSpeedRank& rank);
 
 }  // namespace vramfit
 
