@@ -1,4 +1,5 @@
 #include "frameworks.hpp"
+#include "largest_fitting.hpp"
 
 #include <cstdio>
 
@@ -40,17 +41,6 @@ struct RankAt {
   }
 };
 
-template <class Fits>
-int64_t largest_fitting(int64_t limit, Fits fits) {
-  int64_t lo = 0, hi = limit;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo + 1) / 2;
-    if (fits(mid)) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
 TrainingFit deepspeed_fit(const RankAt& at, int64_t required, int64_t data_parallel, int64_t capacity) {
   TrainingFit fit;
   fit.capacity_bytes = capacity;
@@ -58,8 +48,8 @@ TrainingFit deepspeed_fit(const RankAt& at, int64_t required, int64_t data_paral
   fit.headroom_bytes = capacity - required;
   fit.fits = required <= capacity;
   const int64_t seq = at.settings.sequence_length, batch = at.settings.micro_batch;
-  fit.max_batch = largest_fitting(kMaxMicroBatch, [&](int64_t b) { return at.total(b, seq, data_parallel) <= capacity; });
-  fit.max_sequence_length = largest_fitting(kMaxTrainingSequence, [&](int64_t n) { return at.total(batch, n, data_parallel) <= capacity; });
+  fit.max_batch = largest_fitting(1, kMaxMicroBatch, [&](int64_t b) { return at.total(b, seq, data_parallel) <= capacity; });
+  fit.max_sequence_length = largest_fitting(1, kMaxTrainingSequence, [&](int64_t n) { return at.total(batch, n, data_parallel) <= capacity; });
   for (int64_t n = 1; n <= kMaxGpuCount; ++n) {
     if (at.total(batch, seq, n) <= capacity) { fit.min_gpus = n; break; }
   }

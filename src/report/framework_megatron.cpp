@@ -1,4 +1,5 @@
 #include "frameworks.hpp"
+#include "largest_fitting.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -31,19 +32,6 @@ RankNeed largest_rank(const MegatronMemory& m, const TrainingSettings& t) {
 int64_t total_with(const ModelSpec& model, const MegatronSettings& s, const TrainingSettings& t) {
   auto m = megatron_memory(model, s);
   return m ? largest_rank(*m, t).total : -1;
-}
-
-// Largest value in [1, limit] (multiples of `step`) for which `fits` holds, 0 if none;
-// `fits` is monotone (more micro-batch, sequence: more memory).
-template <class Fits>
-int64_t largest_fitting(int64_t step, int64_t limit, Fits fits) {
-  int64_t lo = 0, hi = limit / step;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo + 1) / 2;
-    if (fits(mid * step)) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo * step;
 }
 
 TrainingFit megatron_fit(const ModelSpec& model, const Request& request, int64_t required, int64_t capacity) {

@@ -1,4 +1,5 @@
 #include "frameworks.hpp"
+#include "largest_fitting.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -33,17 +34,6 @@ int64_t with_runtime(int64_t peak, const TrainingSettings& t) {
   return with_training_margin(sat_add(peak, t.runtime_bytes), t.margin_fraction);
 }
 
-template <class Fits>
-int64_t largest_fitting(int64_t limit, Fits fits) {
-  int64_t lo = 0, hi = limit;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo + 1) / 2;
-    if (fits(mid)) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
 TrainingFit torchtune_fit(const FormatTables& tables, const ModelSpec& model, const TorchtuneSettings& s, const TrainingSettings& t,
                           int64_t required, int64_t capacity) {
   TrainingFit fit;
@@ -55,8 +45,8 @@ TrainingFit torchtune_fit(const FormatTables& tables, const ModelSpec& model, co
     auto m = torchtune_memory(tables, model, other);
     return m && with_runtime(m->peak, t) <= capacity;
   };
-  fit.max_batch = largest_fitting(kMaxMicroBatch, [&](int64_t b) { TorchtuneSettings o = s; o.batch_size = b; return fits(o); });
-  fit.max_sequence_length = largest_fitting(kMaxTrainingSequence, [&](int64_t n) { TorchtuneSettings o = s; o.max_seq_len = n; return fits(o); });
+  fit.max_batch = largest_fitting(1, kMaxMicroBatch, [&](int64_t b) { TorchtuneSettings o = s; o.batch_size = b; return fits(o); });
+  fit.max_sequence_length = largest_fitting(1, kMaxTrainingSequence, [&](int64_t n) { TorchtuneSettings o = s; o.max_seq_len = n; return fits(o); });
   fit.min_gpus = fit.fits ? 1 : 0;  // single-device recipes
   return fit;
 }
