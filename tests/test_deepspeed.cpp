@@ -308,3 +308,36 @@ TEST_CASE("DeepSpeed's see_memory_usage line: what stays between steps and the p
   r.subtotal = 3 * 1073741824LL + 322122547 + r.runtime;  // + 0.3 GiB of activations
   CHECK(deepspeed_printed_line(r) == "MA 3.0 GB         Max_MA 3.3 GB");
 }
+
+TEST_CASE("LoRA under DeepSpeed: the adapters train and shard, the frozen base stays whole until ZeRO-3", "[training]") {
+  const ModelSpec& model = preset("llama-2-7b").spec;
+  TrainingSettings s;
+  s.recipe = PrecisionRecipe::mixed_bf16;
+  s.method = FineTuning::lora;
+  s.lora_rank = 16;
+  auto base = training_memory(builtin_catalog().formats, model, s);
+  REQUIRE(base);
+  const int64_t adapters = base->trainable_parameters;
+  REQUIRE(adapters > 0);
+  REQUIRE(adapters < base->parameters / 100);
+  DeepSpeedConfig c;
+  c.bf16 = true;
+  c.stage = 2;
+  const int64_t largest = deepspeed_model_params(model, true).largest_layer;
+  const DeepSpeedRank two = deepspeed_zero_rank(*base, s, c, largest, 8);
+  CHECK(two.frozen16 == 2 * base->parameters);  // every GPU holds the frozen base in bf16
+  CHECK(two.params16 == 2 * adapters);
+  CHECK(two.master == 4 * ((adapters + 7) / 8));
+  c.stage = 3;
+  const DeepSpeedRank three = deepspeed_zero_rank(*base, s, c, largest, 8);
+  CHECK(three.frozen16 == 2 * ((base->parameters + 7) / 8));  // ZeRO-3 partitions it
+  c.offload_param = DeepSpeedOffload::cpu;
+  const DeepSpeedRank offloaded = deepspeed_zero_rank(*base, s, c, largest, 8);
+  CHECK(offloaded.frozen16 == 0);
+  CHECK(offloaded.host_bytes == three.frozen16 + three.params16);
+  // QLoRA under DeepSpeed is refused, naming the field.
+  std::ostringstream out, err;
+  CHECK(run_cli({"train", "-m", "llama-2-7b", "--method", "qlora", "--deepspeed",
+                 std::string(VRAMFIT_SOURCE_DIR) + "/docs/examples/ds_config_zero3.json"}, out, err) == 2);
+  CHECK(err.str().find("training.method: vramfit answers DeepSpeed for full fine-tuning and LoRA") != std::string::npos);
+}

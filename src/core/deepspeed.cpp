@@ -168,16 +168,20 @@ DeepSpeedRank deepspeed_zero_rank(const TrainingMemory& base, const TrainingSett
   r.grads32 = partition(P, 4, N);
   r.optimizer = ceil_div(base.optimizer_full.total(), N);
   const int64_t optimizer_side = sat_add(sat_add(r.master, r.grads32), r.optimizer);
+  const int64_t frozen = settings.method == FineTuning::full ? 0 : base.parameters;
   if (c.stage == 3) {
     r.params16 = partition(P, pb, N);
+    r.frozen16 = partition(frozen, pb, N);  // ZeRO-3 partitions frozen parameters too
     r.gathered = sat_mul(pb, std::min(c.stage3_max_live_parameters, sat_add(largest_layer, c.stage3_prefetch_bucket_size)));
-    r.grads16 = sat_mul(pb, largest_layer);
+    r.grads16 = sat_mul(pb, std::min(P, largest_layer));
     r.buckets = c.contiguous_gradients ? sat_mul(pb, c.reduce_bucket_size) : 0;
-    if (c.offload_param == DeepSpeedOffload::cpu) r.host_bytes = sat_add(r.host_bytes, r.params16);
-    if (c.offload_param == DeepSpeedOffload::nvme) r.nvme_bytes = sat_add(r.nvme_bytes, r.params16);
-    if (c.offload_param != DeepSpeedOffload::none) r.params16 = 0;
+    const int64_t params = sat_add(r.params16, r.frozen16);
+    if (c.offload_param == DeepSpeedOffload::cpu) r.host_bytes = sat_add(r.host_bytes, params);
+    if (c.offload_param == DeepSpeedOffload::nvme) r.nvme_bytes = sat_add(r.nvme_bytes, params);
+    if (c.offload_param != DeepSpeedOffload::none) r.params16 = r.frozen16 = 0;
   } else {
     r.params16 = sat_mul(P, pb);
+    r.frozen16 = sat_mul(frozen, pb);
     if (c.stage <= 1) {
       r.grads16 = sat_mul(P, pb);  // each parameter's .grad until the reduction after backward
     } else {
@@ -193,7 +197,7 @@ DeepSpeedRank deepspeed_zero_rank(const TrainingMemory& base, const TrainingSett
   r.logits = base.logits;
   r.recompute_working = base.recompute_working;
   r.runtime = settings.runtime_bytes;
-  for (int64_t part : {r.params16, r.gathered, r.grads16, r.buckets, r.offload_buffer, r.master, r.grads32, r.optimizer,
+  for (int64_t part : {r.params16, r.frozen16, r.gathered, r.grads16, r.buckets, r.offload_buffer, r.master, r.grads32, r.optimizer,
                        r.activations, r.logits, r.recompute_working, r.runtime}) {
     r.subtotal = sat_add(r.subtotal, part);
   }

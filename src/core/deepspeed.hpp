@@ -92,7 +92,8 @@ struct DeepSpeedRank {
   int64_t parameters = 0, largest_layer = 0, data_parallel = 1;
   int64_t param_bytes = 2;        // 2 with bf16 or fp16 enabled, 4 without
   // On the GPU:
-  int64_t params16 = 0;           // the model's parameters (stage 3: this rank's partition)
+  int64_t params16 = 0;           // the trained parameters (stage 3: this rank's partition)
+  int64_t frozen16 = 0;           // LoRA: the frozen base model (stage 3: this rank's partition)
   int64_t gathered = 0;           // stage 3: parameters gathered for the modules being computed
   int64_t grads16 = 0;            // 16-bit gradients (stage 1: all; 2: this rank's partition; 3: the layer being computed)
   int64_t buckets = 0;            // reduce buckets (reduce_bucket_size, twice with overlap_comm at stage 2)
@@ -105,9 +106,10 @@ struct DeepSpeedRank {
   int64_t nvme_bytes = 0;         // offloaded to NVMe
 };
 
-// One rank of `data_parallel` under `config`, for the model's full fine-tuning: `base` is
-// training_memory() without sharding (its trainable parameters, optimizer state, activations
-// and logits), `largest_layer` as deepspeed_model_params gives it.
+// One rank of `data_parallel` under `config`: `base` is training_memory() without sharding (its
+// trainable parameters, optimizer state, activations and logits; with LoRA the adapters train and
+// the base model is frozen, cast to the config's dtype with the rest by DeepSpeed's engine),
+// `largest_layer` as deepspeed_model_params gives it.
 DeepSpeedRank deepspeed_zero_rank(const TrainingMemory& base, const TrainingSettings& settings, const DeepSpeedConfig& config,
                                   int64_t largest_layer, int64_t data_parallel);
 

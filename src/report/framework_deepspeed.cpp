@@ -1,6 +1,7 @@
 #include "frameworks.hpp"
 #include "largest_fitting.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace vramfit {
@@ -69,9 +70,14 @@ Breakdown deepspeed_breakdown(const DeepSpeedReport& d, const TrainingSettings& 
   auto add = [&b](const char* id, std::string label, int64_t bytes, std::string formula, std::string note) {
     if (bytes > 0) b.items.push_back({id, std::move(label), bytes, std::move(formula), std::move(note), {}});
   };
-  add("deepspeed.params16", c.stage == 3 ? "Parameters (partition)" : "Parameters", r.params16,
+  const bool lora = r.frozen16 > 0 || d.report.request.training.method != FineTuning::full;
+  add("deepspeed.params16", lora ? (c.stage == 3 ? "Adapters (partition)" : "Adapters") : c.stage == 3 ? "Parameters (partition)" : "Parameters",
+      r.params16,
       c.stage == 3 ? times(r.parameters, r.param_bytes) + " / " + N + " GPUs" : times(r.parameters, r.param_bytes),
       stage + ": " + (c.stage == 3 ? "fp16_partitioned_groups_flat (stage3.py)" : "bit16_groups, every parameter on every GPU (stage_1_and_2.py)"));
+  add("deepspeed.frozen16", c.stage == 3 ? "Frozen weights (partition)" : "Frozen weights", r.frozen16,
+      c.stage == 3 ? times(d.report.training.parameters, r.param_bytes) + " / " + N + " GPUs" : times(d.report.training.parameters, r.param_bytes),
+      "LoRA: the base model, cast to the config's dtype with the adapters by DeepSpeed's engine");
   add("deepspeed.gathered", "Gathered parameters", r.gathered,
       pb + " B x min(stage3_max_live_parameters, largest module " + with_thousands(r.largest_layer) +
           " + stage3_prefetch_bucket_size " + with_thousands(c.stage3_prefetch_bucket_size) + ")",
@@ -79,7 +85,7 @@ Breakdown deepspeed_breakdown(const DeepSpeedReport& d, const TrainingSettings& 
   add("deepspeed.grads16", c.stage == 1 ? "Gradients (16-bit)" : c.stage == 2 ? "Gradients (16-bit, partition)" : "Module gradients (16-bit)",
       r.grads16,
       c.stage == 1 ? times(r.parameters, r.param_bytes) : c.stage == 2 ? times(r.parameters, r.param_bytes) + " / " + N + " GPUs"
-                                                               : times(r.largest_layer, r.param_bytes),
+                                                               : times(std::min(r.parameters, r.largest_layer), r.param_bytes),
       c.stage == 1 ? "every parameter's .grad until the reduction after backward" : c.stage == 2 ? "grads_in_partition (contiguous_gradients)"
                                                                                          : "the largest module's, before reduce-scatter");
   add("deepspeed.buckets", "Reduce buckets", r.buckets,
@@ -137,9 +143,9 @@ Result<DeepSpeedReport> estimate_deepspeed(const Request& request, const Catalog
   d.report = std::move(resolved).value();
   const ModelSpec& model = d.report.prepared.model;
   const TrainingSettings& t = request.training;
-  if (t.method != FineTuning::full) {
+  if (t.method == FineTuning::qlora) {
     return make_error("training.bad_value", "training.method",
-                      "training.method: vramfit answers DeepSpeed for full fine-tuning; LoRA and QLoRA under DeepSpeed are not modelled yet");
+                      "training.method: vramfit answers DeepSpeed for full fine-tuning and LoRA; QLoRA under DeepSpeed is not modelled yet");
   }
   DeepSpeedAutoValues auto_values{model.hidden_size, t.micro_batch, 1, bf16_recipe(t.recipe), fp16_recipe(t.recipe)};
   auto config = read_deepspeed_config(ds_config_text, auto_values);
