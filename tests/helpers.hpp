@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,13 @@
 #include "io/request_json.hpp"
 
 namespace vramfit::test {
+
+// A file of validation/ (public logs and measurements, with their sources), parsed.
+inline json validation_data(const std::string& path) {
+  std::ifstream in(std::string(VRAMFIT_SOURCE_DIR) + "/validation/" + path);
+  REQUIRE(in);
+  return json::parse(in);
+}
 
 // The paths of the files in `folder` whose names end in `suffix`, sorted by name.
 inline std::vector<std::string> files_in(const std::string& folder, const std::string& suffix) {

@@ -19,11 +19,7 @@ using namespace vramfit::test;
 
 namespace {
 
-json estimator_logs() {
-  std::ifstream in(std::string(VRAMFIT_SOURCE_DIR) + "/validation/training/deepspeed_estimator.json");
-  REQUIRE(in);
-  return json::parse(in);
-}
+json estimator_logs() { return validation_data("training/deepspeed_estimator.json"); }
 
 std::string without_trailing_spaces(std::string line) {
   while (!line.empty() && line.back() == ' ') line.pop_back();

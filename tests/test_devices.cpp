@@ -3,7 +3,6 @@
 // device names its limit: the JSON, the CLI under each engine's verdict, and the app (which draws
 // the same note beside its warnings: tests/e2e).
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
 #include "cli/cli.hpp"
@@ -16,11 +15,7 @@ using namespace vramfit::test;
 
 namespace {
 
-json metal_logs() {
-  std::ifstream in(std::string(VRAMFIT_SOURCE_DIR) + "/validation/devices/metal_working_set.json");
-  REQUIRE(in);
-  return json::parse(in);
-}
+json metal_logs() { return validation_data("devices/metal_working_set.json"); }
 
 // The figure a log line prints ("= 73728,00 MB", "107.52 GiB"), as the digits after the last '='
 // or ':' with a comma read as the decimal mark.

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
 
 #include "helpers.hpp"
@@ -65,17 +64,12 @@ bool listed_miss(const json& point, const std::string& quantity) {
   return true;
 }
 
-json goals_of(const char* file) {
-  std::ifstream in(std::string(VRAMFIT_SOURCE_DIR) + "/validation/engines/" + file);
-  return json::parse(in).at("goals");
-}
+json goals_of(const char* file) { return test::validation_data(std::string("engines/") + file).at("goals"); }
 
 // Each point of validation/engines/<file>: its request, estimated as vramfit does, to `check`.
 template <class Check>
 size_t for_each_point(const char* file, Check check) {
-  std::ifstream in(std::string(VRAMFIT_SOURCE_DIR) + "/validation/engines/" + file);
-  REQUIRE(in);
-  const json data = json::parse(in);
+  const json data = test::validation_data(std::string("engines/") + file);
   for (const json& point : data.at("points")) {
     INFO(point.at("id").get<std::string>());
     auto request = request_from_json(point.at("request"));

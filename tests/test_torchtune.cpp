@@ -4,7 +4,6 @@
 // config names, and the terms that decide the peak.
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 
 #include "cli/cli.hpp"
@@ -17,11 +16,7 @@ using namespace vramfit::test;
 
 namespace {
 
-json torchtune_points() {
-  std::ifstream in(std::string(VRAMFIT_SOURCE_DIR) + "/validation/training/torchtune_memory.json");
-  REQUIRE(in);
-  return json::parse(in);
-}
+json torchtune_points() { return validation_data("training/torchtune_memory.json"); }
 
 TorchtuneMemory memory_for(const json& point) {
   auto command = read_torchtune_command(point.at("line").get<std::string>());
