@@ -75,7 +75,6 @@ struct DeepSpeedConfig {
   int64_t stage3_max_live_parameters = 1000000000; // elements
   int64_t stage3_param_persistence_threshold = 100000;  // elements
   bool overlap_comm = false;                       // default: true at stage 3 only (overlap_comm_valid)
-  bool overlap_comm_given = false;
   bool contiguous_gradients = true;
   int64_t train_micro_batch_size_per_gpu = 0;      // 0: not given (the request's micro-batch)
   int64_t gradient_accumulation_steps = 1;

@@ -82,7 +82,6 @@ Result<DeepSpeedConfigRead> read_deepspeed_config(const std::string& text, const
     c.stage3_param_persistence_threshold = elements(zero, "stage3_param_persistence_threshold", c.stage3_param_persistence_threshold,
                                                     10 * h, "10 x hidden_size", read.filled);
     c.stage3_max_live_parameters = zero.integer("stage3_max_live_parameters", c.stage3_max_live_parameters, 0, int64_t(1) << 50);
-    c.overlap_comm_given = zero.has("overlap_comm");
     c.overlap_comm = zero.boolean("overlap_comm", c.stage == 3);
     c.contiguous_gradients = zero.boolean("contiguous_gradients", c.contiguous_gradients);
     c.offload_optimizer = offload_device(zero, "offload_optimizer", c.offload_optimizer);

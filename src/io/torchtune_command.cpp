@@ -44,48 +44,71 @@ std::vector<std::string> list_items(const std::string& v) {
 
 Error bad(const std::string& key, const std::string& what) { return make_error("torchtune.bad_value", key, key + ": " + what); }
 
+// The overrides that are a switch or a count, by their config names, and where each goes.
+struct SwitchKey {
+  const char* name;
+  bool TorchtuneSettings::*member;
+};
+constexpr SwitchKey kSwitchKeys[] = {{"model.apply_lora_to_mlp", &TorchtuneSettings::apply_lora_to_mlp},
+                                     {"model.apply_lora_to_output", &TorchtuneSettings::apply_lora_to_output},
+                                     {"optimizer_in_bwd", &TorchtuneSettings::optimizer_in_bwd},
+                                     {"enable_activation_checkpointing", &TorchtuneSettings::enable_activation_checkpointing},
+                                     {"enable_activation_offloading", &TorchtuneSettings::enable_activation_offloading},
+                                     {"compile", &TorchtuneSettings::compile},
+                                     {"fsdp_cpu_offload", &TorchtuneSettings::fsdp_cpu_offload},
+                                     {"fsdp.cpu_offload", &TorchtuneSettings::fsdp_cpu_offload}};
+struct CountKey {
+  const char* name;
+  int64_t TorchtuneSettings::*member;
+};
+constexpr CountKey kCountKeys[] = {{"model.lora_rank", &TorchtuneSettings::lora_rank},
+                                   {"batch_size", &TorchtuneSettings::batch_size},
+                                   {"tokenizer.max_seq_len", &TorchtuneSettings::max_seq_len},
+                                   {"loss.num_output_chunks", &TorchtuneSettings::num_output_chunks}};
+// A list of module names (model.lora_attn_modules, custom_sharded_layers): each name's switch set,
+// the others cleared.
+struct NamedSwitch {
+  const char* name;
+  bool TorchtuneSettings::*member;
+};
+template <size_t N>
+std::optional<Error> read_names(const std::string& key, const std::string& v, const NamedSwitch (&names)[N], const char* allowed,
+                                TorchtuneSettings& s) {
+  for (const NamedSwitch& n : names) s.*n.member = false;
+  for (const std::string& item : list_items(v)) {
+    const auto it = std::find_if(std::begin(names), std::end(names), [&](const NamedSwitch& n) { return item == n.name; });
+    if (it == std::end(names)) return bad(key, "'" + item + "' is not one of " + allowed);
+    s.*it->member = true;
+  }
+  return std::nullopt;
+}
+constexpr NamedSwitch kLoraModules[] = {{"q_proj", &TorchtuneSettings::lora_q},
+                                        {"k_proj", &TorchtuneSettings::lora_k},
+                                        {"v_proj", &TorchtuneSettings::lora_v},
+                                        {"output_proj", &TorchtuneSettings::lora_output_proj}};
+constexpr NamedSwitch kShardedLayers[] = {{"tok_embeddings", &TorchtuneSettings::shard_tok_embeddings},
+                                          {"output", &TorchtuneSettings::shard_output}};
+
 // Reads one override into the settings; `known` false for a key that moves no memory vramfit models.
 std::optional<Error> apply(const std::string& key, const std::string& v, TorchtuneSettings& s, bool& known) {
   known = true;
-  bool flag = false;
-  int64_t count = 0;
+  for (const SwitchKey& k : kSwitchKeys) {
+    if (key != k.name) continue;
+    if (!parse_bool(v, s.*k.member)) return bad(key, "must be True or False (got '" + v + "')");
+    return std::nullopt;
+  }
+  for (const CountKey& k : kCountKeys) {
+    if (key != k.name) continue;
+    if (!parse_count(v, s.*k.member)) return bad(key, "must be a positive whole number (got '" + v + "')");
+    return std::nullopt;
+  }
   if (key == "model._component_") {
     const std::string builder = last_part(v);
     s.method = builder.rfind("qlora_", 0) == 0 ? FineTuning::qlora : builder.rfind("lora_", 0) == 0 ? FineTuning::lora : FineTuning::full;
   } else if (key == "model.lora_attn_modules") {
-    s.lora_q = s.lora_k = s.lora_v = s.lora_output_proj = false;
-    for (const std::string& name : list_items(v)) {
-      if (name == "q_proj") s.lora_q = true;
-      else if (name == "k_proj") s.lora_k = true;
-      else if (name == "v_proj") s.lora_v = true;
-      else if (name == "output_proj") s.lora_output_proj = true;
-      else return bad(key, "'" + name + "' is not one of q_proj, k_proj, v_proj, output_proj");
-    }
-  } else if (key == "model.apply_lora_to_mlp" || key == "model.apply_lora_to_output" || key == "optimizer_in_bwd" ||
-             key == "enable_activation_checkpointing" || key == "enable_activation_offloading" || key == "compile") {
-    if (!parse_bool(v, flag)) return bad(key, "must be True or False (got '" + v + "')");
-    if (key == "model.apply_lora_to_mlp") s.apply_lora_to_mlp = flag;
-    else if (key == "model.apply_lora_to_output") s.apply_lora_to_output = flag;
-    else if (key == "optimizer_in_bwd") s.optimizer_in_bwd = flag;
-    else if (key == "enable_activation_checkpointing") s.enable_activation_checkpointing = flag;
-    else if (key == "enable_activation_offloading") s.enable_activation_offloading = flag;
-    else s.compile = flag;
-  } else if (key == "model.lora_rank" || key == "batch_size" || key == "tokenizer.max_seq_len" || key == "loss.num_output_chunks") {
-    if (!parse_count(v, count)) return bad(key, "must be a positive whole number (got '" + v + "')");
-    if (key == "model.lora_rank") s.lora_rank = count;
-    else if (key == "batch_size") s.batch_size = count;
-    else if (key == "tokenizer.max_seq_len") s.max_seq_len = count;
-    else s.num_output_chunks = count;
-  } else if (key == "fsdp_cpu_offload" || key == "fsdp.cpu_offload") {
-    if (!parse_bool(v, flag)) return bad(key, "must be True or False (got '" + v + "')");
-    s.fsdp_cpu_offload = flag;
+    return read_names(key, v, kLoraModules, "q_proj, k_proj, v_proj, output_proj", s);
   } else if (key == "custom_sharded_layers") {
-    s.shard_tok_embeddings = s.shard_output = false;
-    for (const std::string& name : list_items(v)) {
-      if (name == "tok_embeddings") s.shard_tok_embeddings = true;
-      else if (name == "output") s.shard_output = true;
-      else return bad(key, "'" + name + "' is not one of tok_embeddings, output");
-    }
+    return read_names(key, v, kShardedLayers, "tok_embeddings, output", s);
   } else if (key == "dtype") {
     if (v == "bf16") s.bf16 = true;
     else if (v == "fp32") s.bf16 = false;
