@@ -20,6 +20,7 @@ struct InferOptions {
   std::vector<std::string> gpus;
   // engine "transformers": from_pretrained's and generate's arguments
   std::string device_map, attn_implementation, transformers_version, bnb_4bit_compute_dtype;
+  std::string sglang_version;  // engine "sglang": the release
   int64_t batch_size = 0, input_length = 0, max_new_tokens = 0;
   int64_t group_size = 0, context = 0, sequences = 0, gpu_count = 0, runtime_mib = -1, prefill_chunk = 0;
   double margin = -1, capacity_gib = 0, host_ram_gib = 0;

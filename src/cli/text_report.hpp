@@ -3,6 +3,7 @@
 #include <iosfwd>
 
 #include "report/estimate.hpp"
+#include "report/engine_sglang.hpp"
 #include "report/frameworks.hpp"
 #include "catalog/catalog.hpp"
 
@@ -11,6 +12,8 @@ namespace vramfit {
 void print_report(std::ostream& out, const Report& report);
 void print_deepspeed_report(std::ostream& out, const DeepSpeedReport& answer);
 void print_torchtune_report(std::ostream& out, const TorchtuneReport& answer);
+// engine "sglang" (text_report_sglang.cpp): its pool on each GPU and the lines it prints.
+void print_sglang_report(std::ostream& out, const SglangReport& answer);
 void print_gpus(std::ostream& out, const Catalog& catalog, DisplayUnits units);
 void print_models(std::ostream& out, const Catalog& catalog);
 void print_formats(std::ostream& out, const Catalog& catalog);

@@ -153,6 +153,14 @@ VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& model, const
                        const std::vector<std::string>& gpu_names, double weights_scale, int64_t outside_bytes,
                        const VllmDraft& draft = {});
 
+// The weights one tensor-parallel rank loads, as vLLM's parallel layers split them
+// (vllm/model_executor/layers/linear.py, vocab_parallel_embedding.py: the vocabulary padded to
+// 64 and split, column- and row-parallel linears split, K and V heads split or replicated, the
+// rest whole). SGLang's layers are the same code (python/sglang/srt/layers/linear.py,
+// vocab_parallel_embedding.py), so its ranks load the same shard.
+int64_t tensor_parallel_rank_weights(const FormatTables& tables, const ModelSpec& model, const WeightFormat& format,
+                                     int64_t group_size, int64_t tensor_parallel_size);
+
 // An upper bound on decode speed for one sequence: each rank reads its weights and KV cache
 // once per token at its bandwidth; tensor-parallel ranks read in parallel, pipeline stages in
 // turn. No run decodes faster.

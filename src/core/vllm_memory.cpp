@@ -459,6 +459,17 @@ void check_ranks(VllmMemory& r, const VllmSettings& s, int64_t outside_bytes, in
 
 }  // namespace
 
+int64_t tensor_parallel_rank_weights(const FormatTables& tables, const ModelSpec& m, const WeightFormat& format, int64_t group_size,
+                                     int64_t tp) {
+  int64_t total = 0;
+  for (const TensorShape& t : enumerate_tensors(m)) {
+    StorageType type = tables.storage_types[static_cast<size_t>(storage_type_for_tensor(tables, format, m, t))];
+    if (group_size > 0) type = with_group_size(type, group_size);
+    total += rank_bytes(type, m, t, tp);
+  }
+  return total;
+}
+
 VllmMemory vllm_memory(const FormatTables& tables, const ModelSpec& m, const WeightFormat& format, int64_t group_size,
                        int64_t activation_bytes, const VllmSettings& s, const std::vector<int64_t>& gpu_total_bytes,
                        const std::vector<std::string>& gpu_names, double weights_scale, int64_t outside_bytes,

@@ -41,6 +41,14 @@ std::optional<Error> resolve_devices(const Request& request, const Catalog& cata
   return std::nullopt;
 }
 
+ShardedWeightShapes sharded_weight_shapes(const Catalog& catalog, const WeightFormat* format, const ModelSpec& model,
+                                          int64_t file_bytes) {
+  if (format) return {format, 1.0};
+  const WeightFormat* bf16 = catalog.formats.find_format("bf16");
+  const int64_t as_bf16 = summarize_weights(catalog.formats, *bf16, model, 0).bytes;
+  return {bf16, as_bf16 > 0 ? static_cast<double>(file_bytes) / static_cast<double>(as_bf16) : 1.0};
+}
+
 // The draft model of speculative decoding, estimated as a model of its own (its preset, config
 // or file, in its own weight format) with the engine's GPU; an error names the draft's field.
 Result<Report> estimate_draft(const Request& request, const Catalog& catalog) {

@@ -29,6 +29,16 @@ std::string main_weight_type(const Request& request, const Catalog& catalog, con
 std::optional<Error> resolve_devices(const Request& request, const Catalog& catalog, int64_t count, const Gpu& gpu_given,
                                      EngineReport& report);
 
+// The weight shapes a tensor-parallel engine (vLLM, SGLang) shards: the format's, or for a
+// checkpoint read from its file (no format), bf16's scaled by the file's own bytes (its tensors
+// are the format's, in its own types).
+struct ShardedWeightShapes {
+  const WeightFormat* format = nullptr;
+  double scale = 1.0;
+};
+ShardedWeightShapes sharded_weight_shapes(const Catalog& catalog, const WeightFormat* format, const ModelSpec& model,
+                                          int64_t file_bytes);
+
 // The draft model of speculative decoding, estimated as a model of its own (its preset, config
 // or file, in its own weight format) with the engine's GPU; an error names the draft's field.
 Result<Report> estimate_draft(const Request& request, const Catalog& catalog);

@@ -32,19 +32,6 @@ TensorRate vllm_rate(const WeightFormat* format) {
   return {};
 }
 
-// The weight shapes vLLM shards: the format's, or for a checkpoint read from its file (no
-// format), bf16's scaled by the file's own bytes (its tensors are the format's, in its own types).
-struct VllmWeightShapes {
-  const WeightFormat* format = nullptr;
-  double scale = 1.0;
-};
-VllmWeightShapes vllm_weight_shapes(const Catalog& catalog, const WeightFormat* format, const ModelSpec& model, int64_t file_bytes) {
-  if (format) return {format, 1.0};
-  const WeightFormat* bf16 = catalog.formats.find_format("bf16");
-  const int64_t as_bf16 = summarize_weights(catalog.formats, *bf16, model, 0).bytes;
-  return {bf16, as_bf16 > 0 ? static_cast<double>(file_bytes) / static_cast<double>(as_bf16) : 1.0};
-}
-
 // vllm/config/model.py ModelConfig.verify_with_parallel_config: the heads split evenly over the ranks.
 std::optional<Error> verify_heads(const ModelSpec& model, int64_t tensor_parallel_size, const std::string& field) {
   if (model.attention_heads % tensor_parallel_size == 0) return std::nullopt;
@@ -148,7 +135,7 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
   const std::optional<Report>& draft = *drafted;
   VllmDraft draft_in;
   if (draft) {
-    const VllmWeightShapes shapes = vllm_weight_shapes(catalog, catalog.formats.find_format(request.draft->weight_format),
+    const ShardedWeightShapes shapes = sharded_weight_shapes(catalog, catalog.formats.find_format(request.draft->weight_format),
                                                        draft->prepared.model, draft->prepared.weights.bytes);
     draft_in = {&draft->prepared.model, shapes.format, request.draft->group_size, shapes.scale};
   }
@@ -169,7 +156,7 @@ std::optional<Error> estimate_vllm(const Request& request, const Catalog& catalo
 
   // The weights: the format's per-tensor bytes, sharded as vLLM shards them. A checkpoint's
   // own bytes scale them (its tensors are the format's, in its own types).
-  const VllmWeightShapes shapes = vllm_weight_shapes(catalog, format, m, report.prepared.weights.bytes);
+  const ShardedWeightShapes shapes = sharded_weight_shapes(catalog, format, m, report.prepared.weights.bytes);
   if (!format) {
     e.assumptions.push_back("weights per rank: the file's " + with_thousands(report.prepared.weights.bytes) +
                             " bytes, sharded in the proportions of the model's bf16 tensors");
