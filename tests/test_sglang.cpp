@@ -257,3 +257,23 @@ TEST_CASE("vramfit infer with SGLang's launch line: its pool, its lines, the fla
   CHECK(run_cli({"infer", "-m", "qwen3-14b", "-g", "rtx-a6000", "--engine", "sglang", "--lang", "ar"}, o4, e4) == 0);
   CHECK(o4.str().find(" على SGLang ") != std::string::npos);
 }
+
+TEST_CASE("SGLang's release boundary: the default fraction by tensor-parallel size before 0.5.4, by the GPU from it", "[sglang]") {
+  // Before (server_args.py __post_init__): 0.88 on one GPU, 0.87 from 2, 0.85 from 4, 0.81 from 8;
+  // the Gemma 3 and Qwen3-14B logs of 2025 reproduce their #tokens with 0.88. From 0.5.4
+  // (_handle_gpu_memory_settings): what the GPU's memory leaves; the MI355X log prints 0.911.
+  const int64_t h100 = builtin_catalog().find_gpu("h100-80")->total_bytes;
+  SglangSettings before, from;
+  REQUIRE(parse_sglang_version("0.5.3", before));
+  REQUIRE(parse_sglang_version("0.5.4", from));
+  CHECK(sglang_defaults(before, h100).mem_fraction_static == 0.88);
+  CHECK_FALSE(sglang_defaults(before, h100).heuristic);
+  CHECK(sglang_defaults(from, h100).mem_fraction_static == 0.835);
+  before.tp_size = from.tp_size = 8;
+  CHECK(sglang_defaults(before, h100).mem_fraction_static == 0.81);
+  CHECK(sglang_defaults(from, h100).mem_fraction_static == 0.818);  // 512 + 12,288 + 1,024 + 1,024 = 14,848 MiB of 81,559 kept out
+  SglangSettings suffix;
+  CHECK(parse_sglang_version("0.4.3.post2", suffix));
+  CHECK(sglang_version_text(suffix) == "0.4.3");
+  CHECK_FALSE(parse_sglang_version("latest", suffix));
+}
