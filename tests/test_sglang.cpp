@@ -253,6 +253,9 @@ TEST_CASE("vramfit infer with SGLang's launch line: its pool, its lines, the fla
   CHECK(run_cli({"infer", "-m", "qwen3-14b", "-g", "rtx-a6000", "--engine", "sglang", "--mem-fraction-static", "0.5"}, o3, e3) == 0);
   CHECK(o3.str().find("DOES NOT START: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.5.") !=
         std::string::npos);
+  std::ostringstream o5, e5;  // the GPUs are the ranks: -n would be set aside silently
+  CHECK(run_cli({"infer", "-m", "qwen3-14b", "--engine", "sglang", "-n", "2"}, o5, e5) == 2);
+  CHECK(e5.str().find("-n/--gpu-count: SGLang's GPUs are --tp x --dp") != std::string::npos);
   std::ostringstream o4, e4;
   CHECK(run_cli({"infer", "-m", "qwen3-14b", "-g", "rtx-a6000", "--engine", "sglang", "--lang", "ar"}, o4, e4) == 0);
   CHECK(o4.str().find(" على SGLang ") != std::string::npos);

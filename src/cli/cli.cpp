@@ -279,6 +279,10 @@ int run_sglang(InferOptions& infer, const std::vector<std::string>& words, const
                std::ostream& err) {
   auto command = read_sglang_words(words);
   if (!command) { err << error_line(infer.lang, command.error().message); return 2; }
+  if (infer.gpu_count > 0) {
+    err << "error: -n/--gpu-count: SGLang's GPUs are --tp x --dp, one rank each (--gpus names them)\n";
+    return 2;
+  }
   if (!infer.sglang_version.empty() && !parse_sglang_version(infer.sglang_version, command.value().settings)) {
     err << "error: --sglang-version: '" << infer.sglang_version << "' is not a release such as 0.5.16\n";
     return 2;
