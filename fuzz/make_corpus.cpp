@@ -30,11 +30,24 @@ static const char* const kNetworkSeeds[] = {
     R"("vocab":50,"dim":8},{"type":"silu"},{"type":"flatten"},{"type":"linear","out":3,"bias":false}]}})",
 };
 
+// Launch lines as people paste them: llama.cpp's, vLLM's and SGLang's.
+static const char* const kLaunchLines[] = {
+    "llama-server -m model.gguf -c 32768 -ngl 99 -fa on -ctk q8_0 -ctv q8_0 -np 4 --port 8080",
+    "llama-cli -hf unsloth/gpt-oss-20b-GGUF:Q4_K_M -c 16384 -ts 3,1 --n-cpu-moe 8 -md draft.gguf",
+    "vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --max-model-len 32768 --gpu-memory-utilization 0.85",
+    "python -m vllm.entrypoints.openai.api_server --model x --kv-cache-dtype fp8 --enable-lora --max-loras 4",
+    "python -m sglang.launch_server --model-path Qwen/Qwen3-14B --tp 2 --mem-fraction-static 0.85 --context-length 32768",
+    "sglang serve --model-path x --dp 2 --kv-cache-dtype fp8_e4m3 --page-size 16 --max-running-requests 64 --port 30000",
+    "python3 -m sglang.launch_server --model x --chunked-prefill-size -1 --max-total-tokens 20480 --trust-remote-code",
+};
+
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
   const std::string dir = argv[1];
   mkdir(dir.c_str(), 0755);
   const Catalog& c = builtin_catalog();
+  int line = 0;
+  for (const char* text : kLaunchLines) write(dir, "launch_line", "line-" + std::to_string(line++), text);
   // The interface's text: every message of the Arabic catalog, and its English key.
   int message = 0;
   for (const auto& [english, arabic] : *message_table(Language::arabic)) {

@@ -1,0 +1,36 @@
+// libFuzzer: an engine's pasted launch line -> its settings. The words split as a shell splits
+// them; llama.cpp's, vLLM's and SGLang's readers either read them or refuse with a field named;
+// SGLang's settings stay in their flags' ranges, and its pool is estimated for a preset on an
+// H100 without any undefined arithmetic.
+#include "fuzz_common.hpp"
+#include "io/engine_command.hpp"
+#include "io/sglang_command.hpp"
+#include "report/engine_sglang.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace vramfit;
+  const std::vector<std::string> words = shell_words(std::string(reinterpret_cast<const char*>(data), size));
+  for (const char* engine : {"llama.cpp", "vllm"}) {
+    auto read = read_engine_words(words, engine);
+    if (!read) fuzz::require(!read.error().field.empty(), "an engine command's refusal names no field");
+  }
+  auto sglang = read_sglang_words(words);
+  if (!sglang) {
+    fuzz::require(!sglang.error().field.empty(), "an SGLang refusal names no field");
+    return 0;
+  }
+  const SglangSettings& s = sglang->settings;
+  fuzz::require(s.tp_size >= 1 && s.dp_size >= 1 && s.page_size >= 1, "an SGLang count below 1 was accepted");
+  fuzz::require(s.mem_fraction_static >= 0 && s.mem_fraction_static <= 1, "a fraction outside (0, 1] was accepted");
+  if (s.tp_size * s.dp_size > 8) return 0;  // keep each input fast
+  Request request;
+  request.model_preset = "llama-3.1-8b";
+  request.gpu_id = "h100-80";
+  auto answer = estimate_sglang(request, builtin_catalog(), *sglang);
+  if (!answer) {
+    fuzz::require(!answer.error().field.empty(), "an SGLang estimate's refusal names no field");
+    return 0;
+  }
+  fuzz::require(answer->memory.max_total_num_tokens >= 0 && answer->memory.req_to_token_bytes >= 0, "a negative pool");
+  return 0;
+}
