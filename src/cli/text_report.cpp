@@ -1,4 +1,5 @@
 #include "text_report.hpp"
+#include "text_columns.hpp"
 
 #include "core/fit.hpp"
 #include "report/device_limit.hpp"
@@ -16,23 +17,6 @@
 namespace vramfit {
 
 namespace {
-
-// Columns by characters, not bytes (a name or a label in Arabic takes two bytes a letter).
-size_t characters(const std::string& text) {
-  size_t n = 0;
-  for (char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
-}
-
-std::string pad(const std::string& text, size_t width) {
-  const size_t n = characters(text);
-  return n >= width ? text + " " : text + std::string(width - n, ' ');
-}
-
-std::string pad_left(const std::string& text, size_t width) {
-  const size_t n = characters(text);
-  return n >= width ? text : std::string(width - n, ' ') + text;
-}
 
 void print_item(std::ostream& out, const BreakdownItem& item, DisplayUnits units, int depth, Language language) {
   const std::string indent(static_cast<size_t>(2 + 2 * depth), ' ');

@@ -4,13 +4,17 @@
 #include <ostream>
 
 #include "text/messages.hpp"
+#include "text_columns.hpp"
 
 namespace vramfit {
 
 namespace {
 
+// A right-aligned column with at least one space before it.
 std::string column(const std::string& text, size_t width) {
-  return text.size() >= width ? " " + text : std::string(width - text.size(), ' ') + text;
+  std::string cell = pad_left(text, width - 1);
+  cell.insert(cell.begin(), ' ');
+  return cell;
 }
 
 }  // namespace
@@ -27,14 +31,12 @@ void print_sglang_report(std::ostream& out, const SglangReport& a) {
       << ", --mem-fraction-static " << sglang_fraction_text(m.mem_fraction_static)
       << (s.mem_fraction_static > 0 ? "" : t(" (default)")) << ", --context-length " << with_thousands(m.context_length)
       << ", --kv-cache-dtype " << sglang_kv_cache_dtype_name(s.kv_cache_dtype) << "\n\n";
-  out << "  " << t("GPU") << std::string(22, ' ') << column(t("total"), 12) << column(t("free before"), 13) << column(t("weights"), 12)
+  out << "  " << pad(t("GPU"), 25) << column(t("total"), 12) << column(t("free before"), 13) << column(t("weights"), 12)
       << column(t("KV pool"), 12) << column(t("requests"), 12) << column(t("left"), 12) << "\n";
   for (size_t i = 0; i < m.ranks.size(); ++i) {
     const SglangRank& k = m.ranks[i];
     const int64_t left = k.after_loading - m.kv_bytes - m.req_to_token_bytes;
-    std::string name = std::to_string(i) + " " + a.devices[i].name;
-    name.resize(std::max<size_t>(name.size(), 25), ' ');
-    out << "  " << name << column(format_bytes(k.total, u), 12) << column(format_bytes(k.before_loading, u), 13)
+    out << "  " << pad(std::to_string(i) + " " + a.devices[i].name, 25) << column(format_bytes(k.total, u), 12) << column(format_bytes(k.before_loading, u), 13)
         << column(format_bytes(k.weights, u), 12) << column(format_bytes(m.kv_bytes, u), 12)
         << column(format_bytes(m.req_to_token_bytes, u), 12) << column(format_bytes(left, u), 12) << "\n";
   }
