@@ -17,7 +17,9 @@
 #include "io/hf_config.hpp"
 #include "io/model_file.hpp"
 #include "io/request_json.hpp"
+#include "io/ollama_settings.hpp"
 #include "io/sglang_command.hpp"
+#include "report/engine_ollama.hpp"
 #include "report/engine_sglang.hpp"
 #include "hub_option.hpp"
 #include "infer_options.hpp"
@@ -65,13 +67,17 @@ void add_infer_options(CLI::App& app, InferOptions& o) {
   app.add_option("--lang", o.lang, "The text report's language: en or ar (Arabic)")->check(CLI::IsMember({"en", "ar"}));
   app.add_flag("--compare", o.compare, "Also answer for every catalog GPU");
   app.add_flag("--json", o.as_json, "Print the report as JSON");
-  app.add_option("--engine", o.engine, "generic (default), llama.cpp, vllm, sglang or transformers: then the engine's own "
+  app.add_option("--engine", o.engine, "generic (default), llama.cpp, vllm, sglang, ollama or transformers: then the engine's own "
                                        "flags follow, e.g. -c 32768 -ngl 20 -fa on -ctk q8_0 -ts 3,1 --n-cpu-moe 8 (llama.cpp), "
                                        "--max-model-len 32768 -tp 2 --gpu-memory-utilization 0.85 (vllm), --tp 2 "
                                        "--mem-fraction-static 0.85 --context-length 32768 (sglang) or "
-                                       "--device-map auto --batch-size 4 --max-new-tokens 1024 (transformers)")
-      ->check(CLI::IsMember({"generic", "llama.cpp", "vllm", "sglang", "transformers"}));
+                                       "--device-map auto --batch-size 4 --max-new-tokens 1024 (transformers); Ollama's settings "
+                                       "go in --cmd 'OLLAMA_NUM_PARALLEL=2 ollama run llama3.1:8b'")
+      ->check(CLI::IsMember({"generic", "llama.cpp", "vllm", "sglang", "ollama", "transformers"}));
   app.add_option("--sglang-version", o.sglang_version, "sglang: the release, as pip shows it (default 0.5.16)");
+  app.add_option("--ollama-free-mib", o.ollama_free_mib, "ollama: memory.available per GPU in MiB, as its log prints it "
+                                                         "(default: each GPU's total)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 24));
   // Transformers: the names of from_pretrained's and generate's arguments.
   app.add_option("--device-map", o.device_map, "transformers: from_pretrained(device_map=): none (one GPU), auto, balanced, "
                                                "balanced_low_0, sequential");
@@ -306,6 +312,33 @@ int run_sglang(InferOptions& infer, const std::vector<std::string>& words, const
   return 0;
 }
 
+// vramfit infer --engine ollama (or --cmd 'OLLAMA_NUM_PARALLEL=2 ollama run llama3.1:8b'): Ollama's
+// environment, options and library tag read, its estimate and its runner's buffers printed.
+int run_ollama(InferOptions& infer, const std::vector<std::string>& words, const Catalog& catalog, std::ostream& out,
+               std::ostream& err) {
+  auto command = read_ollama_words(words);
+  if (!command) { err << error_line(infer.lang, command.error().message); return 2; }
+  command.value().free_mib = infer.ollama_free_mib;
+  if (!command->model_tag.empty() && !model_given(infer)) {
+    auto library = ollama_library_model(command->model_tag);
+    if (!library) { err << error_line(infer.lang, library.error().message); return 2; }
+    infer.model = library->preset;
+    if (infer.weights.empty()) infer.weights = library->format;
+  }
+  for (const std::string& name : command->ignored) err << "note: " << name << " does not change memory: not read\n";
+  infer.engine.clear();
+  const std::vector<std::string> gpus = std::move(infer.gpus);
+  infer.gpus.clear();
+  std::optional<Request> request = infer_request(infer, std::nullopt, catalog, err);
+  if (!request) return 2;
+  request->gpu_ids = gpus;
+  auto answer = estimate_ollama(*request, catalog, *command);
+  if (!answer) { err << error_line(infer.lang, answer.error().message); return 2; }
+  if (infer.as_json) out << ollama_report_to_json(*answer).dump(2) << "\n";
+  else print_ollama_report(out, *answer);
+  return 0;
+}
+
 // vramfit gpus / models / formats.
 void print_lists(const Catalog& catalog, CLI::App& gpus_cmd, CLI::App& models_cmd, bool gpus_json, bool models_json,
                  bool formats_json, const std::string& gpu_units, std::ostream& out) {
@@ -398,6 +431,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     words.insert(words.end(), engine_flags.begin(), engine_flags.end());
     return run_sglang(infer, words, catalog, out, err);
   }
+  if (infer.engine == "ollama" || is_ollama_command(words)) return run_ollama(infer, words, catalog, out, err);
   std::optional<EngineCommand> command;
   if ((!infer.command.empty() || !engine_flags.empty()) && !take_engine_command(infer, engine_flags, catalog, command, err)) return 2;
   return run_infer(infer, command, catalog, out, err);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "catalog/catalog.hpp"
+#include "core/llamacpp.hpp"
 #include "report/engines.hpp"
 #include "report/estimate.hpp"
 
@@ -42,6 +43,11 @@ ShardedWeightShapes sharded_weight_shapes(const Catalog& catalog, const WeightFo
 // The draft model of speculative decoding, estimated as a model of its own (its preset, config
 // or file, in its own weight format) with the engine's GPU; an error names the draft's field.
 Result<Report> estimate_draft(const Request& request, const Catalog& catalog);
+
+// A model's weights where llama.cpp places them: a GGUF file's own bytes by layer, or a gguf-*
+// format's (engine_llamacpp.cpp; Ollama's runner is llama.cpp). `prefix` names the model in errors.
+Result<LlamaCppWeights> llamacpp_placed_weights(const Request& request, const Catalog& catalog, const ModelSpec& model,
+                                                const std::string& prefix);
 
 extern const EngineParts kLlamaCppParts;
 extern const EngineParts kVllmParts;

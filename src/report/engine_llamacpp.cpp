@@ -14,17 +14,6 @@
 
 namespace vramfit {
 
-namespace {
-
-// The rate of the kernels llama.cpp runs on a weight type (ggml-cuda.cu ggml_cuda_mul_mat:
-// quantized types through its MMQ kernels on INT8 tensor cores; F16 through cuBLAS with FP16
-// compute; BF16 and F32 with FP32 accumulation, F32 no faster than BF16).
-TensorRate llamacpp_rate(const std::string& type) {
-  if (type == "f16") return {&Gpu::fp16_acc_tflops, "FP16 with FP16 accumulation (cuBLAS)"};
-  if (type == "bf16" || type == "f32") return {&Gpu::bf16_tflops, "BF16 with FP32 accumulation (cuBLAS)"};
-  return {&Gpu::int8_tops, "INT8 (llama.cpp's quantized MMQ kernels)"};
-}
-
 // A model's weights where llama.cpp places them: a GGUF file's own bytes by layer, or a gguf-*
 // format's. `prefix` names the model in errors ("" for the model, "draft." for the draft).
 Result<LlamaCppWeights> llamacpp_placed_weights(const Request& request, const Catalog& catalog, const ModelSpec& model,
@@ -51,6 +40,17 @@ Result<LlamaCppWeights> llamacpp_placed_weights(const Request& request, const Ca
                           request.weight_format + "')");
   }
   return llamacpp_weights(catalog.formats, model, *format);
+}
+
+namespace {
+
+// The rate of the kernels llama.cpp runs on a weight type (ggml-cuda.cu ggml_cuda_mul_mat:
+// quantized types through its MMQ kernels on INT8 tensor cores; F16 through cuBLAS with FP16
+// compute; BF16 and F32 with FP32 accumulation, F32 no faster than BF16).
+TensorRate llamacpp_rate(const std::string& type) {
+  if (type == "f16") return {&Gpu::fp16_acc_tflops, "FP16 with FP16 accumulation (cuBLAS)"};
+  if (type == "bf16" || type == "f32") return {&Gpu::bf16_tflops, "BF16 with FP32 accumulation (cuBLAS)"};
+  return {&Gpu::int8_tops, "INT8 (llama.cpp's quantized MMQ kernels)"};
 }
 
 // engine "llama.cpp": the GPUs in device order, llama.cpp's buffers on each and the host, and
