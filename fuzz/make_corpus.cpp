@@ -30,7 +30,7 @@ static const char* const kNetworkSeeds[] = {
     R"("vocab":50,"dim":8},{"type":"silu"},{"type":"flatten"},{"type":"linear","out":3,"bias":false}]}})",
 };
 
-// Launch lines as people paste them: llama.cpp's, vLLM's and SGLang's.
+// Launch lines as people paste them: llama.cpp's, vLLM's, SGLang's and Ollama's.
 static const char* const kLaunchLines[] = {
     "llama-server -m model.gguf -c 32768 -ngl 99 -fa on -ctk q8_0 -ctv q8_0 -np 4 --port 8080",
     "llama-cli -hf unsloth/gpt-oss-20b-GGUF:Q4_K_M -c 16384 -ts 3,1 --n-cpu-moe 8 -md draft.gguf",
@@ -39,6 +39,8 @@ static const char* const kLaunchLines[] = {
     "python -m sglang.launch_server --model-path Qwen/Qwen3-14B --tp 2 --mem-fraction-static 0.85 --context-length 32768",
     "sglang serve --model-path x --dp 2 --kv-cache-dtype fp8_e4m3 --page-size 16 --max-running-requests 64 --port 30000",
     "python3 -m sglang.launch_server --model x --chunked-prefill-size -1 --max-total-tokens 20480 --trust-remote-code",
+    "OLLAMA_NUM_PARALLEL=4 OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0 ollama run llama3.1:8b --verbose",
+    "export OLLAMA_CONTEXT_LENGTH=16384 OLLAMA_SCHED_SPREAD=true ollama serve PARAMETER num_gpu 20 PARAMETER num_batch 256",
 };
 
 int main(int argc, char** argv) {

@@ -11,6 +11,7 @@
 #include "helpers.hpp"
 #include "io/ollama_settings.hpp"
 #include "report/engine_ollama.hpp"
+#include "report/engine_requests.hpp"
 
 using namespace vramfit;
 using namespace vramfit::test;
@@ -233,4 +234,20 @@ TEST_CASE("Ollama's release boundaries: the weights fields at 0.6.1 and 0.6.3, t
   CHECK(ollama_human_bytes(estimate_at("0.3.0").required_partial) == "23.7 GiB");
   CHECK(ollama_human_bytes(v0_6_3.required_partial) == "23.7 GiB");
   CHECK(ollama_human_bytes(v0_7_0.required_partial) == "23.6 GiB");
+}
+
+TEST_CASE("An Ollama request file: the CLI and the API's entry answer alike, and the answer's request reads back", "[cli]") {
+  const std::string file = std::string(VRAMFIT_GOLDEN_DIR) + "/ollama_qwen25_14b_rtx4080.json";
+  std::ostringstream out, err;
+  REQUIRE(run_cli({"infer", "--request", file, "--json"}, out, err) == 0);
+  const json answer = json::parse(out.str());
+  CHECK(answer.at("engine").at("layers_offload") == 49);
+  CHECK(answer.at("request").at("engine") == "ollama");
+  // The request the answer states gives the same answer (as the JavaScript API's estimate() is
+  // checked against the CLI on every golden request).
+  CHECK(json::parse(estimate_any_engine_json(answer.at("request").dump())) == answer);
+  // The file is the whole request: a model option beside it is refused, not merged silently.
+  std::ostringstream o2, e2;
+  CHECK(run_cli({"infer", "--request", file, "-m", "llama-3.1-8b"}, o2, e2) == 2);
+  CHECK(e2.str().find("the file holds the whole request") != std::string::npos);
 }

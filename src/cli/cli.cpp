@@ -20,6 +20,7 @@
 #include "io/ollama_settings.hpp"
 #include "io/sglang_command.hpp"
 #include "report/engine_ollama.hpp"
+#include "report/engine_requests.hpp"
 #include "report/engine_sglang.hpp"
 #include "hub_option.hpp"
 #include "infer_options.hpp"
@@ -339,6 +340,31 @@ int run_ollama(InferOptions& infer, const std::vector<std::string>& words, const
   return 0;
 }
 
+// vramfit infer --request FILE where the file's engine is SGLang's or Ollama's: the file is the
+// whole request (its settings under "sglang" or "ollama"), with --lang and --units.
+int run_engine_request(const InferOptions& infer, json request, const Catalog& catalog, std::ostream& out, std::ostream& err) {
+  const std::string engine = request.at("engine").get<std::string>();
+  if (model_given(infer) || !infer.gpus.empty() || !infer.gpu.empty() || !infer.command.empty() || !infer.weights.empty() ||
+      infer.context > 0) {
+    err << "error: --request: with engine \"" << engine << "\" the file holds the whole request; give its settings there\n";
+    return 2;
+  }
+  if (!infer.lang.empty()) request["language"] = infer.lang;
+  if (!infer.units.empty()) request["units"] = (infer.units == "GiB" || infer.units == "gib") ? "GiB" : "GB";
+  if (engine == "ollama") {
+    auto answer = estimate_ollama_request(request, catalog);
+    if (!answer) { err << error_line(infer.lang, answer.error().message); return 2; }
+    if (infer.as_json) out << ollama_report_to_json(*answer).dump(2) << "\n";
+    else print_ollama_report(out, *answer);
+    return 0;
+  }
+  auto answer = estimate_sglang_request(request, catalog);
+  if (!answer) { err << error_line(infer.lang, answer.error().message); return 2; }
+  if (infer.as_json) out << sglang_report_to_json(*answer).dump(2) << "\n";
+  else print_sglang_report(out, *answer);
+  return 0;
+}
+
 // vramfit gpus / models / formats.
 void print_lists(const Catalog& catalog, CLI::App& gpus_cmd, CLI::App& models_cmd, bool gpus_json, bool models_json,
                  bool formats_json, const std::string& gpu_units, std::ostream& out) {
@@ -426,6 +452,12 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return 0;
   }
   if (*train_cmd || *net_cmd) return run_train(*train_cmd ? train : net, static_cast<bool>(*net_cmd), catalog, out, err);
+  if (!infer.request_file.empty()) {
+    std::string text;
+    if (!read_file(infer.request_file, text)) { err << "error: --request: cannot read " << infer.request_file << "\n"; return 2; }
+    json request = parse_json(text);
+    if (is_separate_engine_request(request)) return run_engine_request(infer, std::move(request), catalog, out, err);
+  }
   std::vector<std::string> words = shell_words(infer.command);
   if (infer.engine == "sglang" || is_sglang_command(words)) {
     words.insert(words.end(), engine_flags.begin(), engine_flags.end());

@@ -1,6 +1,8 @@
 // Ollama's environment, options and command line, read by their own names.
 #include "io/ollama_settings.hpp"
 
+#include "core/fit.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -51,21 +53,24 @@ bool ignored_name(const std::string& name) {
 // One setting by its name; `field` is how errors name it.
 std::optional<Error> apply(OllamaCommand& c, const std::string& name, const std::string& value, const std::string& field) {
   OllamaSettings& s = c.settings;
-  const auto count = [&](int64_t& out, int64_t least, bool negative = false) -> std::optional<Error> {
+  const auto count = [&](int64_t& out, int64_t least, int64_t most, bool negative = false) -> std::optional<Error> {
     int64_t n = 0;
     if (!parse_integer(value, n, negative) || n < least) {
       return fail(field, "'" + value + "' is not a whole number" + (least > 0 ? " of at least " + std::to_string(least) : std::string()));
     }
+    if (n > most) return fail(field, "'" + value + "' is above " + std::to_string(most));
     out = n;
     return std::nullopt;
   };
-  if (name == "num_ctx" || name == "OLLAMA_CONTEXT_LENGTH") return count(s.num_ctx, 1);
-  if (name == "num_batch") return count(s.num_batch, 1);
-  if (name == "num_gpu") return count(s.num_gpu, -1, true);
-  if (name == "OLLAMA_NUM_PARALLEL") return count(s.num_parallel, 1);
+  if (name == "num_ctx" || name == "OLLAMA_CONTEXT_LENGTH") return count(s.num_ctx, 1, kMaxContextTokens);
+  if (name == "num_batch") return count(s.num_batch, 1, kMaxContextTokens);
+  if (name == "num_gpu") return count(s.num_gpu, -1, 1 << 20, true);
+  if (name == "OLLAMA_NUM_PARALLEL") return count(s.num_parallel, 1, kMaxSequences);
   if (name == "OLLAMA_GPU_OVERHEAD") {
     // envconfig.Uint64: bytes; Ollama logs "invalid environment variable, using default" for 8G.
-    if (auto e = count(s.gpu_overhead, 0)) return fail(field, "'" + value + "' is not a number of bytes (Ollama ignores it and keeps 0)");
+    if (auto e = count(s.gpu_overhead, 0, int64_t(1) << 50)) {
+      return fail(field, "'" + value + "' is not a number of bytes (Ollama ignores it and keeps 0)");
+    }
     return std::nullopt;
   }
   if (name == "OLLAMA_FLASH_ATTENTION" || name == "OLLAMA_SCHED_SPREAD") {
@@ -163,6 +168,23 @@ Result<OllamaCommand> ollama_settings_from_json(const json& object) {
     if (auto e = apply(c, it.key(), value, field)) return *e;
   }
   return c;
+}
+
+json ollama_settings_to_json(const OllamaCommand& c) {
+  const OllamaSettings& s = c.settings;
+  const OllamaSettings defaults;
+  json j = json::object();
+  if (s.num_ctx != defaults.num_ctx) j["num_ctx"] = s.num_ctx;
+  if (s.num_batch != defaults.num_batch) j["num_batch"] = s.num_batch;
+  if (s.num_gpu != defaults.num_gpu) j["num_gpu"] = s.num_gpu;
+  if (s.num_parallel != defaults.num_parallel) j["OLLAMA_NUM_PARALLEL"] = s.num_parallel;
+  if (s.flash_attention) j["OLLAMA_FLASH_ATTENTION"] = *s.flash_attention;
+  if (!s.kv_cache_type.empty()) j["OLLAMA_KV_CACHE_TYPE"] = s.kv_cache_type;
+  if (s.gpu_overhead != 0) j["OLLAMA_GPU_OVERHEAD"] = s.gpu_overhead;
+  if (s.sched_spread) j["OLLAMA_SCHED_SPREAD"] = true;
+  j["version"] = ollama_version_text(s);
+  if (!c.free_mib.empty()) j["free_mib"] = c.free_mib;
+  return j;
 }
 
 Result<OllamaLibraryModel> ollama_library_model(const std::string& tag) {

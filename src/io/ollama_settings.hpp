@@ -28,6 +28,9 @@ Result<OllamaCommand> read_ollama_words(const std::vector<std::string>& words);
 // A request's "ollama" object: options and variables by their own names
 // ({"num_ctx": 8192, "OLLAMA_NUM_PARALLEL": 4, "free_mib": [24000], "version": "0.12.10"}).
 Result<OllamaCommand> ollama_settings_from_json(const json& object);
+// The inverse: the settings as that object (only what differs from Ollama's defaults, and
+// free_mib when given), so a report's request reads back to the same answer.
+json ollama_settings_to_json(const OllamaCommand& command);
 
 // An Ollama library tag as a vramfit preset and GGUF format: "llama3.1:8b" is llama-3.1-8b in
 // Q4_K_M (the library's default quantization), "qwen2.5:14b-instruct-q8_0" qwen2.5-14b in Q8_0.

@@ -215,4 +215,22 @@ Result<SglangCommand> sglang_settings_from_json(const json& object) {
   return c;
 }
 
+json sglang_settings_to_json(const SglangSettings& s) {
+  const SglangSettings d;
+  json j = json::object();
+  if (s.mem_fraction_static != d.mem_fraction_static) j["mem-fraction-static"] = s.mem_fraction_static;
+  if (s.context_length != d.context_length) j["context-length"] = s.context_length;
+  if (s.max_running_requests != d.max_running_requests) j["max-running-requests"] = s.max_running_requests;
+  if (s.max_total_tokens != d.max_total_tokens) j["max-total-tokens"] = s.max_total_tokens;
+  if (s.chunked_prefill_size != d.chunked_prefill_size) j["chunked-prefill-size"] = s.chunked_prefill_size;
+  if (s.max_prefill_tokens != d.max_prefill_tokens) j["max-prefill-tokens"] = s.max_prefill_tokens;
+  if (s.cuda_graph_max_bs != d.cuda_graph_max_bs) j["cuda-graph-max-bs"] = s.cuda_graph_max_bs;
+  if (s.tp_size != d.tp_size) j["tp-size"] = s.tp_size;
+  if (s.dp_size != d.dp_size) j["dp-size"] = s.dp_size;
+  if (s.page_size != d.page_size) j["page-size"] = s.page_size;
+  if (s.kv_cache_dtype != d.kv_cache_dtype) j["kv-cache-dtype"] = sglang_kv_cache_dtype_name(s.kv_cache_dtype);
+  j["version"] = sglang_version_text(s);
+  return j;
+}
+
 }  // namespace vramfit

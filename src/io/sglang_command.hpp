@@ -29,5 +29,8 @@ int sglang_flag_values(const std::string& word);
 // A request's "sglang" object: the flags' names without their dashes as keys
 // ({"mem-fraction-static": 0.88, "tp-size": 4, "version": "0.5.16"}); an error names the key.
 Result<SglangCommand> sglang_settings_from_json(const json& object);
+// The inverse: the flags that differ from SGLang's defaults, and the release, so a report's
+// request reads back to the same answer (the model and its format are the request's own fields).
+json sglang_settings_to_json(const SglangSettings& settings);
 
 }  // namespace vramfit

@@ -1,6 +1,7 @@
 // engine "ollama": Ollama's estimate on the GPUs it picks, its runner's buffers, and the report JSON.
 #include "report/engine_ollama.hpp"
 
+#include "core/fit.hpp"
 #include "core/units.hpp"
 #include "io/request_json.hpp"
 #include "report/engine_common.hpp"
@@ -25,6 +26,13 @@ Result<OllamaReport> estimate_ollama(const Request& request, const Catalog& cata
   const ModelSpec& spec = r.report.prepared.model;
   auto weights = llamacpp_placed_weights(request, catalog, spec, "");
   if (!weights) return weights.error();
+  // The KV of num_ctx x OLLAMA_NUM_PARALLEL tokens: within the longest context vramfit sizes.
+  const OllamaSettings& settings = command.settings;
+  if (settings.num_ctx > kMaxContextTokens / std::max<int64_t>(settings.num_parallel, 1)) {
+    return make_error("request.out_of_range", "ollama.OLLAMA_NUM_PARALLEL",
+                      "ollama.OLLAMA_NUM_PARALLEL: num_ctx x OLLAMA_NUM_PARALLEL is above " + std::to_string(kMaxContextTokens) +
+                          " tokens of KV cache");
+  }
   auto model = ollama_model(spec, *weights);
   if (!model) return model.error();
   r.model = std::move(model).value();
@@ -103,6 +111,12 @@ Result<OllamaReport> estimate_ollama_request(const json& request, const Catalog&
 
 json ollama_report_to_json(const OllamaReport& a) {
   json j = report_to_json(a.report);
+  // The request as it reads back: the generic fields, the engine and its settings, the GPUs.
+  j["request"]["engine"] = "ollama";
+  j["request"]["ollama"] = ollama_settings_to_json(a.command);
+  json ids = json::array();
+  for (const Gpu& g : a.devices) ids.push_back(g.id);
+  j["request"]["gpus"] = ids;
   const OllamaEstimate& e = a.estimate;
   json gpus = json::array();
   for (size_t k = 0; k < e.gpus.size(); ++k) {

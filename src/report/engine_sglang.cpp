@@ -123,6 +123,12 @@ Result<SglangReport> estimate_sglang_request(const json& request, const Catalog&
 
 json sglang_report_to_json(const SglangReport& a) {
   json j = report_to_json(a.report);
+  // The request as it reads back: the generic fields, the engine and its flags, the GPUs.
+  j["request"]["engine"] = "sglang";
+  j["request"]["sglang"] = sglang_settings_to_json(a.command.settings);
+  json ids = json::array();
+  for (const Gpu& g : a.devices) ids.push_back(g.id);
+  j["request"]["gpus"] = ids;
   const SglangMemory& m = a.memory;
   const SglangSettings& s = a.command.settings;
   json ranks = json::array();

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "report/command_request.hpp"
+#include "api_estimate.hpp"
 #include "report/engines.hpp"
 #include "report/estimate.hpp"
 #include "catalog/catalog.hpp"
@@ -51,7 +52,7 @@ std::string hub_step(int handle, const vramfit::HubReading& reading) {
 extern "C" {
 
 char* vramfit_estimate(const char* request_json) {
-  return copy_out(vramfit::estimate_json(request_json ? request_json : ""));
+  return copy_out(vramfit::api_estimate(request_json ? request_json : ""));
 }
 
 char* vramfit_catalog() {
