@@ -251,3 +251,21 @@ TEST_CASE("An Ollama request file: the CLI and the API's entry answer alike, and
   CHECK(run_cli({"infer", "--request", file, "-m", "llama-3.1-8b"}, o2, e2) == 2);
   CHECK(e2.str().find("the file holds the whole request") != std::string::npos);
 }
+
+TEST_CASE("Ollama on Apple silicon: Metal's 512 MiB minimum, no partial-graph overhead, the working set as available", "[ollama]") {
+  auto mac = estimate_ollama_request({{"ollama", {{"model", "llama3.1:8b"}}}, {"gpus", {"apple-m2-24"}}}, builtin_catalog());
+  REQUIRE(mac);
+  const OllamaEstimate& e = mac->estimate;
+  CHECK(e.library == "metal");
+  // Metal's recommendedMaxWorkingSetSize (2/3 of 24 GB) is what Ollama reads as free on a Mac.
+  CHECK(e.available[0] == mac->devices[0].usable_bytes());
+  CHECK(e.graph_partial == e.graph_full);  // "on metal there's no partial offload overhead"
+  auto cuda = estimate_ollama_request({{"ollama", {{"model", "llama3.1:8b"}, {"free_mib", {16384}}}}, {"gpus", {"rtx-4090"}}},
+                                      builtin_catalog());
+  REQUIRE(cuda);
+  REQUIRE(e.fully_loaded());
+  REQUIRE(cuda->estimate.fully_loaded());
+  // Same model and settings: the GPU's total differs by the minimum (512 vs 457 MiB) alone.
+  CHECK(e.allocations[0] - cuda->estimate.allocations[0] == (512 - 457) * 1048576LL);
+  CHECK(mac->runner.gpus[0].device == "MTL0");
+}
