@@ -269,3 +269,17 @@ TEST_CASE("Ollama on Apple silicon: Metal's 512 MiB minimum, no partial-graph ov
   CHECK(e.allocations[0] - cuda->estimate.allocations[0] == (512 - 457) * 1048576LL);
   CHECK(mac->runner.gpus[0].device == "MTL0");
 }
+
+TEST_CASE("Ollama's longest num_ctx with every layer on the GPUs: one token more puts a layer on the CPU", "[ollama]") {
+  const json request = {{"ollama", {{"model", "qwen2.5:14b"}, {"free_mib", {15769}}}}, {"gpus", {"rtx-4080"}}};
+  auto a = estimate_ollama_request(request, builtin_catalog());
+  REQUIRE(a);
+  const int64_t most = a->max_num_ctx_on_gpus;
+  REQUIRE(most > 2048);
+  REQUIRE(most < a->model.context_length);
+  json at = request, past = request;
+  at["ollama"]["num_ctx"] = most;
+  past["ollama"]["num_ctx"] = most + 1;
+  CHECK(estimate_ollama_request(at, builtin_catalog())->estimate.fully_loaded());
+  CHECK_FALSE(estimate_ollama_request(past, builtin_catalog())->estimate.fully_loaded());
+}

@@ -41,6 +41,7 @@ void print_ollama_report(std::ostream& out, const OllamaReport& a) {
       << column(format_bytes(e.required_full - e.required_partial, u), 20) << column(format_bytes(a.runner.host.total(), u), 18) << "\n\n";
   out << "  " << t("layers on the GPUs: ") << e.layers_offload << " / " << e.layers_model
       << (e.layers_requested < 0 ? " (num_gpu -1)" : " (num_gpu " + std::to_string(e.layers_requested) + ")") << "\n";
+  out << "  " << t("longest num_ctx with every layer on the GPUs: ") << with_thousands(a.max_num_ctx_on_gpus) << "\n";
   out << "  " << t("Ollama's estimate per GPU: 457 MiB + one spare layer + its layers and their KV + the output layer + the graph")
       << " (" << format_bytes(e.fully_loaded() ? e.graph_full : e.graph_partial, u) << ")\n";
   for (const std::string& w : e.warnings) out << "  " << t("warning: ") << w << "\n";

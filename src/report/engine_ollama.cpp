@@ -1,6 +1,8 @@
 // engine "ollama": Ollama's estimate on the GPUs it picks, its runner's buffers, and the report JSON.
 #include "report/engine_ollama.hpp"
 
+#include <algorithm>
+
 #include "core/fit.hpp"
 #include "core/units.hpp"
 #include "io/request_json.hpp"
@@ -60,6 +62,21 @@ Result<OllamaReport> estimate_ollama(const Request& request, const Catalog& cata
                             "as its log prints it");
   }
   r.estimate = ollama_schedule(r.model, command.settings, gpus);
+  // The most that fits: every layer's place grows with num_ctx, so the longest that keeps them all
+  // on the GPUs is found by bisection, up to the model's context (Ollama caps num_ctx there).
+  {
+    OllamaSettings probe = command.settings;
+    const int64_t most = std::min(r.model.context_length > 0 ? r.model.context_length : kMaxContextTokens,
+                                  kMaxContextTokens / std::max<int64_t>(probe.num_parallel, 1));
+    int64_t lo = 0, hi = most;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo + 1) / 2;
+      probe.num_ctx = mid;
+      if (ollama_schedule(r.model, probe, gpus).fully_loaded()) lo = mid;
+      else hi = mid - 1;
+    }
+    r.max_num_ctx_on_gpus = lo;
+  }
 
   // The runner: llama.cpp with the estimate's layers, on the GPUs picked, in that order.
   std::vector<int64_t> free_bytes;
@@ -151,6 +168,7 @@ json ollama_report_to_json(const OllamaReport& a) {
                  {"gpus", gpus},
                  {"host_runner_bytes", a.runner.host.total()},
                  {"fully_loaded", e.fully_loaded()},
+                 {"max_num_ctx_on_gpus", a.max_num_ctx_on_gpus},
                  {"log_line", ollama_offload_line(e)},
                  {"runner_log_lines", llamacpp_log_lines(a.runner)},
                  {"warnings", e.warnings},

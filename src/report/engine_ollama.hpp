@@ -20,6 +20,9 @@ struct OllamaReport {
   OllamaModel model;
   OllamaEstimate estimate;       // over the GPUs the scheduler picked (estimate.gpus)
   LlamaCppMemory runner;         // llama.cpp's buffers on those GPUs with the estimate's layers
+  // The longest num_ctx at which Ollama's estimate puts every layer on the GPUs (0: not even 1 token),
+  // the other settings as given.
+  int64_t max_num_ctx_on_gpus = 0;
   std::vector<std::string> assumptions;
 };
 
