@@ -23,4 +23,11 @@ inline std::string pad_left(const std::string& text, size_t width) {
   return n >= width ? text : std::string(width - n, ' ') + text;
 }
 
+// Right-aligned in `width` characters with at least one space before it: a table's column.
+inline std::string column(const std::string& text, size_t width) {
+  std::string cell = pad_left(text, width - 1);
+  cell.insert(cell.begin(), ' ');
+  return cell;
+}
+
 }  // namespace vramfit

@@ -9,17 +9,6 @@
 
 namespace vramfit {
 
-namespace {
-
-// A right-aligned column with at least one space before it.
-std::string column(const std::string& text, size_t width) {
-  std::string cell = pad_left(text, width - 1);
-  cell.insert(cell.begin(), ' ');
-  return cell;
-}
-
-}  // namespace
-
 void print_ollama_report(std::ostream& out, const OllamaReport& a) {
   const Language language = parse_language(a.report.request.language).value_or(Language::english);
   auto t = [&](const char* english) { return std::string(translate(language, english)); };

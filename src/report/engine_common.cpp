@@ -68,4 +68,16 @@ Result<Report> estimate_draft(const Request& request, const Catalog& catalog) {
   return draft;
 }
 
+std::optional<Error> read_gpu_ids(const json& request, Request& into) {
+  if (!request.contains("gpus")) return std::nullopt;
+  const json& ids = request.at("gpus");
+  if (!ids.is_array()) return make_error("request.bad_type", "gpus", "gpus: expected a list of GPU ids");
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const std::string field = "gpus[" + std::to_string(i) + "]";
+    if (!ids[i].is_string()) return make_error("request.bad_type", field, field + ": expected a GPU id");
+    into.gpu_ids.push_back(ids[i].get<std::string>());
+  }
+  return std::nullopt;
+}
+
 }  // namespace vramfit

@@ -26,6 +26,10 @@ std::vector<double> per_device(const std::vector<Gpu>& devices, double Gpu::*fie
 // The weights' main storage type: the format's, or the type holding most of a file's bytes.
 std::string main_weight_type(const Request& request, const Catalog& catalog, const WeightFormat* format);
 
+// A request JSON's "gpus" (a list of GPU ids) into the request, for the engines whose requests
+// are read apart from request_from_json (SGLang, Ollama); an error names the entry.
+std::optional<Error> read_gpu_ids(const json& request, Request& into);
+
 // The GPUs in device order: the request's list, else `count` x the request's GPU.
 std::optional<Error> resolve_devices(const Request& request, const Catalog& catalog, int64_t count, const Gpu& gpu_given,
                                      EngineReport& report);

@@ -113,16 +113,7 @@ Result<OllamaReport> estimate_ollama_request(const json& request, const Catalog&
   auto parsed = request_from_json(generic);
   if (!parsed) return parsed.error();
   Request r = std::move(parsed).value();
-  if (request.contains("gpus")) {
-    const json& ids = request.at("gpus");
-    if (!ids.is_array()) return make_error("request.bad_type", "gpus", "gpus: expected a list of GPU ids");
-    for (size_t i = 0; i < ids.size(); ++i) {
-      if (!ids[i].is_string()) {
-        return make_error("request.bad_type", "gpus[" + std::to_string(i) + "]", "gpus[" + std::to_string(i) + "]: expected a GPU id");
-      }
-      r.gpu_ids.push_back(ids[i].get<std::string>());
-    }
-  }
+  if (auto e = read_gpu_ids(request, r)) return *e;
   return estimate_ollama(r, catalog, *command);
 }
 

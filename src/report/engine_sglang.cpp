@@ -108,16 +108,7 @@ Result<SglangReport> estimate_sglang_request(const json& request, const Catalog&
   auto parsed = request_from_json(generic);
   if (!parsed) return parsed.error();
   Request r = std::move(parsed).value();
-  if (request.contains("gpus")) {
-    const json& gpus = request.at("gpus");
-    if (!gpus.is_array()) return make_error("request.bad_type", "gpus", "gpus: expected a list of GPU ids");
-    for (size_t i = 0; i < gpus.size(); ++i) {
-      if (!gpus[i].is_string()) {
-        return make_error("request.bad_type", "gpus[" + std::to_string(i) + "]", "gpus[" + std::to_string(i) + "]: expected a GPU id");
-      }
-      r.gpu_ids.push_back(gpus[i].get<std::string>());
-    }
-  }
+  if (auto e = read_gpu_ids(request, r)) return *e;
   return estimate_sglang(r, catalog, *command);
 }
 
