@@ -283,3 +283,18 @@ TEST_CASE("Ollama's longest num_ctx with every layer on the GPUs: one token more
   CHECK(estimate_ollama_request(at, builtin_catalog())->estimate.fully_loaded());
   CHECK_FALSE(estimate_ollama_request(past, builtin_catalog())->estimate.fully_loaded());
 }
+
+TEST_CASE("Ollama's own engine by release: Qwen 3 on the llama.cpp runner before 0.12.0, MoE before 0.12.2", "[ollama]") {
+  const auto at = [](const std::string& preset, const std::string& version) {
+    return estimate_ollama_request({{"model", {{"preset", preset}}}, {"weights", {{"format", "gguf-q4_k_m"}}},
+                                    {"ollama", {{"version", version}}}, {"gpus", {"h100-80"}}},
+                                   builtin_catalog());
+  };
+  CHECK(at("qwen3-8b", "0.11.11"));
+  CHECK_FALSE(at("qwen3-8b", "0.12.0"));
+  CHECK(at("qwen3-8b", "0.12.5"));   // the one release whose list left Qwen 3 out
+  CHECK_FALSE(at("qwen3-8b", "0.12.6"));
+  CHECK(at("qwen3-30b-a3b", "0.12.1"));
+  CHECK_FALSE(at("qwen3-30b-a3b", "0.12.2"));
+  CHECK_FALSE(at("gpt-oss-20b", "0.11.4"));  // its own graph rules at every release: not modelled
+}

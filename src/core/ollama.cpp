@@ -23,13 +23,18 @@ std::string gguf_architecture(const std::string& model_type) {
   return it == names.end() ? model_type : it->second;
 }
 
-// fs/ggml/ggml.go KV.OllamaEngineRequired at v0.12.10: these load in Ollama's own engine,
-// which sizes memory by a trial allocation (llm/server.go ollamaServer), not by this estimate.
-bool ollama_engine_required(const std::string& arch) {
-  for (const char* a : {"gemma3", "gemma3n", "gptoss", "gpt-oss", "llama4", "mistral3", "mllama", "qwen25vl", "qwen3",
-                        "qwen3moe", "qwen3vl", "qwen3vlmoe"}) {
+// fs/ggml/ggml.go KV.OllamaEngineRequired, as each release lists it: those architectures load in
+// Ollama's own engine. From 0.12.0 that engine sizes memory by a trial allocation
+// (llm/server.go ollamaServer.Load), not by this estimate; before it they went through this
+// estimate with rules of their own (sliding windows, projectors, gpt-oss's graph) that vramfit
+// does not model, so they are refused either way. Qwen 3 joined the list at 0.12.0 (left it at
+// 0.12.5 only), Qwen 3 MoE at 0.12.2: before, the llama.cpp runner and this estimate served them.
+bool ollama_engine_required(const std::string& arch, const OllamaSettings& s) {
+  for (const char* a : {"gemma3", "gemma3n", "gptoss", "gpt-oss", "llama4", "mistral3", "mllama", "qwen25vl", "qwen3vl", "qwen3vlmoe"}) {
     if (arch == a) return true;
   }
+  if (arch == "qwen3") return !s.before(12, 0) && !(s.version_minor == 12 && s.version_patch == 5);
+  if (arch == "qwen3moe") return !s.before(12, 2);
   return false;
 }
 
@@ -79,16 +84,17 @@ void apply_settings(const OllamaModel& m, const OllamaSettings& s, OllamaEstimat
 
 }  // namespace
 
-Result<OllamaModel> ollama_model(const ModelSpec& s, const LlamaCppWeights& w) {
+Result<OllamaModel> ollama_model(const ModelSpec& s, const LlamaCppWeights& w, const OllamaSettings& settings) {
   OllamaModel m;
   m.arch = gguf_architecture(s.architecture);
   const auto refuse = [&](const std::string& why) {
     return make_error("request.bad_value", "model", "model: " + why);
   };
   if (s.parameters_only > 0) return refuse("Ollama's estimate reads the model's layers; give a preset, a config or a GGUF file");
-  if (ollama_engine_required(m.arch)) {
-    return refuse("Ollama 0.12 runs " + m.arch + " on its own engine, which sizes memory by a trial allocation "
-                  "(llm/server.go ollamaServer.Load), not by the estimate vramfit models (llm/memory.go)");
+  if (ollama_engine_required(m.arch, settings)) {
+    return refuse("Ollama " + ollama_version_text(settings) + " runs " + m.arch + " on its own engine: from 0.12.0 sized by a "
+                  "trial allocation (llm/server.go ollamaServer.Load), before it by rules of its own in the estimate "
+                  "(llm/memory.go); neither is modelled yet");
   }
   if (s.vision.kind != VisionKind::none) {
     return refuse("a model with an image or audio encoder loads a projector Ollama sizes apart (projector.weights, "

@@ -71,9 +71,9 @@ struct OllamaModel {
 };
 
 // The model's facts from its shapes and llama.cpp's per-layer bytes; an error names what
-// Ollama 0.12 sizes some other way (its own engine's architectures, projectors, MoE graphs,
+// the release sizes some other way (its own engine's architectures, projectors, MoE graphs,
 // recurrent layers) or what the estimate cannot be given.
-Result<OllamaModel> ollama_model(const ModelSpec& model, const LlamaCppWeights& weights);
+Result<OllamaModel> ollama_model(const ModelSpec& model, const LlamaCppWeights& weights, const OllamaSettings& settings);
 
 // GGML.GraphSize for `context` tokens per sequence and `batch`.
 OllamaGraph ollama_graph_size(const OllamaModel& model, int64_t context, int64_t batch, int64_t parallel,

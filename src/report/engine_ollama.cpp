@@ -35,7 +35,7 @@ Result<OllamaReport> estimate_ollama(const Request& request, const Catalog& cata
                       "ollama.OLLAMA_NUM_PARALLEL: num_ctx x OLLAMA_NUM_PARALLEL is above " + std::to_string(kMaxContextTokens) +
                           " tokens of KV cache");
   }
-  auto model = ollama_model(spec, *weights);
+  auto model = ollama_model(spec, *weights, settings);
   if (!model) return model.error();
   r.model = std::move(model).value();
 
