@@ -20,7 +20,7 @@ void check_ollama(const std::vector<std::string>& words) {
     return;
   }
   const OllamaSettings& s = ollama->settings;
-  fuzz::require(s.num_ctx >= 1 && s.num_batch >= 1 && s.num_parallel >= 1 && s.num_gpu >= -1, "an Ollama count out of range");
+  fuzz::require(s.num_ctx >= 1 && s.num_batch >= 1 && s.num_parallel >= 0 && s.num_gpu >= -1, "an Ollama count out of range");
   Request request;
   request.model_preset = "llama-3.1-8b";
   request.weight_format = "gguf-q4_k_m";

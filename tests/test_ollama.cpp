@@ -298,3 +298,24 @@ TEST_CASE("Ollama's own engine by release: Qwen 3 on the llama.cpp runner before
   CHECK_FALSE(at("qwen3-30b-a3b", "0.12.2"));
   CHECK_FALSE(at("gpt-oss-20b", "0.11.4"));  // its own graph rules at every release: not modelled
 }
+
+TEST_CASE("Ollama's scheduler by release: OLLAMA_NUM_PARALLEL unset (4, 2, then 1) and one GPU or all before 0.11.5", "[ollama]") {
+  const auto at = [](const json& request, const std::string& version) {
+    json r = request;
+    r["ollama"]["version"] = version;
+    auto a = estimate_ollama_request(r, builtin_catalog());
+    REQUIRE(a);
+    return a->estimate;
+  };
+  const json small = {{"ollama", {{"model", "llama3.2:3b"}}}, {"gpus", {"h100-80"}}};
+  CHECK(at(small, "0.6.8").num_parallel == 4);
+  CHECK(at(small, "0.9.6").num_parallel == 2);
+  CHECK(at(small, "0.10.0").num_parallel == 1);
+  // Too large for four sequences on a small GPU: 0.6 falls back to one.
+  const json tight = {{"ollama", {{"model", "llama3.1:8b"}, {"num_ctx", 32768}}}, {"gpus", {"rtx-4060"}}};
+  CHECK(at(tight, "0.6.8").num_parallel == 1);
+  // A 70B in Q4_K_M needs two 24 GB GPUs of three: 0.11.4 takes all three, 0.11.5 the fewest.
+  const json big = {{"ollama", {{"model", "llama3.1:70b"}, {"OLLAMA_NUM_PARALLEL", 1}}}, {"gpus", {"rtx-3090", "rtx-3090", "rtx-3090"}}};
+  CHECK(at(big, "0.11.4").gpus.size() == 3);
+  CHECK(at(big, "0.11.5").gpus.size() == 2);
+}

@@ -298,20 +298,47 @@ OllamaEstimate ollama_schedule(const OllamaModel& m, const OllamaSettings& s, co
   const auto fits = [&](const OllamaEstimate& e) {
     return e.layers_offload > 0 && (s.num_gpu < 0 ? e.layers_offload >= m.blocks + 1 : e.layers_offload >= s.num_gpu);
   };
-  const auto estimate_on = [&](size_t count) {
+  // The estimate on the GPUs of `order` picked by `take`, with `parallel` sequences.
+  const auto estimate_on = [&](const std::vector<size_t>& take, int64_t parallel) {
     std::vector<OllamaGpu> subset;
-    for (size_t k = 0; k < count; ++k) subset.push_back(gpus[order[k]]);
-    OllamaEstimate e = ollama_estimate_gpu_layers(m, s, subset);
-    for (size_t& g : e.gpus) g = order[g];
+    for (size_t k : take) subset.push_back(gpus[order[k]]);
+    OllamaSettings with = s;
+    with.num_parallel = parallel;
+    OllamaEstimate e = ollama_estimate_gpu_layers(m, with, subset);
+    for (size_t& g : e.gpus) g = order[take[g]];
     return e;
   };
+  const auto first = [](size_t count) {
+    std::vector<size_t> take(count);
+    for (size_t k = 0; k < count; ++k) take[k] = k;
+    return take;
+  };
+  // OLLAMA_NUM_PARALLEL as given, else the values the release tries, larger first.
+  std::vector<int64_t> parallels{s.num_parallel};
+  if (s.num_parallel <= 0) parallels = s.before(7, 0) ? std::vector<int64_t>{4, 1} : s.before(10, 0) ? std::vector<int64_t>{2, 1} : std::vector<int64_t>{1};
+  if (!s.before(11, 5)) {
+    if (!s.sched_spread) {
+      for (size_t count = 1; count < gpus.size(); ++count) {
+        OllamaEstimate e = estimate_on(first(count), parallels.front());
+        if (fits(e)) return e;
+      }
+    }
+    return estimate_on(first(gpus.size()), parallels.front());
+  }
+  // Before 0.11.5: one GPU, then all of them, for each OLLAMA_NUM_PARALLEL tried.
   if (!s.sched_spread) {
-    for (size_t count = 1; count < gpus.size(); ++count) {
-      OllamaEstimate e = estimate_on(count);
-      if (fits(e)) return e;
+    for (int64_t p : parallels) {
+      for (size_t k = 0; k < gpus.size(); ++k) {
+        OllamaEstimate e = estimate_on({k}, p);
+        if (fits(e)) return e;
+      }
     }
   }
-  return estimate_on(gpus.size());
+  for (int64_t p : parallels) {
+    OllamaEstimate e = estimate_on(first(gpus.size()), p);
+    if (fits(e)) return e;
+  }
+  return estimate_on(first(gpus.size()), s.num_parallel > 0 ? s.num_parallel : 1);
 }
 
 std::string ollama_version_text(const OllamaSettings& s) {

@@ -31,7 +31,9 @@ struct OllamaSettings {
   int64_t num_ctx = 4096;        // num_ctx (Modelfile / API option; OLLAMA_CONTEXT_LENGTH sets the default, 4096)
   int64_t num_batch = 512;       // num_batch
   int64_t num_gpu = -1;          // num_gpu: layers to offload, -1 = as many as the estimate fits
-  int64_t num_parallel = 1;      // OLLAMA_NUM_PARALLEL: sequences, each with num_ctx of KV
+  // OLLAMA_NUM_PARALLEL: sequences, each with num_ctx of KV; 0 = not set, the release's choice
+  // (server/sched.go: 4 if the model fits with it, else 1, before 0.7.0; 2, else 1, before 0.10.0; 1 after).
+  int64_t num_parallel = 0;
   std::optional<bool> flash_attention;  // OLLAMA_FLASH_ATTENTION (unset: the model's default, off for these models)
   std::string kv_cache_type;     // OLLAMA_KV_CACHE_TYPE ("", f16, q8_0, q4_0; used only with flash attention)
   int64_t gpu_overhead = 0;      // OLLAMA_GPU_OVERHEAD: bytes kept free on each GPU
@@ -105,8 +107,11 @@ struct OllamaEstimate {
 OllamaEstimate ollama_estimate_gpu_layers(const OllamaModel& model, const OllamaSettings& settings,
                                           const std::vector<OllamaGpu>& gpus);
 
-// The scheduler's choice, then the estimate on it: the fewest GPUs, largest free memory first,
-// on which every layer fits (all of them with OLLAMA_SCHED_SPREAD); when none does, all.
+// The scheduler's choice, then the estimate on it (server/sched.go, llm/memory.go
+// pickBestFullFitByLibrary): from 0.11.5 the fewest GPUs, most free memory first, on which every
+// layer fits; before it one GPU (the first, most free first, that holds every layer) else all of
+// them, for each OLLAMA_NUM_PARALLEL the release tries; with OLLAMA_SCHED_SPREAD all; when nothing
+// holds every layer, all of them with one sequence.
 OllamaEstimate ollama_schedule(const OllamaModel& model, const OllamaSettings& settings, const std::vector<OllamaGpu>& gpus);
 
 // format.HumanBytes2: "5.4 GiB", "448.0 MiB", "0 B".

@@ -177,7 +177,7 @@ json ollama_settings_to_json(const OllamaCommand& c) {
   if (s.num_ctx != defaults.num_ctx) j["num_ctx"] = s.num_ctx;
   if (s.num_batch != defaults.num_batch) j["num_batch"] = s.num_batch;
   if (s.num_gpu != defaults.num_gpu) j["num_gpu"] = s.num_gpu;
-  if (s.num_parallel != defaults.num_parallel) j["OLLAMA_NUM_PARALLEL"] = s.num_parallel;
+  if (s.num_parallel > 0) j["OLLAMA_NUM_PARALLEL"] = s.num_parallel;
   if (s.flash_attention) j["OLLAMA_FLASH_ATTENTION"] = *s.flash_attention;
   if (!s.kv_cache_type.empty()) j["OLLAMA_KV_CACHE_TYPE"] = s.kv_cache_type;
   if (s.gpu_overhead != 0) j["OLLAMA_GPU_OVERHEAD"] = s.gpu_overhead;

@@ -30,7 +30,8 @@ Result<OllamaReport> estimate_ollama(const Request& request, const Catalog& cata
   if (!weights) return weights.error();
   // The KV of num_ctx x OLLAMA_NUM_PARALLEL tokens: within the longest context vramfit sizes.
   const OllamaSettings& settings = command.settings;
-  if (settings.num_ctx > kMaxContextTokens / std::max<int64_t>(settings.num_parallel, 1)) {
+  const int64_t most_parallel = settings.num_parallel > 0 ? settings.num_parallel : settings.before(10, 0) ? 4 : 1;
+  if (settings.num_ctx > kMaxContextTokens / most_parallel) {
     return make_error("request.out_of_range", "ollama.OLLAMA_NUM_PARALLEL",
                       "ollama.OLLAMA_NUM_PARALLEL: num_ctx x OLLAMA_NUM_PARALLEL is above " + std::to_string(kMaxContextTokens) +
                           " tokens of KV cache");
@@ -67,7 +68,7 @@ Result<OllamaReport> estimate_ollama(const Request& request, const Catalog& cata
   {
     OllamaSettings probe = command.settings;
     const int64_t most = std::min(r.model.context_length > 0 ? r.model.context_length : kMaxContextTokens,
-                                  kMaxContextTokens / std::max<int64_t>(probe.num_parallel, 1));
+                                  kMaxContextTokens / most_parallel);
     int64_t lo = 0, hi = most;
     while (lo < hi) {
       const int64_t mid = lo + (hi - lo + 1) / 2;
