@@ -319,3 +319,19 @@ TEST_CASE("Ollama's scheduler by release: OLLAMA_NUM_PARALLEL unset (4, 2, then 
   CHECK(at(big, "0.11.4").gpus.size() == 3);
   CHECK(at(big, "0.11.5").gpus.size() == 2);
 }
+
+TEST_CASE("Ollama's layers.split as each release prints it: 11,11,11,11 before 0.11.5, a Go list from it", "[ollama]") {
+  const auto line_at = [](const std::string& version) {
+    auto a = estimate_ollama_request({{"ollama", {{"model", "llama3.1:70b"}, {"OLLAMA_NUM_PARALLEL", 1}, {"OLLAMA_SCHED_SPREAD", true},
+                                                  {"version", version}}},
+                                      {"gpus", {"rtx-3090", "rtx-3090", "rtx-3090"}}},
+                                     builtin_catalog());
+    REQUIRE(a);
+    return ollama_offload_line(a->estimate);
+  };
+  CHECK(line_at("0.11.4").find("layers.split=27,27,27 ") != std::string::npos);
+  CHECK(line_at("0.11.5").find("layers.split=\"[27 27 27]\" ") != std::string::npos);
+  auto one = estimate_ollama_request({{"ollama", {{"model", "llama3.2:3b"}}}, {"gpus", {"h100-80"}}}, builtin_catalog());
+  REQUIRE(one);
+  CHECK(ollama_offload_line(one->estimate).find("layers.split=[29] ") != std::string::npos);
+}

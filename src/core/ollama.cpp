@@ -192,6 +192,7 @@ OllamaEstimate ollama_estimate_gpu_layers(const OllamaModel& m, const OllamaSett
   e.gpu_overhead = s.gpu_overhead;
   e.num_parallel = std::max<int64_t>(s.num_parallel, 1);
   apply_settings(m, s, e);
+  e.split_as_list = !s.before(11, 5);
 
   const OllamaGraph g = ollama_graph_size(m, e.num_ctx, e.num_batch, e.num_parallel, e.kv_cache_type, e.flash_attention);
   for (int64_t kv : g.kv) e.kv += kv;
@@ -361,8 +362,14 @@ std::string ollama_offload_line(const OllamaEstimate& e) {
     for (size_t i = 0; i < bytes.size(); ++i) out += (i ? " " : "") + ollama_human_bytes(bytes[i]);
     return out + "]";
   };
+  // MemoryEstimate.TensorSplit: a string joined by commas for several GPUs (empty for one) before
+  // 0.11.5, a []int after, which slog prints as Go does ("[4 4 9]", quoted when it has spaces).
   std::string split;
-  if (e.tensor_split.size() > 1) {
+  if (e.split_as_list) {
+    for (size_t i = 0; i < e.tensor_split.size(); ++i) split += (i ? " " : "") + std::to_string(e.tensor_split[i]);
+    split = "[" + split + "]";
+    if (split.find(' ') != std::string::npos) split = "\"" + split + "\"";
+  } else if (e.tensor_split.size() > 1) {
     for (size_t i = 0; i < e.tensor_split.size(); ++i) split += (i ? "," : "") + std::to_string(e.tensor_split[i]);
   }
   const auto quoted = [](const std::string& v) { return "\"" + v + "\""; };

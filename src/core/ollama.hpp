@@ -100,6 +100,7 @@ struct OllamaEstimate {
   bool flash_attention = false;
   std::string kv_cache_type;           // "" = f16
   std::vector<std::string> warnings;   // what Ollama logs about the settings it changed
+  bool split_as_list = true;           // layers.split printed as a Go []int ("[4 4 9]", from 0.11.5), else "4,4,9"
   bool fully_loaded() const { return layers_offload >= layers_model; }
 };
 
