@@ -335,3 +335,20 @@ TEST_CASE("Ollama's layers.split as each release prints it: 11,11,11,11 before 0
   REQUIRE(one);
   CHECK(ollama_offload_line(one->estimate).find("layers.split=[29] ") != std::string::npos);
 }
+
+TEST_CASE("Ollama's output layer with num_gpu reached: left out of the estimate before 0.7.1, counted on the CPU from it", "[ollama]") {
+  const auto at = [](const std::string& version) {
+    auto a = estimate_ollama_request({{"ollama", {{"model", "llama3.1:8b"}, {"num_gpu", 32}, {"version", version}}}, {"gpus", {"rtx-4090"}}},
+                                     builtin_catalog());
+    REQUIRE(a);
+    return a->estimate;
+  };
+  const OllamaEstimate before = at("0.7.0"), after = at("0.7.1");
+  CHECK(before.layers_offload == 32);
+  CHECK(after.layers_offload == 32);
+  // 0.7.0: every repeating layer placed counts as "fully loaded" (the full graph) and the output
+  // layer is in no total; 0.7.1: not fully loaded (the partial graph) and the output on the CPU.
+  CHECK(before.allocations[0] - before.graph_full == after.allocations[0] - after.graph_partial);
+  CHECK(after.required_full - after.required_partial == after.weights_nonrepeating);
+  CHECK(before.required_full == before.required_partial);
+}

@@ -253,10 +253,12 @@ OllamaEstimate ollama_estimate_gpu_layers(const OllamaModel& m, const OllamaSett
     e.weights_total = e.weights_repeating + (s.before(6, 3) ? 0 : m.output_bytes);
   }
   bool fully_loaded = layer_count >= m.blocks;
-  // The output layer last, where there is room.
+  // The output layer last, where there is room. Before 0.7.1 a num_gpu already reached left it out
+  // of the estimate altogether (not counted on the CPU, the graph still "full").
   const int64_t last_layer = m.output_bytes;
-  if (last_layer > 0) {
-    if (s.num_gpu < 0 || layer_count < s.num_gpu) {
+  const bool place_output = s.num_gpu < 0 || layer_count < s.num_gpu;
+  if (last_layer > 0 && (place_output || !s.before(7, 1))) {
+    if (place_output) {
       for (size_t j = with_space.size(); j > 0; --j) {
         const size_t gi = with_space[static_cast<size_t>(layer_count) % j];
         if (gpus[gi].free_bytes > overhead + allocations[gi] + graph_max + last_layer) {
