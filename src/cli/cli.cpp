@@ -22,6 +22,7 @@
 #include "report/engine_ollama.hpp"
 #include "report/engine_requests.hpp"
 #include "report/engine_sglang.hpp"
+#include "report/framework_requests.hpp"
 #include "hub_option.hpp"
 #include "infer_options.hpp"
 #include "model_files.hpp"
@@ -457,6 +458,11 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (!read_file(infer.request_file, text)) { err << "error: --request: cannot read " << infer.request_file << "\n"; return 2; }
     json request = parse_json(text);
     if (is_separate_engine_request(request)) return run_engine_request(infer, std::move(request), catalog, out, err);
+    if (is_separate_framework_request(request)) {
+      if (!infer.lang.empty()) request["language"] = infer.lang;
+      if (!infer.units.empty()) request["units"] = (infer.units == "GiB" || infer.units == "gib") ? "GiB" : "GB";
+      return run_framework_request(request, infer.lang, infer.as_json, catalog, out, err);
+    }
   }
   std::vector<std::string> words = shell_words(infer.command);
   if (infer.engine == "sglang" || is_sglang_command(words)) {

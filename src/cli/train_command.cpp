@@ -8,6 +8,7 @@
 #include "io/request_json.hpp"
 #include "model_files.hpp"
 #include "report/estimate.hpp"
+#include "report/framework_requests.hpp"
 #include "report/frameworks.hpp"
 #include "text_report.hpp"
 
@@ -195,6 +196,13 @@ int run_train(const TrainOptions& o, bool network, const Catalog& catalog, std::
   std::optional<HubModel> hub;
   if (!o.hub.id.empty() && !read_hub_option(o.hub, catalog, hub, err)) return 2;
   if (!build_train_request(o, network, hub, request_json, err)) return 2;
+  if (!network && is_separate_framework_request(request_json) && request_json["training"]["framework"] != "megatron") {
+    if (!o.deepspeed_file.empty() || !o.torchtune_line.empty()) {
+      err << "error: --request: the file names its framework and holds its settings; leave out --deepspeed and --torchtune\n";
+      return 2;
+    }
+    return run_framework_request(request_json, o.lang, o.as_json, catalog, out, err);
+  }
   auto request = request_from_json(request_json);
   if (!request) { err << error_line(o.lang, request.error().message); return 2; }
   if (!o.deepspeed_file.empty()) return run_deepspeed(o, *request, catalog, out, err);
@@ -204,6 +212,33 @@ int run_train(const TrainOptions& o, bool network, const Catalog& catalog, std::
   if (!report) { err << error_line(o.lang, report.error().message); return 2; }
   if (o.as_json) out << (megatron ? megatron_report_to_json(*report) : report_to_json(*report)).dump(2) << "\n";
   else print_report(out, *report);
+  return 0;
+}
+
+int run_framework_request(const json& request, const std::string& lang, bool as_json, const Catalog& catalog, std::ostream& out,
+                          std::ostream& err) {
+  if (as_json) {
+    const json answer = framework_request_to_json(request, catalog);
+    if (answer.contains("error")) { err << error_line(lang, answer["error"]["message"].get<std::string>()); return 2; }
+    out << answer.dump(2) << "\n";
+    return 0;
+  }
+  const std::string framework = request["training"]["framework"].get<std::string>();
+  if (framework == "deepspeed") {
+    auto answer = estimate_deepspeed_request(request, catalog);
+    if (!answer) { err << error_line(lang, answer.error().message); return 2; }
+    print_deepspeed_report(out, *answer);
+  } else if (framework == "torchtune") {
+    auto answer = estimate_torchtune_request(request, catalog);
+    if (!answer) { err << error_line(lang, answer.error().message); return 2; }
+    print_torchtune_report(out, *answer);
+  } else {
+    auto parsed = request_from_json(request);
+    if (!parsed) { err << error_line(lang, parsed.error().message); return 2; }
+    auto report = estimate_megatron(*parsed, catalog);
+    if (!report) { err << error_line(lang, report.error().message); return 2; }
+    print_report(out, *report);
+  }
   return 0;
 }
 

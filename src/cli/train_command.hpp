@@ -9,6 +9,7 @@
 
 #include "catalog/catalog.hpp"
 #include "hub_option.hpp"
+#include "io/json.hpp"
 
 namespace vramfit {
 
@@ -27,5 +28,9 @@ void add_train_options(CLI::App& app, TrainOptions& o);
 void add_net_options(CLI::App& app, TrainOptions& o);
 // The request from the options, its estimate printed (or as JSON); the exit code.
 int run_train(const TrainOptions& o, bool network, const Catalog& catalog, std::ostream& out, std::ostream& err);
+// A request whose training.framework is megatron, deepspeed or torchtune
+// (report/framework_requests), printed as text in `lang` or as JSON; the exit code.
+int run_framework_request(const json& request, const std::string& lang, bool as_json, const Catalog& catalog, std::ostream& out,
+                          std::ostream& err);
 
 }  // namespace vramfit

@@ -80,6 +80,13 @@ std::optional<Error> training_from_json(const json& j, Request& r) {
   Fields f{j, "training.", std::nullopt};
   TrainingSettings& t = r.training;
   NetworkSettings& ns = r.network_settings;
+  // DeepSpeed's and torchtune's requests (report/framework_requests) are read where they are
+  // answered: the CLI and the estimator module, not the page's module.
+  const std::string framework = j.contains("framework") && j["framework"].is_string() ? j["framework"].get<std::string>() : "";
+  if (framework == "deepspeed" || framework == "torchtune") {
+    f.fail("request.bad_value", "training.framework", framework + " is answered by the CLI and the estimator module; the page's module does not answer it yet");
+    return f.error;
+  }
   if (r.has_network) {
     f.only({"optimizer", "fused_optimizer", "batch", "activation_rule", "device", "margin_fraction"});
   } else {

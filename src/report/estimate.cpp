@@ -194,13 +194,12 @@ Result<Report> resolve_training(const Request& request, const Catalog& catalog) 
 
 Result<Report> estimate(const Request& request, const Catalog& catalog) {
   if (request.mode == Mode::training) {
-    // Megatron-LM's answer is the CLI's for now (report/frameworks.hpp: estimate_megatron): the
-    // page's module has no room for it yet (docs/performance.md), and the page and the
-    // JavaScript API share this function.
+    // Megatron-LM's answer is the CLI's and the estimator module's (report/framework_requests):
+    // the page's module, which links this function, has no room for it yet (docs/performance.md).
     if (request.framework != TrainingFramework::hf_trainer && !request.has_network) {
       return make_error("request.bad_value", "training.framework",
-                        "training.framework: megatron is answered by the CLI (vramfit train --megatron); the page and the "
-                        "JavaScript API do not answer it yet");
+                        "training.framework: megatron is answered by the CLI and the estimator module; the page's module "
+                        "does not answer it yet");
     }
     auto report = resolve_training(request, catalog);
     if (!report) return report.error();

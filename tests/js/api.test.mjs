@@ -274,8 +274,8 @@ test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART, GP
   assert.match(mpt.error.message, /n_heads, n_layers/);
 });
 
-test("a Megatron-LM request: the CLI answers it; the JavaScript API says it does not yet, naming the field", () => {
-  const request = {
+test("training frameworks' requests: estimate() answers Megatron-LM, DeepSpeed and torchtune as `vramfit train --request` does", () => {
+  const megatron = {
     mode: "training", model: { preset: "llama-2-7b" }, gpu: { id: "h100-80" }, gpu_count: 8,
     training: {
       framework: "megatron",
@@ -286,15 +286,51 @@ test("a Megatron-LM request: the CLI answers it; the JavaScript API says it does
       },
     },
   };
-  const reply = vramfit.estimate(request);
-  assert.equal(reply.error.field, "training.framework");
-  const file = path.join(os.tmpdir(), `vramfit-megatron-${process.pid}.json`);
-  fs.writeFileSync(file, JSON.stringify(request));
-  const native = JSON.parse(cli("train", "--request", file, "--json"));
-  fs.unlinkSync(file);
+  // A ds_config with "auto" values, as the Trainer's examples write it, over two nodes of 4 GPUs.
+  const deepspeed = {
+    mode: "training", model: { preset: "llama-2-13b" }, gpu: { id: "a100-80" }, gpu_count: 8,
+    training: {
+      micro_batch: 2, sequence_length: 2048, recipe: "mixed_bf16", framework: "deepspeed",
+      deepspeed: {
+        config: { bf16: { enabled: "auto" }, train_micro_batch_size_per_gpu: "auto",
+                  zero_optimization: { stage: 3, offload_optimizer: { device: "cpu" }, reduce_bucket_size: "auto" } },
+        nodes: 2, version: "0.14.2",
+      },
+    },
+  };
+  const torchtune = {
+    mode: "training", model: { preset: "llama-3.1-8b" }, gpu: { id: "rtx-4090" },
+    training: { framework: "torchtune", torchtune: { command: "tune run lora_finetune_single_device --config llama3_1/8B_qlora_single_device " +
+                                                     "model._component_=torchtune.models.llama3_1.qlora_llama3_1_8b batch_size=2" } },
+  };
+  const native = {};
+  for (const [name, request] of Object.entries({ megatron, deepspeed, torchtune })) {
+    const file = path.join(os.tmpdir(), `vramfit-${name}-${process.pid}.json`);
+    fs.writeFileSync(file, JSON.stringify(request));
+    native[name] = JSON.parse(cli("train", "--request", file, "--json"));
+    fs.unlinkSync(file);
+    assert.deepEqual(vramfit.estimate(request), native[name], name);
+    // The answer's request, run again, gives the same answer.
+    assert.deepEqual(vramfit.estimate(native[name].request), native[name], name);
+  }
   // Megatron's estimator printed this for the first stage (tests/fixtures/megatron).
   const figures = JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/megatron/theoretical_memory.json"), "utf8"));
   const expected = figures.configurations.find(c => c.name === "llama2-7b-tp2-pp2");
-  assert.equal(native.megatron.ranks[0].printed, expected.printed);
-  assert.deepEqual(native.megatron.ranks.map(r => r.stage), ["first", "last"]);
+  assert.equal(native.megatron.megatron.ranks[0].printed, expected.printed);
+  assert.deepEqual(native.megatron.megatron.ranks.map(r => r.stage), ["first", "last"]);
+  assert.equal(native.deepspeed.deepspeed.nodes, 2);
+  assert.equal(native.deepspeed.deepspeed.gpus_per_node, 4);
+  assert.equal(native.deepspeed.deepspeed.offload_optimizer, "cpu");
+  assert.equal(native.deepspeed.deepspeed.version, "0.14.2");
+  assert.equal(native.torchtune.torchtune.recipe, "lora_finetune_single_device");
+  // Their mistakes name the request's field.
+  const sharded = vramfit.estimate({ ...deepspeed, training: { ...deepspeed.training, sharding: "zero2" } });
+  assert.equal(sharded.error.field, "training.sharding");
+  const stage = vramfit.estimate({ ...deepspeed, training: { ...deepspeed.training,
+    deepspeed: { config: { zero_optimization: { stage: 4 } } } } });
+  assert.equal(stage.error.field, "training.deepspeed.config.zero_optimization.stage");
+  const nodes = vramfit.estimate({ ...deepspeed, training: { ...deepspeed.training, deepspeed: { ...deepspeed.training.deepspeed, nodes: 3 } } });
+  assert.equal(nodes.error.field, "training.deepspeed.nodes");
+  const recipe = vramfit.estimate({ ...torchtune, training: { framework: "torchtune", torchtune: { command: "tune run nonsense_recipe" } } });
+  assert.equal(recipe.error.field, "training.torchtune.command");
 });
