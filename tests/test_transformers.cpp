@@ -150,6 +150,44 @@ TEST_CASE("device_map auto: balanced over the GPUs, then the CPU; offloaded laye
   CHECK(none.refusal.find("CUDA out of memory") != std::string::npos);
 }
 
+TEST_CASE("device_map auto by release: GPU 0 first before 4.22, balanced from 4.22 (PR #18349)", "[transformers]") {
+  // The PR's own words: "sequential" is "the current auto: fill each GPU sequentially (and if the
+  // user has lots of GPU spaces, some are not used at all)". A 16 GB model on two 79 GiB GPUs:
+  TransformersSettings s = at("4.21.3", 1, 512, 512);
+  s.device_map = TransformersDeviceMap::auto_map;
+  const TransformersMemory before = run("llama-3.1-8b", "bf16", s, {gib(79), gib(79)});
+  REQUIRE(before.gpus.size() == 2);
+  CHECK(before.gpus[0].layers() == 32);
+  CHECK(before.gpus[0].lm_head);
+  CHECK(before.gpus[1].layers() == 0);
+  CHECK(before.gpus[1].weights == 0);
+  CHECK(before.max_memory == std::vector<int64_t>{gib(79), gib(79)});  // get_max_memory(): all of it
+  s = at("4.22.0", 1, 512, 512);
+  s.device_map = TransformersDeviceMap::auto_map;
+  const TransformersMemory from = run("llama-3.1-8b", "bf16", s, {gib(79), gib(79)});
+  CHECK(from.gpus[0].layers() > 8);
+  CHECK(from.gpus[1].layers() > 8);
+  CHECK(from.gpus[1].lm_head);
+  CHECK(from.max_memory[0] < gib(79));  // get_balanced_memory
+  // 4.22's "sequential" is 4.21's "auto".
+  s.device_map = TransformersDeviceMap::sequential;
+  const TransformersMemory sequential = run("llama-3.1-8b", "bf16", s, {gib(79), gib(79)});
+  CHECK(sequential.gpus[0].layers() == before.gpus[0].layers());
+  CHECK(sequential.gpus[0].weights == before.gpus[0].weights);
+  CHECK(sequential.max_memory == before.max_memory);
+  // Before 4.22 "sequential" and "balanced_low_0" were not names from_pretrained knew.
+  for (const char* name : {"sequential", "balanced_low_0"}) {
+    json j = {{"model", {{"preset", "llama-3.1-8b"}}}, {"engine", "transformers"},
+              {"transformers", {{"device_map", name}, {"version", "4.21.3"}}}, {"gpus", {"a100-80", "a100-80"}}};
+    auto r = estimate(*request_from_json(j), builtin_catalog());
+    REQUIRE_FALSE(r);
+    CHECK(r.error().field == "transformers.device_map");
+    CHECK(r.error().message.find("came in 4.22.0") != std::string::npos);
+    j["transformers"]["version"] = "4.22.0";
+    CHECK(estimate(*request_from_json(j), builtin_catalog()));
+  }
+}
+
 TEST_CASE("the largest batch and the most new tokens that fit", "[transformers]") {
   TransformersSettings s = at("4.57.0", 1, 1024, 1024);
   const TransformersFit f =

@@ -142,6 +142,7 @@ TransformersGeneration transformers_generation(int major, int minor) {
   g.legacy_cache = before(4, 42);
   g.all_prompt_logits = before(4, 45);
   g.model_upcasts_logits = before(4, 46);
+  g.auto_fills_in_order = before(4, 22);
   return g;
 }
 
@@ -326,9 +327,11 @@ TransformersMemory transformers_memory(const FormatTables& tables, const ModelSp
   for (const Unit& u : units) total += u.bytes;
   r.footprint = total;
 
+  TransformersSettings placed = s;
+  if (g.auto_fills_in_order && s.device_map == TransformersDeviceMap::auto_map) placed.device_map = TransformersDeviceMap::sequential;
   r.max_memory = gpu_free;
-  set_max_memory(r, s, total, m.layers > 0 ? units[1].bytes : 0);
-  map_units(r, units, m, s, host_free);
+  set_max_memory(r, placed, total, m.layers > 0 ? units[1].bytes : 0);
+  map_units(r, units, m, placed, host_free);
   const bool on_disk = assign_devices(r, units, gpus);
   // The KV cache: every layer keeps every token (DynamicCache; sliding-window layers too — their
   // cache is cut to the window only by the static caches).

@@ -67,6 +67,11 @@ struct TransformersGeneration {
   // and generate copies the last row to float32 (GenerationMixin._sample:
   // outputs.logits[:, -1, :].to(copy=True, dtype=torch.float32)).
   bool model_upcasts_logits = false;
+  // Before 4.22 from_pretrained took device_map "auto" alone and gave infer_auto_device_map each
+  // GPU's whole free memory (modeling_utils.py 4.21: max_memory = get_max_memory()), which fills
+  // GPU 0, then GPU 1, ...; 4.22 (PR #18349, with accelerate's get_balanced_memory) made "auto"
+  // balanced and named the old way "sequential", beside "balanced" and "balanced_low_0".
+  bool auto_fills_in_order = false;
 };
 TransformersGeneration transformers_generation(int major, int minor);
 

@@ -40,6 +40,13 @@ std::optional<Error> estimate_transformers(const Request& request, const Catalog
                       "transformers.device_map: none puts the whole model on one GPU; use auto, balanced_low_0 or sequential "
                       "to spread it over " + std::to_string(e.devices.size()) + " GPUs");
   }
+  // modeling_utils.py before 4.22 takes the string "auto" alone (the others came with PR #18349).
+  if (transformers_generation(t.version_major, t.version_minor).auto_fills_in_order &&
+      (t.device_map == TransformersDeviceMap::sequential || t.device_map == TransformersDeviceMap::balanced_low_0)) {
+    return make_error("request.bad_value", "transformers.device_map",
+                      std::string("transformers.device_map: ") + transformers_device_map_name(t.device_map) +
+                          " came in 4.22.0; before it \"auto\" alone, which fills the GPUs in order");
+  }
   // Each GPU's free memory for the model: its total (CUDA's, where known) less the CUDA context.
   std::vector<int64_t> free;
   for (const Gpu& gpu : e.devices) {
@@ -61,6 +68,7 @@ std::optional<Error> estimate_transformers(const Request& request, const Catalog
                                           : "generate keeps a DynamicCache (4.42 and later): one layer's old tensor at a time") +
                           "; " +
                           (g.all_prompt_logits ? "logits for every prompt token (before 4.45)" : "logits for the last token only (4.45 and later)") +
+                          (g.auto_fills_in_order ? "; device_map \"auto\" fills GPU 0 first (before 4.22)" : "") +
                           " (the boundary releases are assumed from the release history)");
   e.assumptions.push_back("every layer keeps every token in the cache (DynamicCache), sliding-window layers too");
   e.assumptions.push_back("before the model: the CUDA context, " + format_bytes(request.settings.runtime_bytes, DisplayUnits::gib) +
