@@ -197,3 +197,53 @@ TEST_CASE("torchtune's distributed recipes: FSDP2 over tune run's GPUs, CPU offl
   CHECK(offloaded->host_bytes >= (offloaded->weights + offloaded->optimizer) / 8);
   CHECK(custom->peak - offloaded->peak >= (offloaded->weights + offloaded->optimizer) / 8 - 1);
 }
+
+TEST_CASE("torchtune's HSDP: data_parallel_replicate_dim groups, each sharding over data_parallel_shard_dim GPUs", "[training]") {
+  // 16 GPUs as 2 replicas of 8 shards: each rank holds what FSDP over 8 GPUs gives it
+  // (recipes' _setup_model: fully_shard over the ("dp_replicate", "dp_shard_cp") mesh).
+  auto hsdp = read_torchtune_command("tune run --nproc_per_node 8 --nnodes 2 full_finetune_distributed "
+                                     "data_parallel_replicate_dim=2 enable_activation_checkpointing=True batch_size=2");
+  auto fsdp8 = read_torchtune_command("tune run --nproc_per_node 8 full_finetune_distributed "
+                                      "enable_activation_checkpointing=True batch_size=2");
+  auto fsdp16 = read_torchtune_command("tune run --nproc_per_node 8 --nnodes 2 full_finetune_distributed "
+                                       "enable_activation_checkpointing=True batch_size=2");
+  REQUIRE(hsdp);
+  REQUIRE(fsdp8);
+  REQUIRE(fsdp16);
+  CHECK(hsdp->settings.world_size == 16);
+  CHECK(hsdp->settings.shard_ranks() == 8);  // data_parallel_shard_dim -1: 16 / 2
+  const ModelSpec& model = preset("llama-3.1-70b").spec;
+  const auto& tables = builtin_catalog().formats;
+  auto a = torchtune_memory(tables, model, hsdp->settings);
+  auto b = torchtune_memory(tables, model, fsdp8->settings);
+  auto c = torchtune_memory(tables, model, fsdp16->settings);
+  REQUIRE(a);
+  REQUIRE(b);
+  REQUIRE(c);
+  CHECK(a->peak == b->peak);
+  CHECK(a->peak > c->peak);
+  // data_parallel_shard_dim given: 4 x 4.
+  auto given = read_torchtune_command("tune run --nproc_per_node 8 --nnodes 2 lora_finetune_distributed "
+                                      "model._component_=torchtune.models.llama3_1.lora_llama3_1_70b "
+                                      "data_parallel_replicate_dim=4 data_parallel_shard_dim=4");
+  REQUIRE(given);
+  CHECK(given->settings.shard_ranks() == 4);
+  // ParallelDims._validate's assertion, named by the key.
+  auto bad = read_torchtune_command("tune run --nproc_per_node 8 full_finetune_distributed data_parallel_replicate_dim=3");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().field == "data_parallel_replicate_dim");
+  CHECK(bad.error().message.find("Invalid parallel dims: dp_replicate(3) * dp_shard(2) * tp(1) != WORLD_SIZE(8)") != std::string::npos);
+  auto shard = read_torchtune_command("tune run --nproc_per_node 8 full_finetune_distributed data_parallel_replicate_dim=2 "
+                                      "data_parallel_shard_dim=2");
+  REQUIRE_FALSE(shard);
+  CHECK(shard.error().field == "data_parallel_replicate_dim");
+  // Tensor and context parallelism are refused, not skipped; 1 is read.
+  auto tp = read_torchtune_command("tune run --nproc_per_node 8 full_finetune_distributed tensor_parallel_dim=2");
+  REQUIRE_FALSE(tp);
+  CHECK(tp.error().field == "tensor_parallel_dim");
+  CHECK(read_torchtune_command("tune run --nproc_per_node 8 full_finetune_distributed context_parallel_dim=1"));
+  // The single-device recipes have no mesh: the keys are listed as not read.
+  auto single = read_torchtune_command("tune run full_finetune_single_device data_parallel_replicate_dim=2");
+  REQUIRE(single);
+  CHECK(std::find(single->skipped.begin(), single->skipped.end(), "data_parallel_replicate_dim") != single->skipped.end());
+}

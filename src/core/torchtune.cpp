@@ -169,13 +169,14 @@ Result<TorchtuneMemory> torchtune_memory(const FormatTables& tables, const Model
   m.layers_backward = sat_add(sat_add(std::max(at_start, at_end), in_bwd_grad), dequantized);
   int64_t fixed = sat_add(sat_add(m.weights, adapter_bytes), m.optimizer);
   int64_t loss_units = 0;  // distributed: the units gathered while the loss runs
-  if (s.distributed && s.world_size > 1) {
+  if (s.distributed && s.shard_ranks() > 1) {
     // FSDP2 (torch.distributed._composable.fsdp): every parameter, gradient and optimizer state
     // sharded over the GPUs (on the CPU with fsdp_cpu_offload); the root unit is not resharded
     // after forward, so it stays gathered through the step; each layer is all-gathered before it
     // runs, with the next one prefetched (two unsharded layers); its unsharded gradient exists
-    // until reduce-scattered into the shard.
-    const int64_t N = s.world_size;
+    // until reduce-scattered into the shard. With HSDP the shards are over data_parallel_shard_dim
+    // GPUs, each group holding a whole copy.
+    const int64_t N = s.shard_ranks();
     const int64_t sharded = ceil_div(fixed, N);
     const int64_t grads_sharded = ceil_div(trainable_grads, N);
     m.host_bytes = s.fsdp_cpu_offload ? sat_add(sharded, grads_sharded) : 0;

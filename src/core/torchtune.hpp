@@ -56,6 +56,13 @@ struct TorchtuneSettings {
   // (training/_distributed.py shard_model), over tune run's --nproc_per_node x --nnodes GPUs.
   bool distributed = false;
   int64_t world_size = 1;
+  // HSDP (training/_distributed.py ParallelDims; the recipes' _setup_model): the parameters shard
+  // over data_parallel_shard_dim GPUs (-1: world_size / data_parallel_replicate_dim) and replicate
+  // over data_parallel_replicate_dim groups of them; fully_shard gets the 2-D mesh
+  // ("dp_replicate", "dp_shard_cp").
+  int64_t data_parallel_replicate_dim = 1;
+  int64_t data_parallel_shard_dim = -1;
+  int64_t shard_ranks() const { return data_parallel_shard_dim > 0 ? data_parallel_shard_dim : world_size / data_parallel_replicate_dim; }
   bool fsdp_cpu_offload = false;          // fsdp_cpu_offload (fsdp.cpu_offload): CPUOffloadPolicy
   bool shard_tok_embeddings = false, shard_output = false;  // custom_sharded_layers: ['tok_embeddings', 'output']
 };

@@ -107,6 +107,15 @@ std::optional<Error> apply(const std::string& key, const std::string& v, Torchtu
     s.method = builder.rfind("qlora_", 0) == 0 ? FineTuning::qlora : builder.rfind("lora_", 0) == 0 ? FineTuning::lora : FineTuning::full;
   } else if (key == "model.lora_attn_modules") {
     return read_names(key, v, kLoraModules, "q_proj, k_proj, v_proj, output_proj", s);
+  } else if (key == "data_parallel_replicate_dim" && s.distributed) {
+    if (!parse_count(v, s.data_parallel_replicate_dim)) return bad(key, "must be a positive whole number (got '" + v + "')");
+  } else if (key == "data_parallel_shard_dim" && s.distributed) {
+    if (v != "-1" && !parse_count(v, s.data_parallel_shard_dim)) return bad(key, "must be -1 or a positive whole number (got '" + v + "')");
+    if (v == "-1") s.data_parallel_shard_dim = -1;
+  } else if ((key == "tensor_parallel_dim" || key == "context_parallel_dim") && s.distributed) {
+    int64_t degree = 0;
+    if (!parse_count(v, degree)) return bad(key, "must be a positive whole number (got '" + v + "')");
+    if (degree > 1) return bad(key, "torchtune's tensor and context parallelism are not modelled yet; 1 is");
   } else if (key == "custom_sharded_layers") {
     return read_names(key, v, kShardedLayers, "tok_embeddings, output", s);
   } else if (key == "dtype") {
@@ -171,6 +180,14 @@ Result<TorchtuneCommand> read_torchtune_command(const std::string& line) {
     bool known = false;
     if (auto error = apply(key, value, c.settings, known)) return *error;
     (known ? c.given : c.skipped).push_back(key);
+  }
+  // ParallelDims._validate: dp_replicate x dp_shard x tp x cp must be the world size.
+  const TorchtuneSettings& s = c.settings;
+  if (s.distributed && (s.shard_ranks() < 1 || s.data_parallel_replicate_dim * s.shard_ranks() != s.world_size)) {
+    return make_error("torchtune.bad_value", "data_parallel_replicate_dim",
+                      "data_parallel_replicate_dim: Invalid parallel dims: dp_replicate(" + std::to_string(s.data_parallel_replicate_dim) +
+                          ") * dp_shard(" + std::to_string(s.shard_ranks()) + ") * tp(1) != WORLD_SIZE(" + std::to_string(s.world_size) +
+                          ") (--nproc_per_node x --nnodes)");
   }
   const bool lora_recipe = c.recipe.rfind("lora_", 0) == 0;
   if (!c.recipe.empty() && lora_recipe != (c.settings.method != FineTuning::full)) {

@@ -94,6 +94,11 @@ Breakdown torchtune_breakdown(const TorchtuneReport& r, const TrainingSettings& 
     b.assumptions.push_back(std::string(optimizer_component(s.optimizer)) + "'s states (" + with_thousands(m.optimizer_paged) +
                             " B) are in CUDA managed memory, outside PyTorch's allocator: they move to CPU memory when the GPU is full, and are not in the peak");
   }
+  if (s.distributed && s.data_parallel_replicate_dim > 1) {
+    b.assumptions.push_back("HSDP: parameters, gradients and optimizer states sharded over data_parallel_shard_dim = " +
+                            std::to_string(s.shard_ranks()) + " GPUs, replicated over data_parallel_replicate_dim = " +
+                            std::to_string(s.data_parallel_replicate_dim) + " groups");
+  }
   if (s.compile) b.assumptions.push_back("compile=True: its effect is modelled in the loss only; fused layers may keep less");
   if (!r.command.config.empty()) {
     b.assumptions.push_back("keys the line leaves out take the recipe's defaults, not the values in " + r.command.config + " (vramfit does not have torchtune's config files)");
@@ -165,6 +170,9 @@ json torchtune_report_to_json(const TorchtuneReport& r) {
                     {"loss_forward_bytes", m.loss_forward},
                     {"loss_backward_bytes", m.loss_backward},
                     {"layers_backward_bytes", m.layers_backward},
+                    {"world_size", s.world_size},
+                    {"data_parallel_replicate_dim", s.distributed ? s.data_parallel_replicate_dim : 1},
+                    {"data_parallel_shard_dim", s.distributed ? s.shard_ranks() : 1},
                     {"peak_bytes", m.peak},
                     {"printed", torchtune_printed_line(m)}};
   return j;
