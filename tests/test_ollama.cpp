@@ -125,6 +125,11 @@ TEST_CASE("Ollama's settings by their names: environment, PARAMETER lines, the r
   auto flash = ollama_settings_from_json({{"OLLAMA_FLASH_ATTENTION", "yes"}});
   REQUIRE_FALSE(flash);
   CHECK(flash.error().field == "ollama.OLLAMA_FLASH_ATTENTION");
+  // A PARAMETER line without a name (the fuzzer's find: PARAMETER "" "\r-u 20") is an error
+  // naming the command, not one with an empty field.
+  auto nameless = read_ollama_words({"OLLAMA_SCHED_SPREAD=true", "ollama", "serve", "PARAMETER", "", "\r\"-u 20", "PARAMETER", "numhc", "a"});
+  REQUIRE_FALSE(nameless);
+  CHECK(nameless.error().field == "command");
   // The releases whose estimator this is.
   CHECK(ollama_settings_from_json({{"version", "0.9.6"}}));
   CHECK(ollama_settings_from_json({{"version", "0.12.10"}}));

@@ -131,6 +131,7 @@ Result<OllamaCommand> read_ollama_words(const std::vector<std::string>& words) {
     } else if (w == "run" && i + 1 < words.size()) {
       c.model_tag = words[++i];
     } else if (w == "PARAMETER" && i + 2 < words.size()) {
+      if (words[i + 1].empty()) return make_error("request.bad_value", "command", "command: PARAMETER needs a name, then its value");
       if (auto e = apply(c, words[i + 1], words[i + 2], words[i + 1])) return *e;
       i += 2;
     } else if (w.rfind("--", 0) == 0) {
