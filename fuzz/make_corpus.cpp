@@ -43,6 +43,15 @@ static const char* const kLaunchLines[] = {
     "export OLLAMA_CONTEXT_LENGTH=16384 OLLAMA_SCHED_SPREAD=true ollama serve PARAMETER num_gpu 20 PARAMETER num_batch 256",
 };
 
+// Requests the page's module does not answer: SGLang, Ollama and the training frameworks.
+static const char* const kEngineRequests[] = {
+    R"({"engine":"sglang","model":{"preset":"qwen3-14b"},"sglang":{"tp-size":2,"kv-cache-dtype":"fp8_e4m3"},"gpus":["rtx-4090","rtx-4090"]})",
+    R"({"engine":"ollama","model":{"preset":"qwen2.5-14b"},"weights":{"format":"gguf-q4_k_m"},"ollama":{"num_ctx":8192,"OLLAMA_NUM_PARALLEL":2,"free_mib":[15769],"version":"0.9.6"},"gpus":["rtx-4080"]})",
+    R"({"mode":"training","model":{"preset":"llama-2-7b"},"gpu":{"id":"h100-80"},"gpu_count":8,"training":{"framework":"megatron","megatron":{"tensor-model-parallel-size":2,"pipeline-model-parallel-size":2,"sequence-parallel":true,"use-distributed-optimizer":true,"micro-batch-size":1,"global-batch-size":64,"seq-length":4096}}})",
+    R"({"mode":"training","model":{"preset":"llama-2-7b"},"gpu":{"id":"a100-80"},"gpu_count":8,"training":{"framework":"deepspeed","micro_batch":2,"deepspeed":{"config":{"bf16":{"enabled":"auto"},"zero_optimization":{"stage":3,"offload_optimizer":{"device":"cpu"},"reduce_bucket_size":"auto"}},"nodes":2,"version":"0.14.2"}}})",
+    R"({"mode":"training","model":{"preset":"llama-3.2-3b"},"gpu":{"id":"rtx-4090"},"training":{"framework":"torchtune","torchtune":{"command":"tune run --nproc_per_node 4 lora_finetune_distributed model._component_=torchtune.models.llama3_2.lora_llama3_2_3b data_parallel_replicate_dim=2 batch_size=2"}}})",
+};
+
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
   const std::string dir = argv[1];
@@ -50,6 +59,8 @@ int main(int argc, char** argv) {
   const Catalog& c = builtin_catalog();
   int line = 0;
   for (const char* text : kLaunchLines) write(dir, "launch_line", "line-" + std::to_string(line++), text);
+  int engine_request = 0;
+  for (const char* text : kEngineRequests) write(dir, "engine_request", "request-" + std::to_string(engine_request++), text);
   // The interface's text: every message of the Arabic catalog, and its English key.
   int message = 0;
   for (const auto& [english, arabic] : *message_table(Language::arabic)) {

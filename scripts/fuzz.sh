@@ -13,7 +13,7 @@ corpus="$build/corpus"
 "$build/fuzz/make_corpus" "$corpus"
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-for target in gguf safetensors safetensors_index hf_config request_json url_hash text launch_line; do
+for target in gguf safetensors safetensors_index hf_config request_json url_hash text launch_line engine_request; do
   mkdir -p "$corpus/$target" "$build/artifacts"
   log="$build/fuzz_$target.log"
   if ! "$build/fuzz/fuzz_$target" "$corpus/$target" -max_total_time="$seconds" -rss_limit_mb=2048 \

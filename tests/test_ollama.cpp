@@ -130,6 +130,13 @@ TEST_CASE("Ollama's settings by their names: environment, PARAMETER lines, the r
   auto nameless = read_ollama_words({"OLLAMA_SCHED_SPREAD=true", "ollama", "serve", "PARAMETER", "", "\r\"-u 20", "PARAMETER", "numhc", "a"});
   REQUIRE_FALSE(nameless);
   CHECK(nameless.error().field == "command");
+  // free_mib within the CLI's range (the request fuzzer's find: 1.8e113 MiB reached an int64 cast).
+  for (const json& mib : {json(0), json(0.5), json(1.8e113), json(16777217)}) {
+    auto free = ollama_settings_from_json({{"free_mib", {mib}}});
+    REQUIRE_FALSE(free);
+    CHECK(free.error().field == "ollama.free_mib");
+  }
+  CHECK(ollama_settings_from_json({{"free_mib", {15769, 16777216}}}));
   // The releases whose estimator this is.
   CHECK(ollama_settings_from_json({{"version", "0.9.6"}}));
   CHECK(ollama_settings_from_json({{"version", "0.12.10"}}));

@@ -116,6 +116,8 @@ TEST_CASE("bad requests name the field", "[request][errors]") {
   const Case cases[] = {
       {json::array(), "request.not_object", ""},
       {{{"contxt_tokens", 5}}, "request.unknown_field", "contxt_tokens"},
+      {{{"", 5}}, "request.unknown_field", "\"\""},  // an empty key, named as JSON writes it
+      {{{"mode", "training"}, {"training", {{"", 1}}}}, "request.unknown_field", "training.\"\""},
       {{{"context_tokens", 0}}, "request.out_of_range", "context_tokens"},
       {{{"context_tokens", -5}}, "request.out_of_range", "context_tokens"},
       {{{"context_tokens", 1.5}}, "request.wrong_type", "context_tokens"},

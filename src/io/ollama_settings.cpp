@@ -151,7 +151,10 @@ Result<OllamaCommand> ollama_settings_from_json(const json& object) {
     if (it.key() == "free_mib") {
       if (!it->is_array()) return make_error("request.bad_type", field, field + ": expected a list of MiB, one per GPU");
       for (const json& v : *it) {
-        if (!v.is_number() || v.get<double>() <= 0) return make_error("request.bad_value", field, field + ": expected MiB above 0");
+        // The CLI's --ollama-free-mib range: 1 to 2^24 MiB (16 TiB); nothing larger reaches the cast.
+        if (!v.is_number() || v.get<double>() < 1 || v.get<double>() > 16777216.0) {
+          return make_error("request.out_of_range", field, field + ": expected MiB from 1 to 16777216");
+        }
         c.free_mib.push_back(static_cast<int64_t>(v.get<double>()));
       }
       continue;

@@ -30,7 +30,8 @@ struct Fields {
     for (auto it = object.begin(); it != object.end(); ++it) {
       // Keys starting with "_" are annotations ("_about", "_expect"), ignored.
       if (!it.key().empty() && it.key()[0] == '_') continue;
-      if (std::find(first, last, it.key()) == last) fail("request.unknown_field", path + it.key(), "unknown field");
+      // An empty key is named as JSON writes it, "", so that the error still names a field.
+      if (std::find(first, last, it.key()) == last) fail("request.unknown_field", path + (it.key().empty() ? "\"\"" : it.key()), "unknown field");
     }
   }
   void only(std::initializer_list<const char*> keys) { only(keys.begin(), keys.end()); }
