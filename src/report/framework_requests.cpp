@@ -9,8 +9,6 @@ namespace vramfit {
 
 namespace {
 
-constexpr int64_t kMaxNodes = 100000;
-
 std::string framework_of(const json& request) {
   if (!request.is_object() || !request.contains("mode") || request.at("mode") != "training") return "";
   if (!request.contains("training") || !request.at("training").is_object()) return "";
@@ -79,11 +77,11 @@ Result<DeepSpeedReport> estimate_deepspeed_request(const json& request, const Ca
     return settings_error("training.deepspeed.config", "expected the ds_config JSON object");
   }
   int64_t nodes = 1;
-  if (ds.contains("nodes")) {
+  if (ds.contains("nodes")) {  // the CLI's --nodes range: 1 to kMaxGpuCount
     const json& n = ds.at("nodes");
-    if (!n.is_number_integer() || n.get<int64_t>() < 1 || n.get<int64_t>() > kMaxNodes) {
+    if (!n.is_number_integer() || n.get<int64_t>() < 1 || n.get<int64_t>() > kMaxGpuCount) {
       return make_error("request.out_of_range", "training.deepspeed.nodes",
-                        "training.deepspeed.nodes: expected a whole number from 1 to " + std::to_string(kMaxNodes));
+                        "training.deepspeed.nodes: expected a whole number from 1 to " + std::to_string(kMaxGpuCount));
     }
     nodes = n.get<int64_t>();
   }
