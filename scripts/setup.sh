@@ -20,7 +20,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 packages=(cmake ninja-build g++ emscripten binaryen libglfw3-dev libgl-dev libstb-dev fonts-wqy-microhei
           nlohmann-json3-dev catch2 libcli11-dev nodejs dpkg-dev xauth xvfb
           chromium imagemagick fonts-dejavu-core python3 ca-certificates clang libclang-rt-14-dev libfribidi-dev
-          libcurl4-openssl-dev patch)
+          libcurl4-openssl-dev patch libyaml-cpp-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -144,7 +144,7 @@ TEST_CASE("vramfit infer --request answers a framework's request file as train -
   // The file holds the framework's settings; --torchtune beside it is refused.
   std::ostringstream o2, e2;
   CHECK(run_cli({"train", "--request", path, "--torchtune", kQloraLine}, o2, e2) == 2);
-  CHECK(e2.str().find("leave out --deepspeed and --torchtune") != std::string::npos);
+  CHECK(e2.str().find("leave out --deepspeed, --torchtune and --llamafactory") != std::string::npos);
   std::remove(path);
 }
 

@@ -172,6 +172,20 @@ void print_torchtune_report(std::ostream& out, const TorchtuneReport& r) {
   }
 }
 
+// LLaMA-Factory: the step as any training answer, then the line its loader logs for the model and
+// the keys read from the config.
+void print_llamafactory_report(std::ostream& out, const LlamaFactoryReport& r) {
+  print_training_report(out, r.report);
+  const ReportWords t(r.report.request);
+  out << "\nLLaMA-Factory finetuning_type " << (r.config.settings.finetuning_type == LlamaFactoryFinetuning::freeze ? "freeze" : "full") << ":\n";
+  out << "  " << llamafactory_param_stats(r.memory) << "\n";
+  if (!r.config.skipped.empty()) {
+    std::string skipped;
+    for (const std::string& key : r.config.skipped) skipped += (skipped.empty() ? "" : ", ") + key;
+    out << t.text("  keys that move no memory vramfit models: " + skipped) << "\n";
+  }
+}
+
 // engine "llama.cpp": its buffers on each device, as llama.cpp prints them, and the fit.
 void print_llamacpp_report(std::ostream& out, const Report& r) {
   const DisplayUnits u = r.request.units;

@@ -13,6 +13,7 @@ namespace vramfit {
 void print_report(std::ostream& out, const Report& report);
 void print_deepspeed_report(std::ostream& out, const DeepSpeedReport& answer);
 void print_torchtune_report(std::ostream& out, const TorchtuneReport& answer);
+void print_llamafactory_report(std::ostream& out, const LlamaFactoryReport& answer);
 // engine "sglang" (text_report_sglang.cpp): its pool on each GPU and the lines it prints.
 void print_sglang_report(std::ostream& out, const SglangReport& answer);
 // engine "ollama" (text_report_ollama.cpp): its estimate per GPU, the runner's buffers, its line.

@@ -7,6 +7,7 @@
 #include "io/megatron_command.hpp"
 #include "io/request_json.hpp"
 #include "model_files.hpp"
+#include "yaml_config.hpp"
 #include "report/estimate.hpp"
 #include "report/framework_requests.hpp"
 #include "report/frameworks.hpp"
@@ -133,6 +134,26 @@ int run_torchtune(const TrainOptions& o, const Request& request, const Catalog& 
   return 0;
 }
 
+// vramfit train --llamafactory config.yaml: LLaMA-Factory's full or freeze fine-tuning.
+int run_llamafactory(const TrainOptions& o, const Request& request, const Catalog& catalog, std::ostream& out, std::ostream& err) {
+  if (request.framework != TrainingFramework::hf_trainer || !o.sharding.empty() || !o.method.empty() || o.micro_batch > 0 ||
+      o.sequence > 0 || !o.recipe.empty() || !o.recompute.empty()) {
+    err << "error: --llamafactory: the config says finetuning_type, per_device_train_batch_size, cutoff_len, bf16 and "
+           "disable_gradient_checkpointing (leave out --framework, --megatron, --sharding, --method, --micro-batch, --seq, "
+           "--recipe and --recompute)\n";
+    return 2;
+  }
+  std::string text;
+  if (!read_file(o.llamafactory_file, text)) { err << "error: --llamafactory: cannot read " << o.llamafactory_file << "\n"; return 2; }
+  auto config = yaml_to_json(text);
+  if (!config) { err << error_line(o.lang, "--llamafactory " + o.llamafactory_file + ": " + config.error().message); return 2; }
+  auto answer = estimate_llamafactory(request, catalog, *config);
+  if (!answer) { err << error_line(o.lang, "--llamafactory " + o.llamafactory_file + ": " + answer.error().message); return 2; }
+  if (o.as_json) out << llamafactory_report_to_json(*answer).dump(2) << "\n";
+  else print_llamafactory_report(out, *answer);
+  return 0;
+}
+
 }  // namespace
 
 void add_train_options(CLI::App& app, TrainOptions& o) {
@@ -158,6 +179,10 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
                  "A torchtune launch (tune run full_finetune_single_device ... batch_size=2 enable_activation_checkpointing=True "
                  "...): the recipe's memory from its config keys, the peak as torchtune logs it")
       ->excludes(deepspeed);
+  app.add_option("--llamafactory", o.llamafactory_file,
+                 "A LLaMA-Factory training config (the YAML llamafactory-cli train takes): finetuning_type full or freeze, "
+                 "its freeze_* keys, per_device_train_batch_size, cutoff_len, bf16")
+      ->check(CLI::ExistingFile)->excludes(deepspeed);
   app.add_option("--recipe", o.recipe, "fp32, amp_bf16, amp_fp16, mixed_bf16 (default), mixed_fp16, bf16")
       ->check(CLI::IsMember({"fp32", "amp_bf16", "amp_fp16", "mixed_bf16", "mixed_fp16", "bf16"}));
   app.add_flag("--foreach", o.foreach, "Count foreach Adam's state-sized temporary in step()");
@@ -197,8 +222,8 @@ int run_train(const TrainOptions& o, bool network, const Catalog& catalog, std::
   if (!o.hub.id.empty() && !read_hub_option(o.hub, catalog, hub, err)) return 2;
   if (!build_train_request(o, network, hub, request_json, err)) return 2;
   if (!network && is_separate_framework_request(request_json) && request_json["training"]["framework"] != "megatron") {
-    if (!o.deepspeed_file.empty() || !o.torchtune_line.empty()) {
-      err << "error: --request: the file names its framework and holds its settings; leave out --deepspeed and --torchtune\n";
+    if (!o.deepspeed_file.empty() || !o.torchtune_line.empty() || !o.llamafactory_file.empty()) {
+      err << "error: --request: the file names its framework and holds its settings; leave out --deepspeed, --torchtune and --llamafactory\n";
       return 2;
     }
     return run_framework_request(request_json, o.lang, o.as_json, catalog, out, err);
@@ -207,6 +232,7 @@ int run_train(const TrainOptions& o, bool network, const Catalog& catalog, std::
   if (!request) { err << error_line(o.lang, request.error().message); return 2; }
   if (!o.deepspeed_file.empty()) return run_deepspeed(o, *request, catalog, out, err);
   if (!o.torchtune_line.empty()) return run_torchtune(o, *request, catalog, out, err);
+  if (!o.llamafactory_file.empty()) return run_llamafactory(o, *request, catalog, out, err);
   const bool megatron = !network && request->framework == TrainingFramework::megatron;
   auto report = megatron ? estimate_megatron(*request, catalog) : estimate(*request, catalog);
   if (!report) { err << error_line(o.lang, report.error().message); return 2; }
@@ -232,6 +258,10 @@ int run_framework_request(const json& request, const std::string& lang, bool as_
     auto answer = estimate_torchtune_request(request, catalog);
     if (!answer) { err << error_line(lang, answer.error().message); return 2; }
     print_torchtune_report(out, *answer);
+  } else if (framework == "llamafactory") {
+    auto answer = estimate_llamafactory_request(request, catalog);
+    if (!answer) { err << error_line(lang, answer.error().message); return 2; }
+    print_llamafactory_report(out, *answer);
   } else {
     auto parsed = request_from_json(request);
     if (!parsed) { err << error_line(lang, parsed.error().message); return 2; }

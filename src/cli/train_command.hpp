@@ -16,7 +16,7 @@ namespace vramfit {
 // Options of `vramfit train` (a transformer) and `vramfit net FILE` (a layer list).
 struct TrainOptions {
   std::string request_file, config_file, model, recipe, optimizer, sharding, method, lora_targets, recompute;
-  std::string gpu, units, network_file, rule, device, lang, framework, megatron_line, deepspeed_file, deepspeed_version, torchtune_line;
+  std::string gpu, units, network_file, rule, device, lang, framework, megatron_line, deepspeed_file, deepspeed_version, torchtune_line, llamafactory_file;
   int64_t lora_rank = 0, micro_batch = 0, sequence = 0, gpu_count = 0, runtime_mib = -1, batch = 0, nodes = 1;
   double margin = -1, capacity_gib = 0;
   bool foreach = false, no_double_quant = false, no_flash_attention = false, dropout = false, compare = false,

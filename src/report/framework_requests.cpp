@@ -1,4 +1,4 @@
-// Megatron-LM's, DeepSpeed's and torchtune's answers to a request JSON (report/frameworks.hpp
+// Megatron-LM's, DeepSpeed's, torchtune's and LLaMA-Factory's answers to a request JSON (report/frameworks.hpp
 // computes them; this file reads their part of the request and writes "request" back whole).
 #include "report/framework_requests.hpp"
 
@@ -57,7 +57,7 @@ std::optional<Error> refuse_given(const json& training, const std::vector<const 
 
 bool is_separate_framework_request(const json& request) {
   const std::string framework = framework_of(request);
-  return framework == "megatron" || framework == "deepspeed" || framework == "torchtune";
+  return framework == "megatron" || framework == "deepspeed" || framework == "torchtune" || framework == "llamafactory";
 }
 
 Result<DeepSpeedReport> estimate_deepspeed_request(const json& request, const Catalog& catalog) {
@@ -115,6 +115,29 @@ Result<TorchtuneReport> estimate_torchtune_request(const json& request, const Ca
   return answer;
 }
 
+Result<LlamaFactoryReport> estimate_llamafactory_request(const json& request, const Catalog& catalog) {
+  if (framework_of(request) != "llamafactory") return settings_error("training.framework", "expected \"llamafactory\"");
+  const json& training = request.at("training");
+  if (auto e = refuse_given(training, {"sharding", "method", "micro_batch", "sequence_length", "recipe", "recompute"},
+                            "the config says finetuning_type, per_device_train_batch_size, cutoff_len, bf16 and "
+                            "disable_gradient_checkpointing; leave this out")) {
+    return *e;
+  }
+  if (!training.contains("llamafactory") || !training.at("llamafactory").is_object() || training.at("llamafactory").size() != 1 ||
+      !training.at("llamafactory").contains("config") || !training.at("llamafactory").at("config").is_object()) {
+    return settings_error("training.llamafactory", "expected {\"config\": {...the training YAML's keys...}}");
+  }
+  auto base = base_request(request, "llamafactory");
+  if (!base) return base.error();
+  auto answer = estimate_llamafactory(*base, catalog, training.at("llamafactory").at("config"));
+  if (!answer) {
+    Error e = answer.error();
+    if (e.id.rfind("llamafactory.", 0) == 0 && e.field != "model") e.field = "training.llamafactory.config." + e.field;
+    return e;
+  }
+  return answer;
+}
+
 json framework_request_to_json(const json& request, const Catalog& catalog) {
   const std::string framework = framework_of(request);
   json answer;
@@ -126,6 +149,10 @@ json framework_request_to_json(const json& request, const Catalog& catalog) {
     auto r = estimate_torchtune_request(request, catalog);
     if (!r) return error_to_json(r.error());
     answer = torchtune_report_to_json(*r);
+  } else if (framework == "llamafactory") {
+    auto r = estimate_llamafactory_request(request, catalog);
+    if (!r) return error_to_json(r.error());
+    answer = llamafactory_report_to_json(*r);
   } else {
     auto parsed = request_from_json(request);
     if (!parsed) return error_to_json(parsed.error());
@@ -135,8 +162,11 @@ json framework_request_to_json(const json& request, const Catalog& catalog) {
   }
   // The echo as read, with the framework's part as given: running it again gives this answer.
   json& echo = answer["request"];
-  for (const char* key : {"sharding", "method", "micro_batch", "sequence_length"}) {
-    if (framework == "torchtune" || std::string(key) == "sharding") echo["training"].erase(key);
+  for (const char* key : {"sharding", "method", "micro_batch", "sequence_length", "recipe", "recompute"}) {
+    const std::string k = key;
+    if (k == "sharding" || framework == "llamafactory" || (framework == "torchtune" && k != "recipe" && k != "recompute")) {
+      echo["training"].erase(key);
+    }
   }
   echo["training"]["framework"] = framework;
   echo["training"][framework] = request.at("training").at(framework);

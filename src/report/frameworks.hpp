@@ -70,3 +70,22 @@ json torchtune_report_to_json(const TorchtuneReport& answer);
 std::string torchtune_printed_line(const TorchtuneMemory& memory);
 
 }  // namespace vramfit
+
+#include "io/llamafactory_config.hpp"
+
+namespace vramfit {
+
+// LLaMA-Factory's full and freeze fine-tuning (core/llamafactory) from its training config
+// (io/llamafactory_config): the sum of what a step keeps alive, the verdict on it with the
+// runtime and the margin, how far per_device_train_batch_size and cutoff_len could go, and the
+// trainable-parameter line LLaMA-Factory logs. The CLI's answer (vramfit train --llamafactory
+// config.yaml), as torchtune's is.
+struct LlamaFactoryReport {
+  Report report;
+  LlamaFactoryConfig config;
+  LlamaFactoryMemory memory;
+};
+Result<LlamaFactoryReport> estimate_llamafactory(const Request& request, const Catalog& catalog, const json& config);
+json llamafactory_report_to_json(const LlamaFactoryReport& answer);
+
+}  // namespace vramfit

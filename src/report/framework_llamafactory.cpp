@@ -1,0 +1,146 @@
+#include "frameworks.hpp"
+#include "largest_fitting.hpp"
+
+namespace vramfit {
+
+namespace {
+
+// The sum with the runtime and the margin added, as every training verdict has them.
+int64_t with_runtime(int64_t peak, const TrainingSettings& t) {
+  return with_training_margin(sat_add(peak, t.runtime_bytes), t.margin_fraction);
+}
+
+TrainingFit llamafactory_fit(const FormatTables& tables, const ModelSpec& model, const LlamaFactorySettings& s, const TrainingSettings& t,
+                             int64_t required, int64_t capacity) {
+  TrainingFit fit;
+  fit.capacity_bytes = capacity;
+  fit.required_bytes = required;
+  fit.headroom_bytes = capacity - required;
+  fit.fits = required <= capacity;
+  auto fits = [&](LlamaFactorySettings other) {
+    auto m = llamafactory_memory(tables, model, other);
+    return m && with_runtime(m->peak, t) <= capacity;
+  };
+  fit.max_batch = largest_fitting(1, kMaxMicroBatch, [&](int64_t b) { LlamaFactorySettings o = s; o.per_device_train_batch_size = b; return fits(o); });
+  fit.max_sequence_length = largest_fitting(1, kMaxTrainingSequence, [&](int64_t n) { LlamaFactorySettings o = s; o.cutoff_len = n; return fits(o); });
+  fit.min_gpus = fit.fits ? 1 : 0;  // every process holds the whole model (DDP)
+  return fit;
+}
+
+std::string layer_list(const std::vector<int64_t>& ids) {
+  std::string s;
+  for (int64_t i : ids) s += (s.empty() ? "" : ", ") + std::to_string(i);
+  return s.empty() ? "none" : s;
+}
+
+Breakdown llamafactory_breakdown(const LlamaFactoryReport& r, const TrainingSettings& t) {
+  const LlamaFactoryMemory& m = r.memory;
+  const LlamaFactorySettings& s = r.config.settings;
+  const std::string dtype = s.bf16 ? "bf16" : "fp16";
+  const std::string trainable_dtype = s.pure_bf16 ? "bf16 (pure_bf16)" : "fp32";
+  const int64_t tb = s.pure_bf16 ? 2 : 4;
+  Breakdown b;
+  b.mode = "training";
+  b.items.push_back({"llamafactory.frozen", "Frozen weights", m.frozen_weights,
+                     with_thousands(m.parameters - m.trainable_parameters) + " parameters x 2 B (" + dtype + ")",
+                     "requires_grad_(False) in the compute dtype (model/adapter.py _setup_freeze_tuning)", {}});
+  b.items.push_back({"llamafactory.trainable", "Trainable weights", m.trainable_weights,
+                     with_thousands(m.trainable_parameters) + " parameters x " + std::to_string(tb) + " B (" + trainable_dtype + ")",
+                     s.finetuning_type == LlamaFactoryFinetuning::freeze
+                         ? "layers " + layer_list(m.trainable_layer_ids) + " (freeze_trainable_layers " + std::to_string(s.freeze_trainable_layers) + ")"
+                         : "finetuning_type full: every parameter but the vision tower's",
+                     {}});
+  b.items.push_back({"llamafactory.gradients", "Gradients", m.gradients, with_thousands(m.trainable_parameters) + " x " + std::to_string(tb) + " B",
+                     "one per trainable parameter, in its dtype", {}});
+  b.items.push_back({"llamafactory.optimizer", "Optimizer states", sat_add(m.optimizer, m.foreach_transient),
+                     with_thousands(m.trainable_parameters) + " x 2 x " + std::to_string(tb) + " B" +
+                         (m.foreach_transient > 0 ? " + one state-sized temporary " + with_thousands(m.foreach_transient) + " B" : ""),
+                     std::string("AdamW's exp_avg and exp_avg_sq (optim: ") + (s.fused_adamw ? "adamw_torch_fused" : "adamw_torch, foreach") + ")", {}});
+  if (m.autocast_copies > 0) {
+    b.items.push_back({"llamafactory.autocast", "Autocast copies", m.autocast_copies, with_thousands(m.autocast_copies / 2) + " x 2 B",
+                       "16-bit copies of the fp32 trainable matmul weights, kept for backward", {}});
+  }
+  b.items.push_back({"llamafactory.activations", "Activations", sat_add(m.activations, m.recompute_working),
+                     with_thousands(m.activations) + " B saved + " + with_thousands(m.recompute_working) + " B rebuilt",
+                     "nothing below layer " + std::to_string(m.lowest_trainable_layer) + " (no input there requires grad); " +
+                         (s.gradient_checkpointing ? std::to_string(m.checkpointed_layers) + " checkpointed layers keep their input, the frozen layers above them all they save"
+                                                   : std::string("every layer from it keeps all it saves (disable_gradient_checkpointing)")) +
+                         "; per_device_train_batch_size " + std::to_string(s.per_device_train_batch_size) + " x cutoff_len " + std::to_string(s.cutoff_len),
+                     {}});
+  b.items.push_back({"llamafactory.logits", "Logits and loss", m.logits, with_thousands(m.logits) + " B",
+                     "the head's input, the logits and the loss's fp32 copies", {}});
+  const int64_t subtotal = sat_add(m.peak, t.runtime_bytes);
+  const int64_t total = with_training_margin(subtotal, t.margin_fraction);
+  add_runtime_and_margin(b, t.runtime_bytes, t.margin_fraction, subtotal, total - subtotal);
+  b.total_bytes = total;
+  b.assumptions.push_back("every term alive at once (vramfit's Trainer rule), one process per GPU (DDP or a single GPU)");
+  b.assumptions.push_back("sequences padded to cutoff_len (" + std::to_string(s.cutoff_len) + "), the longest a batch can be");
+  if (!r.config.model_name_or_path.empty()) b.assumptions.push_back("model_name_or_path " + r.config.model_name_or_path + " is not read: the request's model is used");
+  b.assumptions.push_back("the q/k norms inside self_attn count with it: with freeze_extra_modules norm LLaMA-Factory's name match would also train them (2 x head_dim a layer)");
+  return b;
+}
+
+}  // namespace
+
+Result<LlamaFactoryReport> estimate_llamafactory(const Request& request, const Catalog& catalog, const json& config) {
+  auto resolved = resolve_training(request, catalog);
+  if (!resolved) return resolved.error();
+  LlamaFactoryReport r;
+  r.report = std::move(resolved).value();
+  auto read = read_llamafactory_config(config);
+  if (!read) return read.error();
+  r.config = std::move(read).value();
+  const ModelSpec& model = r.report.prepared.model;
+  auto memory = llamafactory_memory(catalog.formats, model, r.config.settings);
+  if (!memory) return memory.error();
+  r.memory = std::move(memory).value();
+  const TrainingSettings& t = request.training;
+  r.report.breakdown = llamafactory_breakdown(r, t);
+  r.report.training_fit = llamafactory_fit(catalog.formats, model, r.config.settings, t, r.report.breakdown.total_bytes, r.report.gpu.usable_bytes());
+  if (request.compare_gpus) {
+    for (const Gpu& gpu : catalog.gpus) {
+      r.report.gpus.push_back(GpuVerdict{&gpu, {}, llamafactory_fit(catalog.formats, model, r.config.settings, t, r.report.breakdown.total_bytes, gpu.usable_bytes())});
+    }
+  }
+  TrainingSettings& shown = r.report.request.training;
+  const LlamaFactorySettings& s = r.config.settings;
+  shown.method = FineTuning::full;
+  shown.micro_batch = s.per_device_train_batch_size;
+  shown.sequence_length = s.cutoff_len;
+  shown.recipe = s.pure_bf16 ? PrecisionRecipe::bf16 : s.bf16 ? PrecisionRecipe::amp_bf16 : PrecisionRecipe::amp_fp16;
+  shown.recompute = s.gradient_checkpointing ? Recompute::full : Recompute::none;
+  shown.sharding = Sharding::none;
+  r.report.training.parameters = r.memory.parameters;
+  r.report.training.trainable_parameters = r.memory.trainable_parameters;
+  return r;
+}
+
+json llamafactory_report_to_json(const LlamaFactoryReport& r) {
+  json j = report_to_json(r.report);
+  j.erase("training");
+  const LlamaFactoryMemory& m = r.memory;
+  const LlamaFactorySettings& s = r.config.settings;
+  j["llamafactory"] = {{"finetuning_type", s.finetuning_type == LlamaFactoryFinetuning::freeze ? "freeze" : "full"},
+                       {"given", r.config.given},
+                       {"skipped", r.config.skipped},
+                       {"trainable_layer_ids", m.trainable_layer_ids},
+                       {"trainable_patterns", m.trainable_patterns},
+                       {"parameters", m.parameters},
+                       {"trainable_parameters", m.trainable_parameters},
+                       {"lowest_trainable_layer", m.lowest_trainable_layer},
+                       {"checkpointed_layers", m.checkpointed_layers},
+                       {"frozen_weight_bytes", m.frozen_weights},
+                       {"trainable_weight_bytes", m.trainable_weights},
+                       {"gradient_bytes", m.gradients},
+                       {"optimizer_bytes", m.optimizer},
+                       {"foreach_transient_bytes", m.foreach_transient},
+                       {"autocast_copy_bytes", m.autocast_copies},
+                       {"activation_bytes", m.activations},
+                       {"recompute_working_bytes", m.recompute_working},
+                       {"logits_bytes", m.logits},
+                       {"peak_bytes", m.peak},
+                       {"printed", llamafactory_param_stats(m)}};
+  return j;
+}
+
+}  // namespace vramfit
