@@ -138,7 +138,6 @@ bool contains(const std::string& name, const std::string& part) { return name.fi
 }  // namespace
 
 Result<LlamaFactoryMemory> llamafactory_memory(const FormatTables& tables, const ModelSpec& model, const LlamaFactorySettings& s) {
-  (void)tables;
   if (model.parameters_only > 0) {
     return make_error("llamafactory.model", "model", "model: LLaMA-Factory's freeze tuning picks parameters by name; give the model's architecture, not only its count");
   }

@@ -76,7 +76,9 @@ Breakdown llamafactory_breakdown(const LlamaFactoryReport& r, const TrainingSett
   b.assumptions.push_back("every term alive at once (vramfit's Trainer rule), one process per GPU (DDP or a single GPU)");
   b.assumptions.push_back("sequences padded to cutoff_len (" + std::to_string(s.cutoff_len) + "), the longest a batch can be");
   if (!r.config.model_name_or_path.empty()) b.assumptions.push_back("model_name_or_path " + r.config.model_name_or_path + " is not read: the request's model is used");
-  b.assumptions.push_back("the q/k norms inside self_attn count with it: with freeze_extra_modules norm LLaMA-Factory's name match would also train them (2 x head_dim a layer)");
+  if (r.report.prepared.model.qk_norm) {
+    b.assumptions.push_back("the q/k norms count with self_attn: with freeze_extra_modules norm LLaMA-Factory's name match would also train them (2 x head_dim a layer)");
+  }
   return b;
 }
 
