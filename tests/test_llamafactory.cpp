@@ -135,6 +135,10 @@ TEST_CASE("LLaMA-Factory's own errors for names it would not find", "[training][
   auto pro = llamafactory_memory(builtin_catalog().formats, preset("llama-2-7b").spec, s);
   REQUIRE_FALSE(pro);
   CHECK(pro.error().message == "freeze_trainable_layers: `num_layers` 32 should be divisible by `num_layer_trainable` 5.");
+  s.freeze_trainable_layers = -8;  // a negative stride: Python's range gives no layer
+  auto none = llamafactory_memory(builtin_catalog().formats, preset("llama-2-7b").spec, s);
+  REQUIRE_FALSE(none);
+  CHECK(none.error().message == "freeze_trainable_layers: no parameter of this model would train");
   s.freeze_trainable_layers = 8;  // every fourth layer: 3, 7, ..., 31
   CHECK(memory_of("llama-2-7b", s).trainable_layer_ids == std::vector<int64_t>{3, 7, 11, 15, 19, 23, 27, 31});
 }

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "optimizer.hpp"
 #include "units.hpp"
@@ -10,6 +13,8 @@
 namespace vramfit {
 
 namespace {
+
+constexpr int64_t kMaxNamedParameters = 4000000;
 
 // Model types whose decoder layers transformers names model.layers.N.self_attn / .mlp (Mixtral:
 // .block_sparse_moe) with norms input_layernorm, post_attention_layernorm (Gemma 2/3 also
@@ -149,6 +154,11 @@ Result<LlamaFactoryMemory> llamafactory_memory(const FormatTables& tables, const
   }
   const int64_t L = model.layers;
   const bool named = has_llama_names(model.architecture);
+  int64_t names = 0;  // one per expert of a stacked tensor: bounded, as transformers' models are
+  for (const TensorShape& t : enumerate_tensors(model)) names = sat_add(names, named ? t.copies : 1);
+  if (names > kMaxNamedParameters) {
+    return make_error("llamafactory.model", "model", "model: more than " + std::to_string(kMaxNamedParameters) + " parameters by name");
+  }
   LlamaFactoryMemory m;
   std::vector<NamedParameter> params = named_parameters(model, named);
 
@@ -162,7 +172,8 @@ Result<LlamaFactoryMemory> llamafactory_memory(const FormatTables& tables, const
         return make_error("llamafactory.bad_value", "freeze_trainable_layers", "freeze_trainable_layers: `num_layers` " + std::to_string(L) +
                                                                                    " should be divisible by `num_layer_trainable` " + std::to_string(n) + ".");
       }
-      for (int64_t i = L / n - 1; i < L + L / n - 1; i += L / n) m.trainable_layer_ids.push_back(i);
+      const int64_t stride = L / n;  // range(stride - 1, L + stride - 1, stride): empty for a negative stride
+      for (int64_t i = stride - 1; stride > 0 && i < L + stride - 1; i += stride) m.trainable_layer_ids.push_back(i);
     } else if (n > 0) {
       for (int64_t i = std::max<int64_t>(0, L - n); i < L; ++i) m.trainable_layer_ids.push_back(i);
     } else {

@@ -1,6 +1,10 @@
 #include "io/llamafactory_config.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace vramfit {
 

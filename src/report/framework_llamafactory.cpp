@@ -1,30 +1,23 @@
 #include "frameworks.hpp"
 #include "largest_fitting.hpp"
 
+#include <string>
+#include <vector>
+
 namespace vramfit {
 
 namespace {
 
-// The sum with the runtime and the margin added, as every training verdict has them.
-int64_t with_runtime(int64_t peak, const TrainingSettings& t) {
-  return with_training_margin(sat_add(peak, t.runtime_bytes), t.margin_fraction);
-}
-
+// Every process holds the whole model (DDP or a single GPU).
 TrainingFit llamafactory_fit(const FormatTables& tables, const ModelSpec& model, const LlamaFactorySettings& s, const TrainingSettings& t,
                              int64_t required, int64_t capacity) {
-  TrainingFit fit;
-  fit.capacity_bytes = capacity;
-  fit.required_bytes = required;
-  fit.headroom_bytes = capacity - required;
-  fit.fits = required <= capacity;
-  auto fits = [&](LlamaFactorySettings other) {
+  auto peak = [&](LlamaFactorySettings other) {
     auto m = llamafactory_memory(tables, model, other);
-    return m && with_runtime(m->peak, t) <= capacity;
+    return m ? m->peak : int64_t(-1);
   };
-  fit.max_batch = largest_fitting(1, kMaxMicroBatch, [&](int64_t b) { LlamaFactorySettings o = s; o.per_device_train_batch_size = b; return fits(o); });
-  fit.max_sequence_length = largest_fitting(1, kMaxTrainingSequence, [&](int64_t n) { LlamaFactorySettings o = s; o.cutoff_len = n; return fits(o); });
-  fit.min_gpus = fit.fits ? 1 : 0;  // every process holds the whole model (DDP)
-  return fit;
+  return one_gpu_training_fit(
+      t, required, capacity, [&](int64_t b) { LlamaFactorySettings o = s; o.per_device_train_batch_size = b; return peak(o); },
+      [&](int64_t n) { LlamaFactorySettings o = s; o.cutoff_len = n; return peak(o); });
 }
 
 std::string layer_list(const std::vector<int64_t>& ids) {

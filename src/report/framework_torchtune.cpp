@@ -29,26 +29,15 @@ std::string gib(int64_t bytes) {  // torchtune's get_memory_stats: bytes / 2**30
   return text;
 }
 
-// The peak with the runtime and the margin added, as every training verdict has them.
-int64_t with_runtime(int64_t peak, const TrainingSettings& t) {
-  return with_training_margin(sat_add(peak, t.runtime_bytes), t.margin_fraction);
-}
-
 TrainingFit torchtune_fit(const FormatTables& tables, const ModelSpec& model, const TorchtuneSettings& s, const TrainingSettings& t,
                           int64_t required, int64_t capacity) {
-  TrainingFit fit;
-  fit.capacity_bytes = capacity;
-  fit.required_bytes = required;
-  fit.headroom_bytes = capacity - required;
-  fit.fits = required <= capacity;
-  auto fits = [&](TorchtuneSettings other) {
+  auto peak = [&](TorchtuneSettings other) {
     auto m = torchtune_memory(tables, model, other);
-    return m && with_runtime(m->peak, t) <= capacity;
+    return m ? m->peak : int64_t(-1);
   };
-  fit.max_batch = largest_fitting(1, kMaxMicroBatch, [&](int64_t b) { TorchtuneSettings o = s; o.batch_size = b; return fits(o); });
-  fit.max_sequence_length = largest_fitting(1, kMaxTrainingSequence, [&](int64_t n) { TorchtuneSettings o = s; o.max_seq_len = n; return fits(o); });
-  fit.min_gpus = fit.fits ? 1 : 0;  // single-device recipes
-  return fit;
+  return one_gpu_training_fit(  // single-device recipes
+      t, required, capacity, [&](int64_t b) { TorchtuneSettings o = s; o.batch_size = b; return peak(o); },
+      [&](int64_t n) { TorchtuneSettings o = s; o.max_seq_len = n; return peak(o); });
 }
 
 Breakdown torchtune_breakdown(const TorchtuneReport& r, const TrainingSettings& t) {
