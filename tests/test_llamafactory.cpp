@@ -158,6 +158,58 @@ TEST_CASE("A layer's number also matches the expert of that number in every laye
   CHECK(both.trainable_parameters == 2 * layer + 46 * 2 * expert);
 }
 
+TEST_CASE("LoRA's trainable count equals LLaMA-Factory's own log line on two public runs", "[training][llamafactory]") {
+  LlamaFactorySettings s = one_sequence();
+  s.finetuning_type = LlamaFactoryFinetuning::lora;  // lora_target: all, lora_rank 8 (its defaults)
+  // Qwen2.5-0.5B-Instruct, LLaMA-Factory Oct 2024 (github.com/ywlin111/Fudan-AI-design-mid-term-work,
+  // README): "Found linear modules: o_proj,v_proj,down_proj,k_proj,q_proj,gate_proj,up_proj" and
+  // "trainable params: 4,399,104 || all params: 498,431,872 || trainable%: 0.8826".
+  const LlamaFactoryMemory small = memory_of("qwen2.5-0.5b", s);
+  CHECK(llamafactory_param_stats(small) == "trainable params: 4,399,104 || all params: 498,431,872 || trainable%: 0.8826");
+  CHECK(small.lora_modules == std::vector<std::string>{"down_proj", "gate_proj", "k_proj", "o_proj", "q_proj", "up_proj", "v_proj"});
+  // Qwen2.5-Math-7B (Qwen2.5-7B's shapes), hiyouga/LlamaFactory#5539: "trainable params: 20,185,088".
+  const LlamaFactoryMemory seven = memory_of("qwen2.5-7b", s);
+  CHECK(seven.trainable_parameters == 20185088);
+  CHECK(llamafactory_param_stats(seven) == "trainable params: 20,185,088 || all params: 7,635,801,600 || trainable%: 0.2643");
+}
+
+TEST_CASE("LoRA on Llama 2 7B: adapters, PEFT's modules_to_save copies, NF4 and every layer checkpointed", "[training][llamafactory]") {
+  LlamaFactorySettings s = one_sequence();
+  s.finetuning_type = LlamaFactoryFinetuning::lora;
+  constexpr int64_t r = 8;
+  constexpr int64_t adapters = 32 * r * (4 * (kH + kH) + 2 * (kH + kF) + (kF + kH));
+  const LlamaFactoryMemory lora = memory_of("llama-2-7b", s);
+  CHECK(lora.adapter_parameters == adapters);
+  CHECK(lora.parameters == kAllParameters + adapters);
+  CHECK(lora.frozen_weights == 2 * kAllParameters);
+  CHECK(lora.trainable_weights == 4 * adapters);
+  // Every layer holds adapters: all 32 are checkpointed, keeping their input.
+  CHECK(lora.checkpointed_layers == 32);
+  CHECK(lora.activations == 32 * kLayerInput);
+  CHECK(lora.recompute_working == kFullLayer + 4 * kSeq * r * 7);  // + x A in fp32 for each of the 7 modules
+  s.lora_target = {"q_proj", "v_proj"};
+  CHECK(memory_of("llama-2-7b", s).trainable_parameters == 32 * r * 2 * (kH + kH));
+  // additional_target: a trainable fp32 copy of each module, the original kept (frozen).
+  s.additional_target = {"embed_tokens", "lm_head"};
+  const LlamaFactoryMemory saved = memory_of("llama-2-7b", s);
+  CHECK(saved.saved_module_parameters == 2 * 32000 * kH);
+  CHECK(saved.trainable_parameters == 32 * r * 2 * (kH + kH) + 2 * 32000 * kH);
+  CHECK(saved.parameters == kAllParameters + saved.trainable_parameters);
+  CHECK(saved.frozen_weights == 2 * kAllParameters);
+  s.additional_target = {"score"};
+  auto missing = llamafactory_memory(builtin_catalog().formats, preset("llama-2-7b").spec, s);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().field == "additional_target");
+  // quantization_bit 4: every Linear of the layers in NF4; embed_tokens, the norms and lm_head in bf16.
+  s.additional_target = {};
+  s.lora_target = {"all"};
+  s.quantization_bit = 4;
+  const LlamaFactoryMemory qlora = memory_of("llama-2-7b", s);
+  CHECK(qlora.nf4_elements == 32 * (kAttention + kMlp));
+  CHECK(qlora.frozen_weights < lora.frozen_weights / 3);
+  CHECK(qlora.frozen_weights > 2 * (2 * 32000 * kH + 32 * kNorms + kH) + qlora.nf4_elements / 2);
+}
+
 TEST_CASE("The config read from YAML as llamafactory-cli reads it", "[training][llamafactory]") {
   auto j = yaml_to_json("learning_rate: 1.0e-4\nwarmup: 1e-4\nbf16: true\nplot_loss: yes\nfreeze_extra_modules: ~\n"
                         "val_size: '2'\nfreeze_trainable_layers: -4\nfreeze_trainable_modules: mlp, self_attn\n");
@@ -185,9 +237,15 @@ TEST_CASE("The config's mistakes are named by their key", "[training][llamafacto
   auto quantized = read_llamafactory_config({{"bf16", true}, {"quantization_bit", 4}});
   REQUIRE_FALSE(quantized);
   CHECK(quantized.error().message == "quantization_bit: Quantized models can only be used for the LoRA or OFT tuning.");
-  auto lora = read_llamafactory_config({{"bf16", true}, {"finetuning_type", "lora"}});
-  REQUIRE_FALSE(lora);
-  CHECK(lora.error().field == "finetuning_type");
+  auto oft = read_llamafactory_config({{"bf16", true}, {"finetuning_type", "oft"}});
+  REQUIRE_FALSE(oft);
+  CHECK(oft.error().field == "finetuning_type");
+  auto qlora = read_llamafactory_config({{"bf16", true}, {"finetuning_type", "lora"}, {"quantization_bit", 4}});
+  REQUIRE(qlora);
+  CHECK(qlora->settings.quantization_bit == 4);
+  auto int8 = read_llamafactory_config({{"bf16", true}, {"finetuning_type", "lora"}, {"quantization_bit", 8}});
+  REQUIRE_FALSE(int8);
+  CHECK(int8.error().field == "quantization_bit");
   auto batch = read_llamafactory_config({{"bf16", true}, {"per_device_train_batch_size", 0}});
   REQUIRE_FALSE(batch);
   CHECK(batch.error().field == "per_device_train_batch_size");

@@ -177,7 +177,12 @@ void print_torchtune_report(std::ostream& out, const TorchtuneReport& r) {
 void print_llamafactory_report(std::ostream& out, const LlamaFactoryReport& r) {
   print_training_report(out, r.report);
   const ReportWords t(r.report.request);
-  out << "\nLLaMA-Factory finetuning_type " << (r.config.settings.finetuning_type == LlamaFactoryFinetuning::freeze ? "freeze" : "full") << ":\n";
+  out << "\nLLaMA-Factory finetuning_type " << llamafactory_finetuning_name(r.config.settings.finetuning_type) << ":\n";
+  if (!r.memory.lora_modules.empty()) {
+    std::string modules;
+    for (const std::string& m : r.memory.lora_modules) modules += (modules.empty() ? "" : ",") + m;
+    out << "  Found linear modules: " << modules << "\n";
+  }
   out << "  " << llamafactory_param_stats(r.memory) << "\n";
   if (!r.config.skipped.empty()) {
     std::string skipped;

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "formats.hpp"
 #include "optimizer.hpp"
 #include "units.hpp"
 
@@ -140,112 +142,190 @@ Error module_error(const std::string& key, const std::string& module, const std:
 
 bool contains(const std::string& name, const std::string& part) { return name.find(part) != std::string::npos; }
 
-}  // namespace
 
-Result<LlamaFactoryMemory> llamafactory_memory(const FormatTables& tables, const ModelSpec& model, const LlamaFactorySettings& s) {
-  if (model.parameters_only > 0) {
-    return make_error("llamafactory.model", "model", "model: LLaMA-Factory's freeze tuning picks parameters by name; give the model's architecture, not only its count");
+// _setup_freeze_tuning's list of names: ".N." or ".N.module" for the trainable layers, then the
+// extra modules, each checked as it checks them.
+std::optional<Error> freeze_patterns(const std::vector<NamedParameter>& params, const ModelSpec& model, bool named,
+                                     const LlamaFactorySettings& s, LlamaFactoryMemory& m) {
+  const int64_t L = model.layers, n = s.freeze_trainable_layers;
+  if (s.use_llama_pro) {
+    if (n == 0 || L % n != 0) {
+      return make_error("llamafactory.bad_value", "freeze_trainable_layers", "freeze_trainable_layers: `num_layers` " + std::to_string(L) +
+                                                                                 " should be divisible by `num_layer_trainable` " + std::to_string(n) + ".");
+    }
+    const int64_t stride = L / n;  // range(stride - 1, L + stride - 1, stride): empty for a negative stride
+    for (int64_t i = stride - 1; stride > 0 && i < L + stride - 1; i += stride) m.trainable_layer_ids.push_back(i);
+  } else if (n > 0) {
+    for (int64_t i = std::max<int64_t>(0, L - n); i < L; ++i) m.trainable_layer_ids.push_back(i);
+  } else {
+    for (int64_t i = 0; i < std::min(-n, L); ++i) m.trainable_layer_ids.push_back(i);
   }
-  if (s.per_device_train_batch_size < 1 || s.per_device_train_batch_size > kMaxMicroBatch) {
-    return make_error("llamafactory.out_of_range", "per_device_train_batch_size", "per_device_train_batch_size: 1 to " + std::to_string(kMaxMicroBatch));
+  std::set<std::string> hidden, outside;
+  for (const NamedParameter& p : params) {
+    if (p.vision) continue;
+    const size_t zero = p.name.rfind(".0."), one = p.name.rfind(".1.");
+    if (zero != std::string::npos) hidden.insert(p.name.substr(zero + 3, p.name.find('.', zero + 3) - zero - 3));
+    else if (one != std::string::npos) hidden.insert(p.name.substr(one + 3, p.name.find('.', one + 3) - one - 3));
+    if (p.layer < 0) {  // name.split(".")[-2]
+      const size_t last = p.name.rfind('.'), before = p.name.rfind('.', last - 1);
+      outside.insert(p.name.substr(before + 1, last - before - 1));
+    }
   }
-  if (s.cutoff_len < 1 || s.cutoff_len > kMaxTrainingSequence) {
-    return make_error("llamafactory.out_of_range", "cutoff_len", "cutoff_len: 1 to " + std::to_string(kMaxTrainingSequence));
+  for (const std::string& module : s.freeze_trainable_modules) {
+    if (module != "all" && !named) {
+      return make_error("llamafactory.unsupported", "freeze_trainable_modules", "freeze_trainable_modules: vramfit knows the module names of " +
+                            model.architecture + "'s layers only as \"all\"");
+    }
+    if (module != "all" && hidden.count(module) == 0) return module_error("freeze_trainable_modules", module, hidden);
+    for (int64_t i : m.trainable_layer_ids) {
+      std::string pattern = ".";  // ".N." or ".N.module"
+      pattern += std::to_string(i);
+      pattern += '.';
+      if (module != "all") pattern += module;
+      m.trainable_patterns.push_back(pattern);
+    }
   }
-  const int64_t L = model.layers;
-  const bool named = has_llama_names(model.architecture);
-  int64_t names = 0;  // one per expert of a stacked tensor: bounded, as transformers' models are
-  for (const TensorShape& t : enumerate_tensors(model)) names = sat_add(names, named ? t.copies : 1);
-  if (names > kMaxNamedParameters) {
-    return make_error("llamafactory.model", "model", "model: more than " + std::to_string(kMaxNamedParameters) + " parameters by name");
+  for (const std::string& module : s.freeze_extra_modules) {
+    if (!named) {
+      return make_error("llamafactory.unsupported", "freeze_extra_modules", "freeze_extra_modules: vramfit does not know " + model.architecture + "'s module names");
+    }
+    if (outside.count(module) == 0) return module_error("freeze_extra_modules", module, outside);
+    m.trainable_patterns.push_back(module);
   }
-  LlamaFactoryMemory m;
-  std::vector<NamedParameter> params = named_parameters(model, named);
+  return std::nullopt;
+}
 
-  // _setup_freeze_tuning; finetuning_type full: every parameter (_setup_full_tuning, the vision
-  // tower frozen by default as freeze_vision_tower says).
-  std::vector<std::string>& patterns = m.trainable_patterns;
-  if (s.finetuning_type == LlamaFactoryFinetuning::freeze) {
-    const int64_t n = s.freeze_trainable_layers;
-    if (s.use_llama_pro) {
-      if (n == 0 || L % n != 0) {
-        return make_error("llamafactory.bad_value", "freeze_trainable_layers", "freeze_trainable_layers: `num_layers` " + std::to_string(L) +
-                                                                                   " should be divisible by `num_layer_trainable` " + std::to_string(n) + ".");
-      }
-      const int64_t stride = L / n;  // range(stride - 1, L + stride - 1, stride): empty for a negative stride
-      for (int64_t i = stride - 1; stride > 0 && i < L + stride - 1; i += stride) m.trainable_layer_ids.push_back(i);
-    } else if (n > 0) {
-      for (int64_t i = std::max<int64_t>(0, L - n); i < L; ++i) m.trainable_layer_ids.push_back(i);
-    } else {
-      for (int64_t i = 0; i < std::min(-n, L); ++i) m.trainable_layer_ids.push_back(i);
-    }
-    std::set<std::string> hidden, outside;
-    for (const NamedParameter& p : params) {
-      if (p.vision) continue;
-      const size_t zero = p.name.rfind(".0."), one = p.name.rfind(".1.");
-      if (zero != std::string::npos) hidden.insert(p.name.substr(zero + 3, p.name.find('.', zero + 3) - zero - 3));
-      else if (one != std::string::npos) hidden.insert(p.name.substr(one + 3, p.name.find('.', one + 3) - one - 3));
-      if (p.layer < 0) {  // name.split(".")[-2]
-        const size_t last = p.name.rfind('.'), before = p.name.rfind('.', last - 1);
-        outside.insert(p.name.substr(before + 1, last - before - 1));
-      }
-    }
-    for (const std::string& module : s.freeze_trainable_modules) {
-      if (module != "all" && !named) {
-        return make_error("llamafactory.unsupported", "freeze_trainable_modules", "freeze_trainable_modules: vramfit knows the module names of " +
-                              model.architecture + "'s layers only as \"all\"");
-      }
-      if (module != "all" && hidden.count(module) == 0) return module_error("freeze_trainable_modules", module, hidden);
-      for (int64_t i : m.trainable_layer_ids) patterns.push_back("." + std::to_string(i) + "." + (module == "all" ? "" : module));
-    }
-    for (const std::string& module : s.freeze_extra_modules) {
-      if (!named) {
-        return make_error("llamafactory.unsupported", "freeze_extra_modules", "freeze_extra_modules: vramfit does not know " + model.architecture + "'s module names");
-      }
-      if (outside.count(module) == 0) return module_error("freeze_extra_modules", module, outside);
-      patterns.push_back(module);
-    }
-  }
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
 
-  const bool half_trainable = s.pure_bf16;
-  const int64_t compute = 2, trainable_bytes = half_trainable ? 2 : 4;
+// What trains, by parameter: its elements and shapes for the optimizer, the layers holding one.
+struct Split {
   std::vector<ParamTensor> trainable;
-  std::vector<bool> layer_trains(static_cast<size_t>(std::max<int64_t>(L, 0)), false);
+  std::vector<bool> layer_trains;
   bool embeddings_train = false;
-  int64_t trainable_matmul = 0;
+  int64_t trainable_matmul = 0;  // elements autocast copies to 16 bits
+  uint32_t lora_bits = 0;        // the LoRA targets core/training's activation terms know
+  void add(const ParamTensor& shape, int32_t layer, bool matmul) {
+    trainable.push_back(shape);
+    if (matmul) trainable_matmul = sat_add(trainable_matmul, shape.elements() * shape.copies);
+    if (layer >= 0 && layer < static_cast<int32_t>(layer_trains.size())) layer_trains[static_cast<size_t>(layer)] = true;
+  }
+};
+
+uint32_t lora_bit_of(const std::string& leaf) {
+  if (leaf == "q_proj") return lora_q;
+  if (leaf == "k_proj") return lora_k;
+  if (leaf == "v_proj") return lora_v;
+  if (leaf == "qkv_proj") return lora_q | lora_k | lora_v;
+  if (leaf == "o_proj") return lora_o;
+  if (leaf == "gate_proj" || leaf == "w1") return lora_gate;
+  if (leaf == "up_proj" || leaf == "w3") return lora_up;
+  if (leaf == "down_proj" || leaf == "w2") return lora_down;
+  return 0;
+}
+
+// Full and freeze: a parameter trains when a pattern is part of its name (freeze) or always
+// (full), the vision tower aside.
+Split split_full_or_freeze(const std::vector<NamedParameter>& params, const LlamaFactorySettings& s, int64_t layers, LlamaFactoryMemory& m) {
+  Split split;
+  split.layer_trains.assign(static_cast<size_t>(std::max<int64_t>(layers, 0)), false);
   for (const NamedParameter& p : params) {
     m.parameters = sat_add(m.parameters, p.elements);
     bool trains = !p.vision;
     if (trains && s.finetuning_type == LlamaFactoryFinetuning::freeze) {
-      trains = std::any_of(patterns.begin(), patterns.end(), [&](const std::string& x) { return contains(p.name, x); });
+      trains = std::any_of(m.trainable_patterns.begin(), m.trainable_patterns.end(), [&](const std::string& x) { return contains(p.name, x); });
     }
     if (!trains) {
-      m.frozen_weights = sat_add(m.frozen_weights, sat_mul(p.elements, compute));
+      m.frozen_weights = sat_add(m.frozen_weights, sat_mul(p.elements, 2));
       continue;
     }
     m.trainable_parameters = sat_add(m.trainable_parameters, p.elements);
-    ParamTensor shape = p.shape;
-    shape.dims = {p.elements};
-    trainable.push_back(shape);
-    if (p.matmul) trainable_matmul = sat_add(trainable_matmul, p.elements);
-    if (p.layer >= 0 && p.layer < L) layer_trains[static_cast<size_t>(p.layer)] = true;
-    if (p.name == "model.embed_tokens.weight" || p.name == "model.embed_positions.weight") embeddings_train = true;
+    split.add({{p.elements}, 1}, p.layer, p.matmul);
+    if (p.name == "model.embed_tokens.weight" || p.name == "model.embed_positions.weight") split.embeddings_train = true;
   }
-  if (m.trainable_parameters == 0) {
-    return make_error("llamafactory.bad_value", "freeze_trainable_layers", "freeze_trainable_layers: no parameter of this model would train");
-  }
-  m.trainable_weights = sat_mul(m.trainable_parameters, trainable_bytes);
-  m.gradients = sat_mul(m.trainable_parameters, trainable_bytes);
-  m.optimizer = optimizer_state(Optimizer::adamw, trainable, trainable_bytes, s.fused_adamw).total();
-  if (!s.fused_adamw) m.foreach_transient = sat_mul(m.trainable_parameters, trainable_bytes);  // _multi_tensor_adam's sqrt(exp_avg_sq)
-  if (!s.pure_bf16) m.autocast_copies = sat_mul(trainable_matmul, 2);
+  return split;
+}
 
-  // Activations: vramfit's per-layer terms (core/training) with and without checkpointing.
+// LoRA: PEFT's LoraConfig(target_modules) matches a module whose name is a target or ends with
+// "." + target; modules_to_save one whose name ends with a target (peft/utils/other.py
+// _set_trainable), wrapped with the original kept frozen and a trainable copy. With
+// quantization_bit 4, transformers' bitsandbytes integration stores every Linear but lm_head in NF4.
+Result<Split> split_lora(const FormatTables& tables, const std::vector<NamedParameter>& params, const LlamaFactorySettings& s, bool named,
+                         const ModelSpec& model, LlamaFactoryMemory& m) {
+  Split split;
+  split.layer_trains.assign(static_cast<size_t>(std::max<int64_t>(model.layers, 0)), false);
+  const int nf4 = tables.find_storage(s.double_quantization ? "nf4_dq" : "nf4");
+  if (s.quantization_bit == 4 && nf4 < 0) return make_error("llamafactory.tables", "quantization_bit", "quantization_bit: NF4 layout missing");
+  const bool all = s.lora_target.size() == 1 && s.lora_target[0] == "all";
+  if (!named && (!all || !s.additional_target.empty())) {
+    return make_error("llamafactory.unsupported", all ? "additional_target" : "lora_target",
+                      std::string(all ? "additional_target" : "lora_target") + ": vramfit does not know " + model.architecture + "'s module names");
+  }
+  std::set<std::string> applied, saved;
+  for (const NamedParameter& p : params) {
+    const std::string module = p.name.substr(0, p.name.rfind('.'));
+    const std::string leaf = module.substr(module.rfind('.') + 1);
+    const bool linear = p.matmul && p.name != "model.embed_tokens.weight";
+    const bool quantized = s.quantization_bit == 4 && linear && p.layer >= 0;
+    const int64_t base = quantized ? storage_bytes(tables.storage_types[static_cast<size_t>(nf4)], p.shape.dims[1], p.shape.dims[0], 1)
+                                   : sat_mul(p.elements, 2);
+    m.frozen_weights = sat_add(m.frozen_weights, base);
+    m.parameters = sat_add(m.parameters, p.elements);
+    if (quantized) m.nf4_elements = sat_add(m.nf4_elements, p.elements);
+    if (p.vision) continue;
+    const bool targeted = linear && (all ? leaf != "lm_head"
+                                         : std::any_of(s.lora_target.begin(), s.lora_target.end(), [&](const std::string& t) {
+                                             return module == t || ends_with(module, "." + t);
+                                           }));
+    if (targeted && p.shape.dims.size() == 2) {  // A: [r, in], B: [out, r], per module (per expert)
+      const int64_t out = p.shape.dims[0], in = p.shape.dims[1];
+      split.add({{s.lora_rank, in}, 1}, p.layer, true);
+      split.add({{out, s.lora_rank}, 1}, p.layer, true);
+      m.adapter_parameters = sat_add(m.adapter_parameters, sat_mul(s.lora_rank, in + out));
+      applied.insert(leaf);
+      split.lora_bits |= lora_bit_of(leaf);
+    }
+    const auto match = std::find_if(s.additional_target.begin(), s.additional_target.end(), [&](const std::string& t) { return ends_with(module, t); });
+    if (match != s.additional_target.end()) {
+      if (model.tied_embeddings && (module == "lm_head" || module == "model.embed_tokens")) {
+        return make_error("llamafactory.unsupported", "additional_target", "additional_target: " + *match + " of a model with tied embeddings is not modelled yet");
+      }
+      m.saved_module_parameters = sat_add(m.saved_module_parameters, p.elements);
+      split.add({{p.elements}, 1}, p.layer, p.matmul);
+      if (module == "model.embed_tokens") split.embeddings_train = true;
+      saved.insert(*match);
+    }
+  }
+  for (const std::string& t : s.additional_target) {
+    if (saved.count(t) == 0) {
+      return make_error("llamafactory.bad_value", "additional_target", "additional_target: no module of " + model.architecture + " ends with " + t);
+    }
+  }
+  if (applied.empty()) {
+    return make_error("llamafactory.bad_value", "lora_target", "lora_target: no Linear module of " + model.architecture + " matches");
+  }
+  m.lora_modules.assign(applied.begin(), applied.end());
+  m.trainable_parameters = sat_add(m.adapter_parameters, m.saved_module_parameters);
+  m.parameters = sat_add(m.parameters, m.trainable_parameters);  // the adapters and the copies are parameters too
+  return split;
+}
+
+// What autograd keeps (get_custom_gradient_checkpointing_func), with vramfit's per-layer terms
+// (core/training) with and without checkpointing.
+std::optional<Error> add_activations(const FormatTables& tables, const ModelSpec& model, const LlamaFactorySettings& s, const Split& split,
+                                     LlamaFactoryMemory& m) {
+  const int64_t L = model.layers;
   TrainingSettings t;
   t.recipe = s.pure_bf16 ? PrecisionRecipe::bf16 : (s.bf16 ? PrecisionRecipe::amp_bf16 : PrecisionRecipe::amp_fp16);
   t.micro_batch = s.per_device_train_batch_size;
   t.sequence_length = s.cutoff_len;
   t.flash_attention = s.memory_efficient_attention;
+  if (split.lora_bits != 0) {  // the x A products LoRA's modules keep (fp32)
+    t.method = FineTuning::lora;
+    t.lora_targets = split.lora_bits;
+    t.lora_rank = s.lora_rank;
+  }
   t.recompute = Recompute::none;
   auto plain = training_memory(tables, model, t);
   if (!plain) return plain.error();
@@ -258,13 +338,13 @@ Result<LlamaFactoryMemory> llamafactory_memory(const FormatTables& tables, const
   const int64_t kept_input = checkpointed->layer.total();
   m.lowest_trainable_layer = L;
   for (int64_t i = 0; i < L; ++i) {
-    if (layer_trains[static_cast<size_t>(i)]) { m.lowest_trainable_layer = i; break; }
+    if (split.layer_trains[static_cast<size_t>(i)]) { m.lowest_trainable_layer = i; break; }
   }
-  if (embeddings_train) m.lowest_trainable_layer = 0;
+  if (split.embeddings_train) m.lowest_trainable_layer = 0;
   int64_t largest_checkpointed = 0;
   for (int64_t i = m.lowest_trainable_layer; i < L; ++i) {
     const int64_t full = model.is_moe_layer(i) ? moe_full : dense_full;
-    if (s.gradient_checkpointing && layer_trains[static_cast<size_t>(i)]) {
+    if (s.gradient_checkpointing && split.layer_trains[static_cast<size_t>(i)]) {
       m.activations = sat_add(m.activations, kept_input);
       largest_checkpointed = std::max(largest_checkpointed, full);
       ++m.checkpointed_layers;
@@ -274,11 +354,60 @@ Result<LlamaFactoryMemory> llamafactory_memory(const FormatTables& tables, const
   }
   m.recompute_working = largest_checkpointed;
   m.logits = plain->logits;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<LlamaFactoryMemory> llamafactory_memory(const FormatTables& tables, const ModelSpec& model, const LlamaFactorySettings& s) {
+  if (model.parameters_only > 0) {
+    return make_error("llamafactory.model", "model", "model: LLaMA-Factory's freeze tuning picks parameters by name; give the model's architecture, not only its count");
+  }
+  if (s.per_device_train_batch_size < 1 || s.per_device_train_batch_size > kMaxMicroBatch) {
+    return make_error("llamafactory.out_of_range", "per_device_train_batch_size", "per_device_train_batch_size: 1 to " + std::to_string(kMaxMicroBatch));
+  }
+  if (s.cutoff_len < 1 || s.cutoff_len > kMaxTrainingSequence) {
+    return make_error("llamafactory.out_of_range", "cutoff_len", "cutoff_len: 1 to " + std::to_string(kMaxTrainingSequence));
+  }
+  const bool named = has_llama_names(model.architecture);
+  int64_t names = 0;  // one per expert of a stacked tensor: bounded, as transformers' models are
+  for (const TensorShape& t : enumerate_tensors(model)) names = sat_add(names, named ? t.copies : 1);
+  if (names > kMaxNamedParameters) {
+    return make_error("llamafactory.model", "model", "model: more than " + std::to_string(kMaxNamedParameters) + " parameters by name");
+  }
+  LlamaFactoryMemory m;
+  const std::vector<NamedParameter> params = named_parameters(model, named);
+  Split split;
+  if (s.finetuning_type == LlamaFactoryFinetuning::lora) {
+    auto lora = split_lora(tables, params, s, named, model, m);
+    if (!lora) return lora.error();
+    split = std::move(lora).value();
+  } else {
+    if (s.finetuning_type == LlamaFactoryFinetuning::freeze) {
+      if (auto e = freeze_patterns(params, model, named, s, m)) return *e;
+    }
+    split = split_full_or_freeze(params, s, model.layers, m);
+  }
+  if (m.trainable_parameters == 0) {
+    return make_error("llamafactory.bad_value", "freeze_trainable_layers", "freeze_trainable_layers: no parameter of this model would train");
+  }
+  // init_adapter: the trainable parameters upcast to fp32 (pure_bf16: left in bf16).
+  const int64_t trainable_bytes = s.pure_bf16 ? 2 : 4;
+  m.trainable_weights = sat_mul(m.trainable_parameters, trainable_bytes);
+  m.gradients = sat_mul(m.trainable_parameters, trainable_bytes);
+  m.optimizer = optimizer_state(Optimizer::adamw, split.trainable, trainable_bytes, s.fused_adamw).total();
+  if (!s.fused_adamw) m.foreach_transient = sat_mul(m.trainable_parameters, trainable_bytes);  // _multi_tensor_adam's sqrt(exp_avg_sq)
+  if (!s.pure_bf16) m.autocast_copies = sat_mul(split.trainable_matmul, 2);
+  if (auto e = add_activations(tables, model, s, split, m)) return *e;
   for (int64_t v : {m.frozen_weights, m.trainable_weights, m.gradients, m.optimizer, m.foreach_transient, m.autocast_copies,
                     m.activations, m.recompute_working, m.logits}) {
     m.peak = sat_add(m.peak, v);
   }
   return m;
+}
+
+const char* llamafactory_finetuning_name(LlamaFactoryFinetuning type) {
+  return type == LlamaFactoryFinetuning::freeze ? "freeze" : type == LlamaFactoryFinetuning::lora ? "lora" : "full";
 }
 
 std::string llamafactory_param_stats(const LlamaFactoryMemory& m) {

@@ -1,11 +1,12 @@
-// LLaMA-Factory's full and freeze (partial-parameter) fine-tuning on one GPU per process, as its
+// LLaMA-Factory's full, freeze (partial-parameter) and LoRA/QLoRA fine-tuning on one GPU per process, as its
 // code allocates (hiyouga/LLaMA-Factory, src/llamafactory):
 // - model/adapter.py init_adapter: the trainable parameters upcast to fp32 (not with pure_bf16);
 //   _setup_freeze_tuning: which parameters train — the last freeze_trainable_layers layers (the
 //   first ones when negative; every stride-th with use_llama_pro), their freeze_trainable_modules
 //   ("all" or names of a layer's submodules), the freeze_extra_modules outside the layers, each
 //   matched as a substring of the parameter's name; the rest requires_grad_(False) in the
-//   checkpoint's dtype;
+//   checkpoint's dtype; _setup_lora_tuning: LoRA on lora_target (all: find_all_linear_modules),
+//   PEFT's modules_to_save from additional_target, the base in NF4 with quantization_bit 4;
 // - model/model_utils/checkpointing.py get_custom_gradient_checkpointing_func: with gradient
 //   checkpointing (unless disable_gradient_checkpointing) only layers holding a trainable
 //   parameter are checkpointed (their input kept, made to require grad); a layer without one runs
@@ -25,7 +26,7 @@
 
 namespace vramfit {
 
-enum class LlamaFactoryFinetuning : uint8_t { full, freeze };
+enum class LlamaFactoryFinetuning : uint8_t { full, freeze, lora };
 
 // The config's keys, by their names (hparams/finetuning_args.py, model_args.py, data_args.py and
 // transformers' TrainingArguments).
@@ -35,6 +36,12 @@ struct LlamaFactorySettings {
   std::vector<std::string> freeze_trainable_modules = {"all"};
   std::vector<std::string> freeze_extra_modules;         // e.g. embed_tokens, lm_head, norm
   bool use_llama_pro = false;                            // every (layers / n)-th layer instead
+  // LoRA (model/adapter.py _setup_lora_tuning: PEFT's LoraConfig).
+  int64_t lora_rank = 8;                                 // lora_rank
+  std::vector<std::string> lora_target = {"all"};        // "all": find_all_linear_modules (every Linear but lm_head)
+  std::vector<std::string> additional_target;            // PEFT's modules_to_save: a trainable copy of each
+  int quantization_bit = 0;                              // 4: bitsandbytes NF4 for every Linear but lm_head (QLoRA)
+  bool double_quantization = true;                       // bnb_4bit_use_double_quant
   bool bf16 = true;                                      // bf16: true (else fp16: true)
   bool pure_bf16 = false;                                // pure_bf16: no fp32 upcast, no autocast
   bool gradient_checkpointing = true;                    // not disable_gradient_checkpointing
@@ -46,6 +53,10 @@ struct LlamaFactorySettings {
 
 struct LlamaFactoryMemory {
   int64_t parameters = 0, trainable_parameters = 0;
+  int64_t adapter_parameters = 0;               // LoRA's A and B
+  int64_t saved_module_parameters = 0;          // additional_target's trainable copies (the originals stay, frozen)
+  int64_t nf4_elements = 0;                     // quantization_bit 4: the base elements stored in NF4
+  std::vector<std::string> lora_modules;        // the target names LoRA was applied to ("Found linear modules: ...")
   std::vector<int64_t> trainable_layer_ids;     // the layers _setup_freeze_tuning picks
   std::vector<std::string> trainable_patterns;  // its "Set trainable layers: ..." list
   int64_t lowest_trainable_layer = 0;           // layers below it keep nothing for backward (layers: none in the stack)
@@ -65,6 +76,8 @@ struct LlamaFactoryMemory {
 // LLaMA-Factory's own errors where it raises one (a module name it would not find), else one
 // naming the key.
 Result<LlamaFactoryMemory> llamafactory_memory(const FormatTables& tables, const ModelSpec& model, const LlamaFactorySettings& settings);
+
+const char* llamafactory_finetuning_name(LlamaFactoryFinetuning type);  // "full", "freeze", "lora"
 
 // Its log line (model/loader.py): "trainable params: 436,219,904 || all params: 6,738,415,616 || trainable%: 6.4737".
 std::string llamafactory_param_stats(const LlamaFactoryMemory& memory);

@@ -62,25 +62,39 @@ const char* const kRead[] = {"finetuning_type", "freeze_trainable_layers", "free
                              "use_llama_pro", "freeze_vision_tower", "freeze_multi_modal_projector", "freeze_language_model",
                              "bf16", "fp16", "pure_bf16", "disable_gradient_checkpointing", "flash_attn", "optim",
                              "per_device_train_batch_size", "cutoff_len", "stage", "quantization_bit", "deepspeed",
-                             "upcast_layernorm", "model_name_or_path"};
+                             "upcast_layernorm", "model_name_or_path", "lora_rank", "lora_target", "additional_target",
+                             "double_quantization", "quantization_method", "use_dora", "lora_dropout"};
 
 std::optional<Error> read_key(const std::string& key, const json& v, LlamaFactoryConfig& c) {
   LlamaFactorySettings& s = c.settings;
   if (key == "finetuning_type") {
     if (v == "freeze") s.finetuning_type = LlamaFactoryFinetuning::freeze;
     else if (v == "full") s.finetuning_type = LlamaFactoryFinetuning::full;
-    else if (v == "lora" || v == "oft") return unsupported(key, v.get<std::string>() + " is answered by vramfit's own training request (\"method\": \"lora\"), not yet as LLaMA-Factory's");
-    else return key_error(key, "expected freeze or full");
+    else if (v == "lora") s.finetuning_type = LlamaFactoryFinetuning::lora;
+    else if (v == "oft") return unsupported(key, "oft is not modelled yet");
+    else return key_error(key, "expected freeze, full or lora");
   } else if (key == "freeze_trainable_layers") {
     auto n = whole(v);
     if (!n || *n < -kMaxTrainingSequence || *n > kMaxTrainingSequence) return key_error(key, "expected a whole number (the last n layers; negative: the first -n)");
     s.freeze_trainable_layers = *n;
-  } else if (key == "freeze_trainable_modules" || key == "freeze_extra_modules") {
+  } else if (key == "freeze_trainable_modules" || key == "freeze_extra_modules" || key == "lora_target" || key == "additional_target") {
     auto list = names(v);
     if (!list || std::any_of(list->begin(), list->end(), [](const std::string& x) { return x.empty(); })) {
       return key_error(key, "expected module names separated by commas");
     }
-    (key == "freeze_trainable_modules" ? s.freeze_trainable_modules : s.freeze_extra_modules) = *list;
+    (key == "freeze_trainable_modules" ? s.freeze_trainable_modules
+     : key == "freeze_extra_modules"   ? s.freeze_extra_modules
+     : key == "lora_target"            ? s.lora_target
+                                       : s.additional_target) = *list;
+  } else if (key == "lora_rank") {
+    auto n = whole(v);
+    if (!n || *n < 1 || *n > 65536) return key_error(key, "expected a whole number from 1 to 65536");
+    s.lora_rank = *n;
+  } else if (key == "lora_dropout") {
+    if (!v.is_number() || v.get<double>() < 0.0 || v.get<double>() >= 1.0) return key_error(key, "expected a number from 0 to below 1");
+    c.lora_dropout = v.get<double>();
+  } else if (key == "quantization_method") {
+    if (v != "bnb" && v != "bitsandbytes") return unsupported(key, "vramfit models bitsandbytes (bnb) only");
   } else if (key == "per_device_train_batch_size" || key == "cutoff_len") {
     auto n = whole(v);
     const int64_t most = key == "cutoff_len" ? kMaxTrainingSequence : kMaxMicroBatch;
@@ -97,7 +111,10 @@ std::optional<Error> read_key(const std::string& key, const json& v, LlamaFactor
   } else if (key == "stage") {
     if (v != "sft" && v != "pt") return unsupported(key, "vramfit models the sft and pt stages (the others hold reference or reward models)");
   } else if (key == "quantization_bit") {
-    if (!v.is_null()) return key_error(key, "Quantized models can only be used for the LoRA or OFT tuning.");
+    if (!v.is_null() && !(v.is_number_integer() && v.get<int64_t>() == 4)) {
+      return unsupported(key, "vramfit models 4 (bitsandbytes NF4) only");
+    }
+    s.quantization_bit = v.is_null() ? 0 : 4;
   } else if (key == "deepspeed") {
     if (!v.is_null()) return unsupported(key, "LLaMA-Factory under DeepSpeed is not modelled yet (a ds_config alone: training.framework \"deepspeed\")");
   } else if (key == "model_name_or_path") {
@@ -114,6 +131,8 @@ std::optional<Error> read_key(const std::string& key, const json& v, LlamaFactor
     else if (key == "freeze_multi_modal_projector" && !*b) return unsupported(key, "a trained projector is not modelled yet");
     else if (key == "freeze_language_model" && *b) return unsupported(key, "a frozen language model is not modelled yet");
     else if (key == "upcast_layernorm" && *b) return unsupported(key, "fp32 layernorms are not modelled yet");
+    else if (key == "use_dora" && *b) return unsupported(key, "DoRA is not modelled yet");
+    else if (key == "double_quantization") s.double_quantization = *b;
   }
   return std::nullopt;
 }
@@ -130,7 +149,7 @@ Result<LlamaFactoryConfig> read_llamafactory_config(const json& config) {
       c.skipped.push_back(key);
       continue;
     }
-    if (!it->is_string() && (key == "finetuning_type" || key == "flash_attn" || key == "optim" || key == "stage")) {
+    if (!it->is_string() && (key == "finetuning_type" || key == "flash_attn" || key == "optim" || key == "stage" || key == "quantization_method")) {
       return key_error(key, "expected a name");
     }
     if (auto e = read_key(key, *it, c)) return *e;
@@ -139,6 +158,10 @@ Result<LlamaFactoryConfig> read_llamafactory_config(const json& config) {
     c.given.push_back(key);
   }
   LlamaFactorySettings& s = c.settings;
+  if (s.quantization_bit != 0 && s.finetuning_type != LlamaFactoryFinetuning::lora) {  // init_adapter's own check
+    return key_error("quantization_bit", "Quantized models can only be used for the LoRA or OFT tuning.");
+  }
+  if (s.use_llama_pro && s.finetuning_type == LlamaFactoryFinetuning::lora) return unsupported("use_llama_pro", "LoRA on LLaMA Pro's expanded blocks is not modelled yet");
   if (s.pure_bf16) s.bf16 = true;
   else if (fp16 && bf16_given) return key_error("fp16", "bf16 and fp16 are both true");
   else if (fp16) s.bf16 = false;

@@ -34,13 +34,22 @@ Breakdown llamafactory_breakdown(const LlamaFactoryReport& r, const TrainingSett
   const int64_t tb = s.pure_bf16 ? 2 : 4;
   Breakdown b;
   b.mode = "training";
+  const int64_t frozen = m.parameters - m.trainable_parameters;
   b.items.push_back({"llamafactory.frozen", "Frozen weights", m.frozen_weights,
-                     with_thousands(m.parameters - m.trainable_parameters) + " parameters x 2 B (" + dtype + ")",
-                     "requires_grad_(False) in the compute dtype (model/adapter.py _setup_freeze_tuning)", {}});
+                     m.nf4_elements > 0 ? with_thousands(m.nf4_elements) + " elements in NF4 (quantization_bit 4), the other " +
+                                              with_thousands(frozen - m.nf4_elements) + " x 2 B (" + dtype + ")"
+                                        : with_thousands(frozen) + " parameters x 2 B (" + dtype + ")",
+                     s.finetuning_type == LlamaFactoryFinetuning::lora
+                         ? "the base model under PEFT (bitsandbytes' Linear4bit for every Linear but lm_head with quantization_bit 4)"
+                         : "requires_grad_(False) in the compute dtype (model/adapter.py _setup_freeze_tuning)",
+                     {}});
   b.items.push_back({"llamafactory.trainable", "Trainable weights", m.trainable_weights,
                      with_thousands(m.trainable_parameters) + " parameters x " + std::to_string(tb) + " B (" + trainable_dtype + ")",
                      s.finetuning_type == LlamaFactoryFinetuning::freeze
                          ? "layers " + layer_list(m.trainable_layer_ids) + " (freeze_trainable_layers " + std::to_string(s.freeze_trainable_layers) + ")"
+                     : s.finetuning_type == LlamaFactoryFinetuning::lora
+                         ? "LoRA rank " + std::to_string(s.lora_rank) + ": " + with_thousands(m.adapter_parameters) + " in A and B" +
+                               (m.saved_module_parameters > 0 ? ", " + with_thousands(m.saved_module_parameters) + " in the additional_target copies" : "")
                          : "finetuning_type full: every parameter but the vision tower's",
                      {}});
   b.items.push_back({"llamafactory.gradients", "Gradients", m.gradients, with_thousands(m.trainable_parameters) + " x " + std::to_string(tb) + " B",
@@ -69,6 +78,7 @@ Breakdown llamafactory_breakdown(const LlamaFactoryReport& r, const TrainingSett
   b.assumptions.push_back("every term alive at once (vramfit's Trainer rule), one process per GPU (DDP or a single GPU)");
   b.assumptions.push_back("sequences padded to cutoff_len (" + std::to_string(s.cutoff_len) + "), the longest a batch can be");
   if (!r.config.model_name_or_path.empty()) b.assumptions.push_back("model_name_or_path " + r.config.model_name_or_path + " is not read: the request's model is used");
+  if (r.config.lora_dropout > 0.0) b.assumptions.push_back("lora_dropout's masks and dropped inputs are not counted");
   if (r.report.prepared.model.qk_norm) {
     b.assumptions.push_back("the q/k norms count with self_attn: with freeze_extra_modules norm LLaMA-Factory's name match would also train them (2 x head_dim a layer)");
   }
@@ -99,7 +109,7 @@ Result<LlamaFactoryReport> estimate_llamafactory(const Request& request, const C
   }
   TrainingSettings& shown = r.report.request.training;
   const LlamaFactorySettings& s = r.config.settings;
-  shown.method = FineTuning::full;
+  shown.method = s.finetuning_type != LlamaFactoryFinetuning::lora ? FineTuning::full : s.quantization_bit == 4 ? FineTuning::qlora : FineTuning::lora;
   shown.micro_batch = s.per_device_train_batch_size;
   shown.sequence_length = s.cutoff_len;
   shown.recipe = s.pure_bf16 ? PrecisionRecipe::bf16 : s.bf16 ? PrecisionRecipe::amp_bf16 : PrecisionRecipe::amp_fp16;
@@ -115,7 +125,11 @@ json llamafactory_report_to_json(const LlamaFactoryReport& r) {
   j.erase("training");
   const LlamaFactoryMemory& m = r.memory;
   const LlamaFactorySettings& s = r.config.settings;
-  j["llamafactory"] = {{"finetuning_type", s.finetuning_type == LlamaFactoryFinetuning::freeze ? "freeze" : "full"},
+  j["llamafactory"] = {{"finetuning_type", llamafactory_finetuning_name(s.finetuning_type)},
+                       {"adapter_parameters", m.adapter_parameters},
+                       {"saved_module_parameters", m.saved_module_parameters},
+                       {"nf4_elements", m.nf4_elements},
+                       {"lora_modules", m.lora_modules},
                        {"given", r.config.given},
                        {"skipped", r.config.skipped},
                        {"trainable_layer_ids", m.trainable_layer_ids},
