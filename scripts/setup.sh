@@ -16,7 +16,8 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 # and the browser tests), libfribidi-dev (GNU FriBidi: the native tests' oracle for the app's Arabic
 # shaping and right-to-left ordering, src/text/), libcurl4-openssl-dev (libcurl: the CLI's
 # HTTPS range requests to the Hugging Face Hub, src/net/), patch (cmake/imgui.cmake applies
-# cmake/imgui/*.diff to Dear ImGui's sources).
+# cmake/imgui/*.diff to Dear ImGui's sources), libyaml-cpp-dev (yaml-cpp: the CLI reads a
+# LLaMA-Factory training YAML, src/cli/yaml_config.cpp).
 packages=(cmake ninja-build g++ emscripten binaryen libglfw3-dev libgl-dev libstb-dev fonts-wqy-microhei
           nlohmann-json3-dev catch2 libcli11-dev nodejs dpkg-dev xauth xvfb
           chromium imagemagick fonts-dejavu-core python3 ca-certificates clang libclang-rt-14-dev libfribidi-dev
@@ -50,7 +51,9 @@ fi
 # --- Sources from Debian's source packages (pinned and checksummed) -------------------
 # Dear ImGui: Debian ships no ImGui package with its sources. GNU FriBidi: the page orders and
 # shapes Arabic with it (src/text/), compiled to WebAssembly from its source as Dear ImGui is; the
-# native builds link Debian's libfribidi-dev of the same release (1.0.8). Each upstream tarball is
+# native builds link Debian's libfribidi-dev of the same release (1.0.8). yaml-cpp: the CLI reads
+# LLaMA-Factory's training YAML with it (src/cli/yaml_config.cpp); the WebAssembly CLI compiles the
+# release that libyaml-cpp-dev (0.7.0) is natively. Each upstream tarball is
 # taken from its source package with a private sources list: the system's apt configuration is
 # untouched. The archive is the one the system's own apt sources name (no host is written here);
 # ImGui's suite is Debian 13's, whose imgui is 1.90.1 (touch as a mouse source, the input queue,
@@ -93,4 +96,5 @@ fetch_debian_source() {
 }
 fetch_debian_source imgui "imgui=1.90.1+ds-1" trixie "imgui_1.90.1+ds.orig.tar.xz" 1.90.1 imgui.cpp
 fetch_debian_source fribidi "fribidi=1.0.8-2.1" bookworm "fribidi_1.0.8.orig.tar.bz2" 1.0.8 fribidi.pc.in
+fetch_debian_source yaml-cpp "yaml-cpp=0.7.0+dfsg-8" bookworm "yaml-cpp_0.7.0+dfsg.orig.tar.xz" 0.7.0 yaml-cpp.pc.in
 echo "setup: ready"

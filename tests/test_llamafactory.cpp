@@ -196,6 +196,9 @@ TEST_CASE("LoRA on Llama 2 7B: adapters, PEFT's modules_to_save copies, NF4 and 
   CHECK(saved.trainable_parameters == 32 * r * 2 * (kH + kH) + 2 * 32000 * kH);
   CHECK(saved.parameters == kAllParameters + saved.trainable_parameters);
   CHECK(saved.frozen_weights == 2 * kAllParameters);
+  auto unnamed = llamafactory_memory(builtin_catalog().formats, preset("gpt-oss-20b").spec, s);
+  REQUIRE_FALSE(unnamed);
+  CHECK(unnamed.error().field == "lora_target");
   s.additional_target = {"score"};
   auto missing = llamafactory_memory(builtin_catalog().formats, preset("llama-2-7b").spec, s);
   REQUIRE_FALSE(missing);

@@ -76,7 +76,7 @@ struct NamedParameter {
   int32_t layer = -1;
   bool matmul = false;   // used as a matrix product's weight (autocast copies it)
   bool vision = false;
-  ParamTensor shape;
+  ParamTensor shape;    // one module's [out, in]; shape.copies of them (a stacked expert tensor left unnamed)
 };
 
 std::vector<NamedParameter> named_parameters(const ModelSpec& model, bool named) {
@@ -90,7 +90,7 @@ std::vector<NamedParameter> named_parameters(const ModelSpec& model, bool named)
     NamedParameter p;
     p.layer = t.layer;
     p.vision = t.role == TensorRole::vision;
-    p.shape = {{t.rows, t.row_length}, 1};
+    p.shape = {{t.rows, t.row_length}, named ? 1 : t.copies};
     p.matmul = t.role != TensorRole::vector && t.role != TensorRole::token_embd && t.role != TensorRole::position_embd && !p.vision;
     if (model.tied_embeddings && t.role == TensorRole::token_embd) p.matmul = true;  // it is also lm_head
     if (t.layer != layer) { layer = t.layer; leading_vectors = 0; block = ""; }
@@ -258,9 +258,8 @@ Result<Split> split_lora(const FormatTables& tables, const std::vector<NamedPara
   const int nf4 = tables.find_storage(s.double_quantization ? "nf4_dq" : "nf4");
   if (s.quantization_bit == 4 && nf4 < 0) return make_error("llamafactory.tables", "quantization_bit", "quantization_bit: NF4 layout missing");
   const bool all = s.lora_target.size() == 1 && s.lora_target[0] == "all";
-  if (!named && (!all || !s.additional_target.empty())) {
-    return make_error("llamafactory.unsupported", all ? "additional_target" : "lora_target",
-                      std::string(all ? "additional_target" : "lora_target") + ": vramfit does not know " + model.architecture + "'s module names");
+  if (!named) {  // which of its modules are nn.Linear (GPT-2's are Conv1D, gpt-oss's experts fused) is the model's own
+    return make_error("llamafactory.unsupported", "lora_target", "lora_target: vramfit does not know " + model.architecture + "'s module names");
   }
   std::set<std::string> applied, saved;
   for (const NamedParameter& p : params) {
@@ -268,7 +267,7 @@ Result<Split> split_lora(const FormatTables& tables, const std::vector<NamedPara
     const std::string leaf = module.substr(module.rfind('.') + 1);
     const bool linear = p.matmul && p.name != "model.embed_tokens.weight";
     const bool quantized = s.quantization_bit == 4 && linear && p.layer >= 0;
-    const int64_t base = quantized ? storage_bytes(tables.storage_types[static_cast<size_t>(nf4)], p.shape.dims[1], p.shape.dims[0], 1)
+    const int64_t base = quantized ? storage_bytes(tables.storage_types[static_cast<size_t>(nf4)], p.shape.dims[1], p.shape.dims[0], p.shape.copies)
                                    : sat_mul(p.elements, 2);
     m.frozen_weights = sat_add(m.frozen_weights, base);
     m.parameters = sat_add(m.parameters, p.elements);
@@ -280,9 +279,9 @@ Result<Split> split_lora(const FormatTables& tables, const std::vector<NamedPara
                                            }));
     if (targeted && p.shape.dims.size() == 2) {  // A: [r, in], B: [out, r], per module (per expert)
       const int64_t out = p.shape.dims[0], in = p.shape.dims[1];
-      split.add({{s.lora_rank, in}, 1}, p.layer, true);
-      split.add({{out, s.lora_rank}, 1}, p.layer, true);
-      m.adapter_parameters = sat_add(m.adapter_parameters, sat_mul(s.lora_rank, in + out));
+      split.add({{s.lora_rank, in}, p.shape.copies}, p.layer, true);
+      split.add({{out, s.lora_rank}, p.shape.copies}, p.layer, true);
+      m.adapter_parameters = sat_add(m.adapter_parameters, sat_mul(sat_mul(s.lora_rank, in + out), p.shape.copies));
       applied.insert(leaf);
       split.lora_bits |= lora_bit_of(leaf);
     }

@@ -274,7 +274,7 @@ test("configs of GPT-2, GPT-BigCode, GPT-J, phi, BERT, Mamba, RWKV, T5, BART, GP
   assert.match(mpt.error.message, /n_heads, n_layers/);
 });
 
-test("training frameworks' requests: estimate() answers Megatron-LM, DeepSpeed and torchtune as `vramfit train --request` does", () => {
+test("training frameworks' requests: estimate() answers Megatron-LM, DeepSpeed, torchtune and LLaMA-Factory as `vramfit train --request` does", () => {
   const megatron = {
     mode: "training", model: { preset: "llama-2-7b" }, gpu: { id: "h100-80" }, gpu_count: 8,
     training: {
@@ -303,8 +303,14 @@ test("training frameworks' requests: estimate() answers Megatron-LM, DeepSpeed a
     training: { framework: "torchtune", torchtune: { command: "tune run lora_finetune_single_device --config llama3_1/8B_qlora_single_device " +
                                                      "model._component_=torchtune.models.llama3_1.qlora_llama3_1_8b batch_size=2" } },
   };
+  // LLaMA-Factory's LoRA config of a public run (Qwen2.5-0.5B-Instruct, lora_target: all).
+  const llamafactory = {
+    mode: "training", model: { preset: "qwen2.5-0.5b" }, gpu: { id: "rtx-4090" },
+    training: { framework: "llamafactory", llamafactory: { config: { stage: "sft", finetuning_type: "lora", lora_target: "all",
+                                                                     cutoff_len: 1024, per_device_train_batch_size: 1, bf16: true } } },
+  };
   const native = {};
-  for (const [name, request] of Object.entries({ megatron, deepspeed, torchtune })) {
+  for (const [name, request] of Object.entries({ megatron, deepspeed, torchtune, llamafactory })) {
     const file = path.join(os.tmpdir(), `vramfit-${name}-${process.pid}.json`);
     fs.writeFileSync(file, JSON.stringify(request));
     native[name] = JSON.parse(cli("train", "--request", file, "--json"));
@@ -323,6 +329,7 @@ test("training frameworks' requests: estimate() answers Megatron-LM, DeepSpeed a
   assert.equal(native.deepspeed.deepspeed.offload_optimizer, "cpu");
   assert.equal(native.deepspeed.deepspeed.version, "0.14.2");
   assert.equal(native.torchtune.torchtune.recipe, "lora_finetune_single_device");
+  assert.equal(native.llamafactory.llamafactory.printed, "trainable params: 4,399,104 || all params: 498,431,872 || trainable%: 0.8826");
   // Their mistakes name the request's field.
   const sharded = vramfit.estimate({ ...deepspeed, training: { ...deepspeed.training, sharding: "zero2" } });
   assert.equal(sharded.error.field, "training.sharding");
@@ -333,4 +340,7 @@ test("training frameworks' requests: estimate() answers Megatron-LM, DeepSpeed a
   assert.equal(nodes.error.field, "training.deepspeed.nodes");
   const recipe = vramfit.estimate({ ...torchtune, training: { framework: "torchtune", torchtune: { command: "tune run nonsense_recipe" } } });
   assert.equal(recipe.error.field, "training.torchtune.command");
+  const module = vramfit.estimate({ ...llamafactory, training: { framework: "llamafactory",
+    llamafactory: { config: { ...llamafactory.training.llamafactory.config, lora_target: "attn" } } } });
+  assert.equal(module.error.field, "training.llamafactory.config.lora_target");
 });
