@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
+#include <cstdlib>
 #include <regex>
 
 namespace vramfit {
@@ -26,9 +27,9 @@ json plain_scalar(const std::string& s) {
     return s;  // beyond int64: kept as the text
   }
   if (std::regex_match(s, kFloat) && s.find_first_of("0123456789") != std::string::npos) {
-    double v = 0;
-    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-    if (ec == std::errc()) return v;
+    char* end = nullptr;  // strtod: correctly rounded in glibc and in the WebAssembly CLI's musl alike
+    const double v = std::strtod(digits.c_str(), &end);
+    if (end == digits.c_str() + digits.size()) return v;
   }
   return s;
 }
