@@ -1,5 +1,5 @@
 // libFuzzer: a request JSON for what the page's module does not answer (SGLang, Ollama, and the
-// training frameworks Megatron-LM, DeepSpeed and torchtune) -> estimate_any_engine_json, as the
+// training frameworks Megatron-LM, DeepSpeed, torchtune and LLaMA-Factory) -> estimate_any_engine_json, as the
 // CLI's --request and the estimator module's estimate() run it. The answer is JSON; an error names
 // its field; an answer's own "request", run again, gives the same answer.
 #include "fuzz_common.hpp"

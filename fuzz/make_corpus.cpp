@@ -50,6 +50,8 @@ static const char* const kEngineRequests[] = {
     R"({"mode":"training","model":{"preset":"llama-2-7b"},"gpu":{"id":"h100-80"},"gpu_count":8,"training":{"framework":"megatron","megatron":{"tensor-model-parallel-size":2,"pipeline-model-parallel-size":2,"sequence-parallel":true,"use-distributed-optimizer":true,"micro-batch-size":1,"global-batch-size":64,"seq-length":4096}}})",
     R"({"mode":"training","model":{"preset":"llama-2-7b"},"gpu":{"id":"a100-80"},"gpu_count":8,"training":{"framework":"deepspeed","micro_batch":2,"deepspeed":{"config":{"bf16":{"enabled":"auto"},"zero_optimization":{"stage":3,"offload_optimizer":{"device":"cpu"},"reduce_bucket_size":"auto"}},"nodes":2,"version":"0.14.2"}}})",
     R"({"mode":"training","model":{"preset":"llama-3.2-3b"},"gpu":{"id":"rtx-4090"},"training":{"framework":"torchtune","torchtune":{"command":"tune run --nproc_per_node 4 lora_finetune_distributed model._component_=torchtune.models.llama3_2.lora_llama3_2_3b data_parallel_replicate_dim=2 batch_size=2"}}})",
+    R"({"mode":"training","model":{"preset":"qwen2.5-0.5b"},"gpu":{"id":"rtx-4090"},"training":{"framework":"llamafactory","llamafactory":{"config":{"finetuning_type":"freeze","freeze_trainable_layers":-2,"freeze_trainable_modules":"mlp,self_attn","freeze_extra_modules":"norm","per_device_train_batch_size":2,"cutoff_len":512,"bf16":true}}}})",
+    R"({"mode":"training","model":{"preset":"qwen3-30b-a3b"},"gpu":{"id":"h100-80"},"training":{"framework":"llamafactory","llamafactory":{"config":{"finetuning_type":"lora","lora_target":"q_proj,gate","lora_rank":16,"quantization_bit":4,"additional_target":"norm","cutoff_len":256,"per_device_train_batch_size":1,"fp16":true}}}})",
 };
 
 int main(int argc, char** argv) {
