@@ -290,3 +290,28 @@ TEST_CASE("A LLaMA-Factory request gives what train --llamafactory gives for the
   wrong["training"]["micro_batch"] = 4;
   CHECK(json::parse(estimate_any_engine_json(wrong.dump())).at("error").at("field") == "training.micro_batch");
 }
+
+TEST_CASE("The fit search's shortcut equals the whole computation for other batches and lengths", "[training][llamafactory]") {
+  for (const char* model : {"llama-2-7b", "qwen3-30b-a3b"}) {
+    LlamaFactorySettings s = one_sequence();
+    s.finetuning_type = std::string(model) == "llama-2-7b" ? LlamaFactoryFinetuning::freeze : LlamaFactoryFinetuning::lora;
+    s.freeze_trainable_layers = -3;
+    const ModelSpec& spec = preset(model).spec;
+    const LlamaFactoryMemory base = memory_of(model, s);
+    for (int64_t batch : {1, 3, 8}) {
+      for (int64_t length : {1, 1000, 4096}) {
+        LlamaFactorySettings other = s;
+        other.per_device_train_batch_size = batch;
+        other.cutoff_len = length;
+        auto quick = llamafactory_workload(builtin_catalog().formats, spec, other, base);
+        REQUIRE(quick);
+        const LlamaFactoryMemory whole = memory_of(model, other);
+        INFO(model << " batch " << batch << " length " << length);
+        CHECK(quick->activations == whole.activations);
+        CHECK(quick->recompute_working == whole.recompute_working);
+        CHECK(quick->logits == whole.logits);
+        CHECK(quick->peak == whole.peak);
+      }
+    }
+  }
+}

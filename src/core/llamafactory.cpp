@@ -310,19 +310,28 @@ Result<Split> split_lora(const FormatTables& tables, const std::vector<NamedPara
   return split;
 }
 
+}  // namespace
+
 // What autograd keeps (get_custom_gradient_checkpointing_func), with vramfit's per-layer terms
-// (core/training) with and without checkpointing.
-std::optional<Error> add_activations(const FormatTables& tables, const ModelSpec& model, const LlamaFactorySettings& s, const Split& split,
-                                     LlamaFactoryMemory& m) {
+// (core/training) with and without checkpointing; then the peak.
+Result<LlamaFactoryMemory> llamafactory_workload(const FormatTables& tables, const ModelSpec& model, const LlamaFactorySettings& s,
+                                                 const LlamaFactoryMemory& base) {
+  if (s.per_device_train_batch_size < 1 || s.per_device_train_batch_size > kMaxMicroBatch) {
+    return make_error("llamafactory.out_of_range", "per_device_train_batch_size", "per_device_train_batch_size: 1 to " + std::to_string(kMaxMicroBatch));
+  }
+  if (s.cutoff_len < 1 || s.cutoff_len > kMaxTrainingSequence) {
+    return make_error("llamafactory.out_of_range", "cutoff_len", "cutoff_len: 1 to " + std::to_string(kMaxTrainingSequence));
+  }
+  LlamaFactoryMemory m = base;
   const int64_t L = model.layers;
   TrainingSettings t;
   t.recipe = s.pure_bf16 ? PrecisionRecipe::bf16 : (s.bf16 ? PrecisionRecipe::amp_bf16 : PrecisionRecipe::amp_fp16);
   t.micro_batch = s.per_device_train_batch_size;
   t.sequence_length = s.cutoff_len;
   t.flash_attention = s.memory_efficient_attention;
-  if (split.lora_bits != 0) {  // the x A products LoRA's modules keep (fp32)
+  if (m.lora_activation_targets != 0) {  // the x A products LoRA's modules keep (fp32)
     t.method = FineTuning::lora;
-    t.lora_targets = split.lora_bits;
+    t.lora_targets = m.lora_activation_targets;
     t.lora_rank = s.lora_rank;
   }
   t.recompute = Recompute::none;
@@ -337,13 +346,15 @@ std::optional<Error> add_activations(const FormatTables& tables, const ModelSpec
   const int64_t kept_input = checkpointed->layer.total();
   m.lowest_trainable_layer = L;
   for (int64_t i = 0; i < L; ++i) {
-    if (split.layer_trains[static_cast<size_t>(i)]) { m.lowest_trainable_layer = i; break; }
+    if (m.layer_holds_trainable[static_cast<size_t>(i)]) { m.lowest_trainable_layer = i; break; }
   }
-  if (split.embeddings_train) m.lowest_trainable_layer = 0;
+  if (m.embeddings_trainable) m.lowest_trainable_layer = 0;
   int64_t largest_checkpointed = 0;
+  m.activations = 0;
+  m.checkpointed_layers = 0;
   for (int64_t i = m.lowest_trainable_layer; i < L; ++i) {
     const int64_t full = model.is_moe_layer(i) ? moe_full : dense_full;
-    if (s.gradient_checkpointing && split.layer_trains[static_cast<size_t>(i)]) {
+    if (s.gradient_checkpointing && m.layer_holds_trainable[static_cast<size_t>(i)]) {
       m.activations = sat_add(m.activations, kept_input);
       largest_checkpointed = std::max(largest_checkpointed, full);
       ++m.checkpointed_layers;
@@ -353,20 +364,17 @@ std::optional<Error> add_activations(const FormatTables& tables, const ModelSpec
   }
   m.recompute_working = largest_checkpointed;
   m.logits = plain->logits;
-  return std::nullopt;
+  m.peak = 0;
+  for (int64_t v : {m.frozen_weights, m.trainable_weights, m.gradients, m.optimizer, m.foreach_transient, m.autocast_copies,
+                    m.activations, m.recompute_working, m.logits}) {
+    m.peak = sat_add(m.peak, v);
+  }
+  return m;
 }
-
-}  // namespace
 
 Result<LlamaFactoryMemory> llamafactory_memory(const FormatTables& tables, const ModelSpec& model, const LlamaFactorySettings& s) {
   if (model.parameters_only > 0) {
     return make_error("llamafactory.model", "model", "model: LLaMA-Factory's freeze tuning picks parameters by name; give the model's architecture, not only its count");
-  }
-  if (s.per_device_train_batch_size < 1 || s.per_device_train_batch_size > kMaxMicroBatch) {
-    return make_error("llamafactory.out_of_range", "per_device_train_batch_size", "per_device_train_batch_size: 1 to " + std::to_string(kMaxMicroBatch));
-  }
-  if (s.cutoff_len < 1 || s.cutoff_len > kMaxTrainingSequence) {
-    return make_error("llamafactory.out_of_range", "cutoff_len", "cutoff_len: 1 to " + std::to_string(kMaxTrainingSequence));
   }
   const bool named = has_llama_names(model.architecture);
   int64_t names = 0;  // one per expert of a stacked tensor: bounded, as transformers' models are
@@ -397,12 +405,10 @@ Result<LlamaFactoryMemory> llamafactory_memory(const FormatTables& tables, const
   m.optimizer = optimizer_state(Optimizer::adamw, split.trainable, trainable_bytes, s.fused_adamw).total();
   if (!s.fused_adamw) m.foreach_transient = sat_mul(m.trainable_parameters, trainable_bytes);  // _multi_tensor_adam's sqrt(exp_avg_sq)
   if (!s.pure_bf16) m.autocast_copies = sat_mul(split.trainable_matmul, 2);
-  if (auto e = add_activations(tables, model, s, split, m)) return *e;
-  for (int64_t v : {m.frozen_weights, m.trainable_weights, m.gradients, m.optimizer, m.foreach_transient, m.autocast_copies,
-                    m.activations, m.recompute_working, m.logits}) {
-    m.peak = sat_add(m.peak, v);
-  }
-  return m;
+  m.layer_holds_trainable = split.layer_trains;
+  m.embeddings_trainable = split.embeddings_train;
+  m.lora_activation_targets = split.lora_bits;
+  return llamafactory_workload(tables, model, s, m);
 }
 
 const char* llamafactory_finetuning_name(LlamaFactoryFinetuning type) {

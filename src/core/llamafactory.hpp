@@ -71,11 +71,20 @@ struct LlamaFactoryMemory {
   int64_t recompute_working = 0;                // one checkpointed layer rebuilt during its backward
   int64_t logits = 0;                           // the head's input, the logits and the loss's fp32 copies
   int64_t peak = 0;                             // the sum of the above (vramfit's Trainer rule: all alive at once)
+  // What the workload terms need from the choice of parameters.
+  std::vector<bool> layer_holds_trainable;      // per layer
+  bool embeddings_trainable = false;            // their output requires grad: every layer from 0 keeps its share
+  uint32_t lora_activation_targets = 0;         // core/training's LoRA target bits for the x A terms
 };
 
 // LLaMA-Factory's own errors where it raises one (a module name it would not find), else one
 // naming the key.
 Result<LlamaFactoryMemory> llamafactory_memory(const FormatTables& tables, const ModelSpec& model, const LlamaFactorySettings& settings);
+
+// The same memory for another per_device_train_batch_size or cutoff_len (only the activations,
+// the logits and the peak change): what the fit searches evaluate.
+Result<LlamaFactoryMemory> llamafactory_workload(const FormatTables& tables, const ModelSpec& model, const LlamaFactorySettings& settings,
+                                                 const LlamaFactoryMemory& base);
 
 const char* llamafactory_finetuning_name(LlamaFactoryFinetuning type);  // "full", "freeze", "lora"
 

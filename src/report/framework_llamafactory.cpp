@@ -11,8 +11,10 @@ namespace {
 // Every process holds the whole model (DDP or a single GPU).
 TrainingFit llamafactory_fit(const FormatTables& tables, const ModelSpec& model, const LlamaFactorySettings& s, const TrainingSettings& t,
                              int64_t required, int64_t capacity) {
+  auto base = llamafactory_memory(tables, model, s);  // what does not depend on the batch or the length, once
   auto peak = [&](LlamaFactorySettings other) {
-    auto m = llamafactory_memory(tables, model, other);
+    if (!base) return int64_t(-1);
+    auto m = llamafactory_workload(tables, model, other, *base);
     return m ? m->peak : int64_t(-1);
   };
   return one_gpu_training_fit(
