@@ -79,14 +79,14 @@ struct NamedParameter {
   ParamTensor shape;    // one module's [out, in]; shape.copies of them (a stacked expert tensor left unnamed)
 };
 
-std::vector<NamedParameter> named_parameters(const ModelSpec& model, bool named) {
+std::vector<NamedParameter> named_parameters(const ModelSpec& model, const std::vector<TensorShape>& tensors, bool named) {
   const bool mixtral = model.architecture == "mixtral";
   std::vector<NamedParameter> out;
   int32_t layer = -2;
   int leading_vectors = 0;  // the norms come first in a layer (enumerate_tensors)
   std::string block = "";   // the block of the last matrix seen in this layer
   const int vectors_per_norm = model.norm == NormKind::layer ? 2 : 1;
-  for (const TensorShape& t : enumerate_tensors(model)) {
+  for (const TensorShape& t : tensors) {
     NamedParameter p;
     p.layer = t.layer;
     p.vision = t.role == TensorRole::vision;
@@ -325,7 +325,7 @@ Result<LlamaFactoryMemory> llamafactory_workload(const FormatTables& tables, con
   LlamaFactoryMemory m = base;
   const int64_t L = model.layers;
   TrainingSettings t;
-  t.recipe = s.pure_bf16 ? PrecisionRecipe::bf16 : (s.bf16 ? PrecisionRecipe::amp_bf16 : PrecisionRecipe::amp_fp16);
+  t.recipe = llamafactory_recipe(s);
   t.micro_batch = s.per_device_train_batch_size;
   t.sequence_length = s.cutoff_len;
   t.flash_attention = s.memory_efficient_attention;
@@ -378,12 +378,13 @@ Result<LlamaFactoryMemory> llamafactory_memory(const FormatTables& tables, const
   }
   const bool named = has_llama_names(model.architecture);
   int64_t names = 0;  // one per expert of a stacked tensor: bounded, as transformers' models are
-  for (const TensorShape& t : enumerate_tensors(model)) names = sat_add(names, named ? t.copies : 1);
+  const std::vector<TensorShape> tensors = enumerate_tensors(model);
+  for (const TensorShape& t : tensors) names = sat_add(names, named ? t.copies : 1);
   if (names > kMaxNamedParameters) {
     return make_error("llamafactory.model", "model", "model: more than " + std::to_string(kMaxNamedParameters) + " parameters by name");
   }
   LlamaFactoryMemory m;
-  const std::vector<NamedParameter> params = named_parameters(model, named);
+  const std::vector<NamedParameter> params = named_parameters(model, tensors, named);
   Split split;
   if (s.finetuning_type == LlamaFactoryFinetuning::lora) {
     auto lora = split_lora(tables, params, s, named, model, m);
@@ -409,6 +410,10 @@ Result<LlamaFactoryMemory> llamafactory_memory(const FormatTables& tables, const
   m.embeddings_trainable = split.embeddings_train;
   m.lora_activation_targets = split.lora_bits;
   return llamafactory_workload(tables, model, s, m);
+}
+
+PrecisionRecipe llamafactory_recipe(const LlamaFactorySettings& s) {
+  return s.pure_bf16 ? PrecisionRecipe::bf16 : s.bf16 ? PrecisionRecipe::amp_bf16 : PrecisionRecipe::amp_fp16;
 }
 
 const char* llamafactory_finetuning_name(LlamaFactoryFinetuning type) {

@@ -86,6 +86,10 @@ Result<LlamaFactoryMemory> llamafactory_memory(const FormatTables& tables, const
 Result<LlamaFactoryMemory> llamafactory_workload(const FormatTables& tables, const ModelSpec& model, const LlamaFactorySettings& settings,
                                                  const LlamaFactoryMemory& base);
 
+// The Trainer's precision as vramfit's recipe: autocast over fp32 trainable weights (bf16: true or
+// fp16: true), or pure_bf16 without it.
+PrecisionRecipe llamafactory_recipe(const LlamaFactorySettings& settings);
+
 const char* llamafactory_finetuning_name(LlamaFactoryFinetuning type);  // "full", "freeze", "lora"
 
 // Its log line (model/loader.py): "trainable params: 436,219,904 || all params: 6,738,415,616 || trainable%: 6.4737".

@@ -9,12 +9,11 @@ namespace vramfit {
 namespace {
 
 // Every process holds the whole model (DDP or a single GPU).
-TrainingFit llamafactory_fit(const FormatTables& tables, const ModelSpec& model, const LlamaFactorySettings& s, const TrainingSettings& t,
-                             int64_t required, int64_t capacity) {
-  auto base = llamafactory_memory(tables, model, s);  // what does not depend on the batch or the length, once
+// base: the estimate's memory; only the batch- and length-dependent terms are recomputed.
+TrainingFit llamafactory_fit(const FormatTables& tables, const ModelSpec& model, const LlamaFactorySettings& s, const LlamaFactoryMemory& base,
+                             const TrainingSettings& t, int64_t required, int64_t capacity) {
   auto peak = [&](LlamaFactorySettings other) {
-    if (!base) return int64_t(-1);
-    auto m = llamafactory_workload(tables, model, other, *base);
+    auto m = llamafactory_workload(tables, model, other, base);
     return m ? m->peak : int64_t(-1);
   };
   return one_gpu_training_fit(
@@ -103,10 +102,10 @@ Result<LlamaFactoryReport> estimate_llamafactory(const Request& request, const C
   r.memory = std::move(memory).value();
   const TrainingSettings& t = request.training;
   r.report.breakdown = llamafactory_breakdown(r, t);
-  r.report.training_fit = llamafactory_fit(catalog.formats, model, r.config.settings, t, r.report.breakdown.total_bytes, r.report.gpu.usable_bytes());
+  r.report.training_fit = llamafactory_fit(catalog.formats, model, r.config.settings, r.memory, t, r.report.breakdown.total_bytes, r.report.gpu.usable_bytes());
   if (request.compare_gpus) {
     for (const Gpu& gpu : catalog.gpus) {
-      r.report.gpus.push_back(GpuVerdict{&gpu, {}, llamafactory_fit(catalog.formats, model, r.config.settings, t, r.report.breakdown.total_bytes, gpu.usable_bytes())});
+      r.report.gpus.push_back(GpuVerdict{&gpu, {}, llamafactory_fit(catalog.formats, model, r.config.settings, r.memory, t, r.report.breakdown.total_bytes, gpu.usable_bytes())});
     }
   }
   TrainingSettings& shown = r.report.request.training;
@@ -114,7 +113,7 @@ Result<LlamaFactoryReport> estimate_llamafactory(const Request& request, const C
   shown.method = s.finetuning_type != LlamaFactoryFinetuning::lora ? FineTuning::full : s.quantization_bit == 4 ? FineTuning::qlora : FineTuning::lora;
   shown.micro_batch = s.per_device_train_batch_size;
   shown.sequence_length = s.cutoff_len;
-  shown.recipe = s.pure_bf16 ? PrecisionRecipe::bf16 : s.bf16 ? PrecisionRecipe::amp_bf16 : PrecisionRecipe::amp_fp16;
+  shown.recipe = llamafactory_recipe(s);
   shown.recompute = s.gradient_checkpointing ? Recompute::full : Recompute::none;
   shown.sharding = Sharding::none;
   r.report.training.parameters = r.memory.parameters;
