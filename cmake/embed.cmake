@@ -1,4 +1,4 @@
-# embed_files(<target> NAME <name> OUTPUT_DIR <dir> FILES <file>...) -> <dir>/<name>.hpp/.cpp
+# embed_files(<target> NAME <name> OUTPUT_DIR <dir> FILES <file>... [DROP_KEYS <key>...]) -> <dir>/<name>.hpp/.cpp
 # Compiles files into <target> as byte arrays, listed by vramfit::<name>(), so every build
 # (native, wasm) is self-contained: the catalogs (data/) into the catalog library, the
 # shaders (shaders/) into the app. Runs at build time; the files are dependencies, so edits
@@ -40,6 +40,12 @@ if(CMAKE_SCRIPT_MODE_FILE)
       # The GPUs' cuda_total_source and tensor_rates_source are notes to readers as well (where
       # a figure was read); a GPU's own "source" stays.
       string(REGEX REPLACE "\"[a-z0-9]+_[a-z0-9_]*_source\":\"[^\"]*\"," "" text "${text}")
+      # DROP_KEYS: keys a build never reads (the page's catalog: the GPUs' source and basis and
+      # the presets' published_parameters, which only the CLI's lists and the tests read).
+      foreach(key IN LISTS DROP_KEYS)
+        string(REGEX REPLACE "\"${key}\":(\"([^\"\\]|\\.)*\"|[0-9]+)," "" text "${text}")
+        string(REGEX REPLACE ",\"${key}\":(\"([^\"\\]|\\.)*\"|[0-9]+)}" "}" text "${text}")
+      endforeach()
       string(HEX "${text}" hex)
     elseif(name MATCHES "\\.(vert|frag)$")
       # GLSL goes in without its comments and indentation (the shaders' comments are for
@@ -68,11 +74,12 @@ if(CMAKE_SCRIPT_MODE_FILE)
 endif()
 
 function(embed_files target)
-  cmake_parse_arguments(ARG "" "NAME;OUTPUT_DIR" "FILES" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;OUTPUT_DIR" "FILES;DROP_KEYS" ${ARGN})
   set(outputs "${ARG_OUTPUT_DIR}/${ARG_NAME}.hpp" "${ARG_OUTPUT_DIR}/${ARG_NAME}.cpp")
   add_custom_command(
     OUTPUT ${outputs}
-    COMMAND ${CMAKE_COMMAND} -DNAME=${ARG_NAME} -DOUT_DIR=${ARG_OUTPUT_DIR} "-DFILES=${ARG_FILES}" -P ${CMAKE_CURRENT_FUNCTION_LIST_FILE}
+    COMMAND ${CMAKE_COMMAND} -DNAME=${ARG_NAME} -DOUT_DIR=${ARG_OUTPUT_DIR} "-DFILES=${ARG_FILES}" "-DDROP_KEYS=${ARG_DROP_KEYS}"
+            -P ${CMAKE_CURRENT_FUNCTION_LIST_FILE}
     DEPENDS ${ARG_FILES} ${CMAKE_CURRENT_FUNCTION_LIST_FILE}
     COMMENT "Embedding ${ARG_NAME}"
     VERBATIM)

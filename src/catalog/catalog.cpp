@@ -153,8 +153,8 @@ Result<Catalog> parse_catalog(const std::string& gpus_text, const std::string& f
           gpu.name = g.at("name").get<std::string>();
           gpu.vendor = g.at("vendor").get<std::string>();
           gpu.segment = g.at("segment").get<std::string>();
-          gpu.basis = g.at("basis").get<std::string>();
-          gpu.source = g.at("source").get<std::string>();
+          gpu.basis = get_or<std::string>(g, "basis", "");    // the page's catalog leaves these out
+          gpu.source = get_or<std::string>(g, "source", "");  // (tests/test_catalog.cpp: every GPU has both)
           gpu.total_bytes = g.at("capacity_mib").get<int64_t>() * kMiB;
           gpu.usable_fraction = get_or<double>(g, "usable_fraction", 1.0);
           gpu.bf16_tflops = get_or<double>(g, "bf16_tflops", 0.0);
