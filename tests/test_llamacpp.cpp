@@ -147,18 +147,83 @@ TEST_CASE("sliding-window layers keep n_swa x n_seq + n_ubatch cells; --swa-full
   CHECK(run("gpt-oss-20b", "gguf-mxfp4_moe", s).swa_cells == 32768);
 }
 
-TEST_CASE("llama.cpp's compute buffer holds a whole batch of logits on the output device", "[llamacpp]") {
+TEST_CASE("before build 9460 llama.cpp's compute buffer holds a whole batch of logits on the output device", "[llamacpp]") {
   // The graph is reserved with n_outputs = n_tokens: n_vocab x n_ubatch f32 logits. Measured
-  // (issue 13's held-out logs): gpt-oss-20b with flash attention 398 MiB; Qwen3-8B on Metal
-  // 312.75 MiB, both at -ub 512. The rule gives 398.4 and 304.75 MiB: the first within 0.1 %,
-  // the second 2.6 % low (a second n_embd x n_ubatch row the allocator keeps is not modelled).
+  // (issue 13's held-out logs, 2025 builds): gpt-oss-20b with flash attention 398 MiB; Qwen3-8B
+  // on Metal 312.75 MiB, both at -ub 512. The rule gives 398.4 and 304.75 MiB: the first within
+  // 0.1 %, the second 2.6 % low (a second n_embd x n_ubatch row the allocator keeps is not modelled).
   LlamaCppSettings s;
+  s.build = 9459;
   s.ctx_size = 8192;
   s.flash_attn = LlamaFlashAttn::on;
   const double gpt_oss = in_mib(run("gpt-oss-20b", "gguf-mxfp4_moe", s).gpus[0].compute);
   CHECK(std::abs(gpt_oss - 398.0) / 398.0 < 0.01);
   const double qwen3 = in_mib(run("qwen3-8b", "gguf-q4_k_m", s).gpus[0].compute);
   CHECK(std::abs(qwen3 - 312.75) / 312.75 < 0.03);
+}
+
+TEST_CASE("from build 9460 llama-server and llama-cli reserve logits for the outputs a step asks for", "[llamacpp]") {
+  // PR #23861 (release b9460): server_context::load_model sets n_outputs_max (one per sequence;
+  // 1 + --draft-max 16 per sequence with a draft model, at most -b); sched_reserve reserves the
+  // prompt graph for min(n_tokens, n_outputs_max) outputs. Other programs keep n_batch.
+  // Qwen3-4B (config.json: vocab_size 151936, hidden_size 2560) at -c 8192 -np 4 -ub 512.
+  LlamaCppSettings s;
+  s.ctx_size = 8192;
+  s.parallel = 4;
+  s.flash_attn = LlamaFlashAttn::on;
+  const int64_t whole_ubatch = int64_t(512) * 4 * (151936 + 2560);  // 301.75 MiB of logits and their hidden state
+  auto compute = [&](int64_t build, const char* tool) {
+    LlamaCppSettings t = s;
+    t.build = build;
+    t.tool = tool;
+    return run("qwen3-4b", "gguf-q4_k_m", t).gpus[0].compute;
+  };
+  CHECK(compute(9459, "llama-server") == whole_ubatch);
+  CHECK(compute(0, "llama-bench") == whole_ubatch);
+  CHECK(compute(0, "llama-perplexity") == whole_ubatch);
+  CHECK(compute(0, "libllama") == whole_ubatch);
+  // From b9460 the four outputs' logits (2.4 MB) are below a layer's own moment, which decides
+  // the buffer: a public llama-server log of October 2026 prints 85.01 MiB for it
+  // (validation/engines/llamacpp.json, qwen3-4b-q4km-server-np4-ctx8192).
+  const int64_t server = compute(9460, "llama-server");
+  CHECK(server == compute(0, "llama-server"));
+  CHECK(server == compute(0, "llama-cli"));
+  CHECK(server < 100 * kMiB);
+  CHECK(server > int64_t(4) * 4 * (151936 + 2560));
+  // What is reserved, by program and build.
+  CHECK(llamacpp_reserved_outputs(s) == 4);
+  s.with_draft = true;  // -md: each sequence may verify 1 + 16 drafted tokens
+  CHECK(llamacpp_reserved_outputs(s) == 68);
+  s.parallel = 256;
+  CHECK(llamacpp_reserved_outputs(s) == 2048);  // at most -b
+  s.build = 9459;
+  CHECK(llamacpp_reserved_outputs(s) == 2048);  // n_batch: every token of the ubatch, whatever -np
+}
+
+TEST_CASE("a pasted command line names the llama.cpp program, and a request refuses one that is not", "[llamacpp]") {
+  auto tool = [](const std::string& line) {
+    auto c = read_engine_command(line);
+    REQUIRE(c);
+    return c->request.at("llama.cpp").at("tool").get<std::string>();
+  };
+  CHECK(tool("llama-server -c 8192") == "llama-server");
+  CHECK(tool("/opt/llama.cpp/build/bin/llama-cli -c 8192") == "llama-cli");
+  CHECK(tool("'C:\\llama\\llama-server.exe' -c 8192") == "llama-server");  // quoted: the shell keeps its backslashes
+  CHECK_FALSE(read_engine_command("./main -c 2048")->request.at("llama.cpp").contains("tool"));  // 2023's names: the default
+  CHECK(tool("llama-perplexity -c 512 -b 1024") == "llama-perplexity");
+  json request = {{"model", {{"preset", "qwen3-4b"}}}, {"engine", "llama.cpp"}, {"llama.cpp", {{"tool", "ollama"}}}};
+  auto r = request_from_json(request);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().field == "llama.cpp.tool");
+  request["llama.cpp"] = {{"build", -1}};
+  r = request_from_json(request);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().field == "llama.cpp.build");
+  request["llama.cpp"] = {{"build", 9140}, {"tool", "llama-server"}};
+  r = request_from_json(request);
+  REQUIRE(r);
+  CHECK(r->llamacpp.build == 9140);
+  CHECK(request_to_json(*r).at("llama.cpp").at("build") == 9140);
 }
 
 TEST_CASE("the weights by layer add up to the breakdown's weights", "[llamacpp]") {

@@ -76,6 +76,9 @@ void add_infer_options(CLI::App& app, InferOptions& o) {
                                        "--device-map auto --batch-size 4 --max-new-tokens 1024 (transformers); Ollama's settings "
                                        "go in --cmd 'OLLAMA_NUM_PARALLEL=2 ollama run llama3.1:8b'")
       ->check(CLI::IsMember({"generic", "llama.cpp", "vllm", "sglang", "ollama", "transformers"}));
+  app.add_option("--llama-build", o.llama_build, "llama.cpp: the build number its log prints (build: 9140 (1e4579fbb)); "
+                                                 "default the newest")
+      ->check(CLI::Range(int64_t(1), int64_t(1000000)));
   app.add_option("--sglang-version", o.sglang_version, "sglang: the release, as pip shows it (default 0.5.16)");
   app.add_option("--ollama-free-mib", o.ollama_free_mib, "ollama: memory.available per GPU in MiB, as its log prints it "
                                                          "(default: each GPU's total)")
@@ -213,6 +216,7 @@ bool build_request(const InferOptions& o, const EngineCommand* command, const st
     if (!command->weights_format.empty() && o.weights.empty()) request["weights"]["format"] = command->weights_format;
     for (const std::string& flag : command->ignored) err << "note: " << flag << " does not change memory: not read\n";
   }
+  if (o.llama_build > 0) request["llama.cpp"]["build"] = o.llama_build;
   // A LoRA adapter read by --hf: vLLM's --enable-lora with a --max-lora-rank that holds it, unless given.
   if (hub && hub->adapter && hub->adapter->vllm_max_lora_rank > 0) {
     json& v = request["vllm"];

@@ -21,6 +21,7 @@ struct InferOptions {
   // engine "transformers": from_pretrained's and generate's arguments
   std::string device_map, attn_implementation, transformers_version, bnb_4bit_compute_dtype;
   std::string sglang_version;  // engine "sglang": the release
+  int64_t llama_build = -1;    // engine "llama.cpp": the build number (0: the newest; -1: not given)
   std::vector<int64_t> ollama_free_mib;  // engine "ollama": memory.available per GPU, MiB
   int64_t batch_size = 0, input_length = 0, max_new_tokens = 0;
   int64_t group_size = 0, context = 0, sequences = 0, gpu_count = 0, runtime_mib = -1, prefill_chunk = 0;

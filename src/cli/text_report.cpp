@@ -201,6 +201,10 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
   out << "vramfit: " << r.model_name << t(" on llama.cpp, ") << r.request.weight_format << ", -c " << with_thousands(m.n_ctx)
       << t(" cells (-np ") << l.parallel << "), -ub " << m.ubatch_tokens << ", K " << l.cache_type_k << " / V "
       << l.cache_type_v << t(m.flash_attention ? ", flash attention on" : ", flash attention off") << "\n";
+  // Which llama.cpp: what its program and build reserve for the logits (llamacpp_reserved_outputs).
+  out << "  " << l.tool << (l.build > 0 ? t(", build ") + std::to_string(l.build) : t(", the newest build"))
+      << t(": the prompt graph reserves logits for ") << std::min(m.ubatch_tokens, llamacpp_reserved_outputs(l))
+      << t(" output(s) (every token of -ub before build 9460 and in programs other than llama-server and llama-cli)") << "\n";
   // With a draft model (-md) its buffers, all together, have a column of their own.
   const LlamaCppMemory& d = r.engine->llamacpp_draft;
   const bool draft = !r.engine->draft_name.empty();

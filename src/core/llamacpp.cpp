@@ -284,14 +284,15 @@ LayerPass place_cache(LlamaCppMemory& r, const FormatTables& tables, const Model
   return pass;
 }
 
-// Compute buffers (llama_context::graph_reserve with n_outputs = n_tokens): the graph
-// allocator reuses memory, so each device needs its largest moment: one of its layers, or
-// on the output layer's device the logits of every token of the batch (n_vocab x n_tokens
-// f32) beside the normed hidden state.
+// Compute buffers (llama_context::graph_reserve): the graph allocator reuses memory, so each
+// device needs its largest moment: one of its layers, or on the output layer's device the
+// logits of the reserved outputs (n_vocab x n_outputs f32, llamacpp_reserved_outputs) beside
+// their normed hidden state.
 void size_compute(LlamaCppMemory& r, const ModelSpec& m, const LlamaCppSettings& s, LayerPass& pass, int64_t output_device) {
   const int64_t gpus = static_cast<int64_t>(r.gpus.size());
   int64_t& output_peak = pass.peak_of(output_device);
-  output_peak = std::max(output_peak, sat_mul(r.ubatch_tokens, 4, m.vocab_size + m.hidden_size));
+  const int64_t outputs = std::min(r.ubatch_tokens, llamacpp_reserved_outputs(s));
+  output_peak = std::max(output_peak, sat_mul(outputs, 4, m.vocab_size + m.hidden_size));
   for (int64_t g = 0; g < gpus; ++g) r.gpus[static_cast<size_t>(g)].compute = pass.peak[static_cast<size_t>(g)];
   // The host computes the input embeddings (get_rows on token_embd) for the batch.
   r.host.compute = std::max(pass.peak.back(), sat_mul(r.ubatch_tokens, 4, m.hidden_size));
@@ -314,6 +315,13 @@ void size_compute(LlamaCppMemory& r, const ModelSpec& m, const LlamaCppSettings&
 }
 
 }  // namespace
+
+int64_t llamacpp_reserved_outputs(const LlamaCppSettings& s) {
+  const bool server_context = s.tool == "llama-server" || s.tool == "llama-cli";
+  if (!server_context || (s.build > 0 && s.build < kLlamaCppOutputsMaxBuild)) return s.batch_size;
+  const int64_t sequences = std::max<int64_t>(s.parallel, 1);
+  return s.with_draft ? std::min(s.batch_size, sequences * (1 + 16)) : sequences;
+}
 
 LlamaCppMemory llamacpp_memory(const FormatTables& tables, const ModelSpec& m, const LlamaCppWeights& w,
                                const LlamaCppSettings& s, const std::vector<int64_t>& gpu_free_bytes) {
@@ -370,6 +378,7 @@ LlamaCppSettings llamacpp_draft_settings(const LlamaCppSettings& target, int64_t
   d.cpu_moe = false;
   d.lora.clear();  // the adapters and the projector are the target's
   d.has_mmproj = false;
+  d.with_draft = false;  // server_context: the draft's context reserves one output per sequence
   return d;
 }
 

@@ -88,7 +88,31 @@ struct LlamaCppSettings {
   bool has_mmproj = false;                 // --mmproj FNAME
   LlamaCppMmproj mmproj;
   bool no_mmproj_offload = false;          // --no-mmproj-offload: the projector on the CPU
+  // Not flags: which llama.cpp runs. The build number its log prints ("build: 9140 (1e4579fbb)";
+  // 0: the newest) and the program (llama-server, llama-cli, llama-bench, llama-perplexity ...;
+  // "libllama" for a program calling the library itself, as llama-cpp-python does). What they
+  // change: llamacpp_reserved_outputs.
+  int64_t build = 0;
+  std::string tool = "llama-server";
+  // Set with a draft model (-md): the target's context reserves room for the drafted tokens
+  // (llamacpp_reserved_outputs); the draft's own settings (llamacpp_draft_settings) clear it.
+  bool with_draft = false;
 };
+
+// The first build whose llama-server and llama-cli reserve the prompt graph's logits for the
+// outputs a step can ask for rather than for every token of the ubatch (PR #23861, "llama: limit
+// max outputs of llama_context", in the release notes of b9460).
+constexpr int64_t kLlamaCppOutputsMaxBuild = 9460;
+
+// The outputs the prompt graph is reserved for: llama_context::sched_reserve reserves it with
+// n_outputs_pp = min(n_tokens, cparams.n_outputs_max), and each output is n_vocab f32 logits on
+// the output layer's device. cparams.n_outputs_max is n_batch unless the program sets it
+// (llama_context::llama_context: 0 = n_batch), so every token of the ubatch before b9460 and in
+// the other programs. From b9460 server_context::load_model sets it (server_output_limits, then
+// common_speculative_get_output_limits): one output per sequence (-np), 1 + --draft-max (16) per
+// sequence with a draft model, at most -b; the draft's context, one per sequence. The new llama-cli
+// runs the server's context (its compute buffers equal llama-server's in a b10950 log).
+int64_t llamacpp_reserved_outputs(const LlamaCppSettings& settings);
 
 // The KV cache types llama.cpp accepts (common/arg.cpp, kv_cache_types).
 bool is_llamacpp_cache_type(const std::string& type);

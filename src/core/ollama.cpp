@@ -392,6 +392,7 @@ std::string ollama_offload_line(const OllamaEstimate& e) {
 
 LlamaCppSettings ollama_runner_settings(const OllamaEstimate& e) {
   LlamaCppSettings l;
+  l.tool = "libllama";  // runner/llamarunner calls the library (llama_new_context_with_model), not llama-server
   l.ctx_size = e.num_ctx * e.num_parallel;
   l.parallel = e.num_parallel;
   l.batch_size = e.num_batch * e.num_parallel;

@@ -95,11 +95,11 @@ const EngineFlags& llamacpp_flags() {
        // speculative decoding: how many tokens to draft, and llama.cpp's older per-slot draft context
        // (-cd; the 2026 draft context is the target's size whatever -cd says)
        "--draft-max", "--draft", "--draft-n", "--draft-min", "--draft-n-min", "--draft-p-min", "-cd", "--ctx-size-draft",
-       "-devd", "--device-draft"},
+       "-devd", "--device-draft", "-lv", "--verbosity", "--log-verbosity", "-cram", "--cache-ram"},
       {"--jinja", "--no-jinja", "--verbose", "-v", "--metrics", "--no-webui", "--mlock", "--no-mmap", "--cont-batching", "-cb",
        "--no-cont-batching", "-nocb", "--props", "--slots", "--no-slots", "-i", "--interactive", "-cnv", "--conversation",
        "-no-cnv", "--no-conversation", "--color", "--no-warmup", "--embedding", "--embeddings", "--log-disable", "--simple-io",
-       "-st", "--single-turn", "--no-display-prompt", "--log-colors", "-lv", "--check-tensors", "--kv-unified", "-kvu"},
+       "-st", "--single-turn", "--no-display-prompt", "--log-colors", "--check-tensors", "--kv-unified", "-kvu"},
   };
   return flags;
 }
@@ -147,7 +147,7 @@ const EngineFlags* flags_for(const std::string& engine) {
 }
 
 bool is_llamacpp_tool(const std::string& word) {
-  const std::string name = word.substr(word.find_last_of('/') == std::string::npos ? 0 : word.find_last_of('/') + 1);
+  const std::string name = word.substr(word.find_last_of("/\\") + 1);  // npos + 1: the whole word
   return name.rfind("llama-", 0) == 0 || name == "main" || name == "server" || name == "llama-server.exe" ||
          name == "llama-cli.exe";
 }
@@ -427,6 +427,13 @@ Result<EngineCommand> read_engine_words(const std::vector<std::string>& words, c
   std::string engine = engine_given;
   FlagWords w{words, 0, {}, {}, false};
   if (auto e = read_program(words, engine, w.i, command)) return *e;
+  // The program decides what llama.cpp reserves (llamacpp_reserved_outputs): llama-server,
+  // llama-cli, llama-bench ... (main and server, their names until 2024, keep the default).
+  if (w.i == 1 && engine == "llama.cpp") {
+    std::string name = words[0].substr(words[0].find_last_of("/\\") + 1);
+    name = name.substr(0, name.find(".exe"));
+    if (name.rfind("llama-", 0) == 0) settings["tool"] = name;
+  }
   const EngineFlags* flags = flags_for(engine);
   if (!flags) {
     return make_error("command.unknown_tool", "command", "command: which engine? start with llama-server or vllm serve");

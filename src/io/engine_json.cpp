@@ -67,7 +67,7 @@ std::optional<Error> llamacpp_settings_from_json(const json& j, LlamaCppSettings
   Fields f{j, "llama.cpp.", std::nullopt};
   f.only({"ctx-size", "batch-size", "ubatch-size", "parallel", "cache-type-k", "cache-type-v", "flash-attn", "n-gpu-layers",
           "split-mode", "tensor-split", "main-gpu", "cpu-moe", "n-cpu-moe", "no-kv-offload", "swa-full", "gpu-layers-draft",
-          "cache-type-k-draft", "cache-type-v-draft", "lora", "mmproj", "no-mmproj-offload"});
+          "cache-type-k-draft", "cache-type-v-draft", "lora", "mmproj", "no-mmproj-offload", "build", "tool"});
   l.ctx_size = f.integer("ctx-size", l.ctx_size, 0, kMaxContextTokens);
   l.batch_size = f.integer("batch-size", l.batch_size, 1, int64_t(1) << 20);
   l.ubatch_size = f.integer("ubatch-size", l.ubatch_size, 1, int64_t(1) << 20);
@@ -80,6 +80,11 @@ std::optional<Error> llamacpp_settings_from_json(const json& j, LlamaCppSettings
   l.swa_full = f.boolean("swa-full", l.swa_full);
   l.gpu_layers_draft = f.integer("gpu-layers-draft", l.gpu_layers_draft, -1, 100000);
   l.no_mmproj_offload = f.boolean("no-mmproj-offload", l.no_mmproj_offload);
+  l.build = f.integer("build", l.build, 0, 1000000);
+  l.tool = f.text("tool", l.tool);
+  if (!f.error && l.tool.rfind("llama-", 0) != 0 && l.tool != "libllama") {
+    f.fail("request.bad_value", "llama.cpp.tool", "must be a llama-* program or libllama (got '" + l.tool + "')");
+  }
   if (const json* mmproj = f.sub("mmproj")) {  // --mmproj's file as read from its header
     Fields mf{*mmproj, "llama.cpp.mmproj.", std::nullopt};
     mf.only({"file", "projector", "weight_bytes", "image_size", "patch_size", "hidden", "intermediate", "heads", "audio", "merge"});
@@ -144,7 +149,7 @@ json llamacpp_settings_to_json(const LlamaCppSettings& l) {
             {"split-mode", split[static_cast<int>(l.split_mode)]}, {"main-gpu", l.main_gpu}, {"cpu-moe", l.cpu_moe},
             {"n-cpu-moe", l.n_cpu_moe}, {"no-kv-offload", l.no_kv_offload}, {"swa-full", l.swa_full},
             {"gpu-layers-draft", l.gpu_layers_draft}, {"cache-type-k-draft", l.cache_type_k_draft},
-            {"cache-type-v-draft", l.cache_type_v_draft}};
+            {"cache-type-v-draft", l.cache_type_v_draft}, {"build", l.build}, {"tool", l.tool}};
   if (!l.tensor_split.empty()) j["tensor-split"] = l.tensor_split;
   if (l.no_mmproj_offload) j["no-mmproj-offload"] = true;
   if (l.has_mmproj) {

@@ -60,7 +60,8 @@ std::optional<Error> estimate_llamacpp(const Request& request, const Catalog& ca
   auto placed = llamacpp_placed_weights(request, catalog, report.prepared.model, "");
   if (!placed) return placed.error();
   const LlamaCppWeights& weights = *placed;
-  const LlamaCppSettings& l = request.llamacpp;
+  LlamaCppSettings l = request.llamacpp;
+  l.with_draft = request.draft != nullptr;  // llamacpp_reserved_outputs: the drafted tokens' outputs
   for (const auto& [v_type, flag] : {std::pair<const std::string*, const char*>{&l.cache_type_v, "cache-type-v"},
                                      {&l.cache_type_v_draft, "cache-type-v-draft"}}) {
     if (l.flash_attn == LlamaFlashAttn::off && *v_type != "f16" && *v_type != "bf16" && *v_type != "f32") {

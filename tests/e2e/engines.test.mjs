@@ -346,3 +346,38 @@ test("Layer list on the first page shows the example network in place; a link wi
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test("laptop: llama.cpp's build typed into its field: from b9460 llama-server reserves one output per sequence; before, the whole -ub of logits", async () => {
+  // Qwen3-4B Q4_K_M, -c 8192 -np 4, as a public llama-server log of October 2026 ran it
+  // (validation/engines/llamacpp.json): the newest build prints a compute buffer of a layer's
+  // size; build 9459 reserved 512 tokens' logits (512 x 4 B x (151,936 + 2,560) = 301.75 MiB).
+  const request = { v: 1, model: { preset: "qwen3-4b" }, weights: { format: "gguf-q4_k_m" }, gpu: { id: "rtx-4090" },
+                    engine: "llama.cpp", "llama.cpp": { "ctx-size": 8192, parallel: 4 } };
+  const opened = await open(browser, site.origin + "/#" + hashOf(request), SIZES.desktop);
+  const { page, errors } = opened;
+  await settled(page);
+  const computeLine = async () => (await texts(page)).find(t => /CUDA0 compute buffer size/.test(t));
+  const newest = await computeLine();
+  assert.ok(newest, "llama.cpp's compute line is shown");
+  assert.ok(!newest.includes("301.75 MiB"), `the newest build: ${newest}`);
+  assert.ok((await texts(page)).includes("program: llama-server"), "the program the answer is for");
+  const field = await widget(page, "##build", { visible: false });
+  await page.mouse.move(field.cx, Math.min(field.cy, 600));
+  await page.mouse.wheel(0, Math.max(0, field.cy - 400));
+  await frames(page, 3);
+  await focusTextBox(page, "##build");
+  await page.keyboard.press("Control+A");
+  await typeText(page, "9459");
+  await page.keyboard.press("Enter");
+  const s = await waitForState(page, s => s["llama.cpp"] && s["llama.cpp"].build === 9459, "build 9459 in the link");
+  assert.equal(s["llama.cpp"].tool, "llama-server");
+  await frames(page, 3);
+  const old = await computeLine();
+  assert.match(old, /CUDA0 compute buffer size = +301\.75 MiB/, `build 9459: ${old}`);
+  const cli = execFileSync(path.join(root, "build/native/vramfit"),
+                           ["infer", "-g", "rtx-4090", "-m", "qwen3-4b", "-w", "gguf-q4_k_m", "--llama-build", "9459",
+                            "--cmd", "llama-server -c 8192 -np 4"], { encoding: "utf8" });
+  assert.ok(cli.split("\n").map(l => l.trim()).includes(old), "the CLI prints the same line");
+  assert.deepEqual(errors, []);
+  await opened.context.close();
+});

@@ -67,6 +67,11 @@ bool EngineInputs::draw_llamacpp(Request& request) {
     }
   }
   changed |= draw_draft(request);
+  // Which llama.cpp (not a flag): its build and program decide what the compute buffer reserves.
+  changed |= number_field("build", l.build, 0, 1000000, Steps::by_one);
+  tip("llama.cpp's build number, as its log prints it (build: 9460 ...); 0: the newest. From b9460 "
+      "llama-server and llama-cli reserve the logits of one output per sequence, not of every token of -ub.");
+  text_wrapped_at_spaces(tr("program: ") + l.tool);
   return changed;
 }
 
