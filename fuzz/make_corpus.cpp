@@ -30,10 +30,11 @@ static const char* const kNetworkSeeds[] = {
     R"("vocab":50,"dim":8},{"type":"silu"},{"type":"flatten"},{"type":"linear","out":3,"bias":false}]}})",
 };
 
-// Launch lines as people paste them: llama.cpp's, vLLM's, SGLang's and Ollama's.
+// Launch lines as people paste them: llama.cpp's (a Windows path among them), vLLM's, SGLang's and Ollama's.
 static const char* const kLaunchLines[] = {
     "llama-server -m model.gguf -c 32768 -ngl 99 -fa on -ctk q8_0 -ctv q8_0 -np 4 --port 8080",
     "llama-cli -hf unsloth/gpt-oss-20b-GGUF:Q4_K_M -c 16384 -ts 3,1 --n-cpu-moe 8 -md draft.gguf",
+    "'C:\\llama\\llama-bench.exe' -m model.gguf -c 8192 -np 4 -lv 4 -cram 0 --metrics",
     "vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --max-model-len 32768 --gpu-memory-utilization 0.85",
     "python -m vllm.entrypoints.openai.api_server --model x --kv-cache-dtype fp8 --enable-lora --max-loras 4",
     "python -m sglang.launch_server --model-path Qwen/Qwen3-14B --tp 2 --mem-fraction-static 0.85 --context-length 32768",
@@ -116,7 +117,8 @@ int main(int argc, char** argv) {
     // The engines: llama.cpp over two GPUs with part of the layers on the CPU, vLLM with
     // tensor and pipeline parallelism, Transformers with its device map.
     json llamacpp = {{"model", {{"preset", m.id}}}, {"weights", {{"format", "gguf-q4_k_m"}}}, {"engine", "llama.cpp"},
-                     {"llama.cpp", {{"ctx-size", 8192}, {"n-gpu-layers", 10}, {"cache-type-k", "q8_0"}, {"flash-attn", "on"}}},
+                     {"llama.cpp", {{"ctx-size", 8192}, {"n-gpu-layers", 10}, {"cache-type-k", "q8_0"}, {"flash-attn", "on"},
+                                    {"build", 9459}, {"tool", "llama-server"}}},
                      {"gpus", {"rtx-4090", "rtx-3090"}}};
     write(dir, "request_json", m.id + "-llamacpp.json", llamacpp.dump());
     // Speculative decoding: a draft model beside the model, in llama.cpp and vLLM.

@@ -241,7 +241,6 @@ void place_mmproj(LlamaCppMemory& r, const LlamaCppSettings& s) {
 // whether the host runs attention (for the attention masks).
 struct LayerPass {
   std::vector<int64_t> peak;  // per GPU, then the host
-  std::vector<bool> attends;  // per GPU, then the host: runs an attention layer
   bool host_attends = false, any_full = false, any_sliding = false;
   int64_t host_layer_peak = 0;
   int64_t& peak_of(int64_t device) { return peak[device == kHost ? peak.size() - 1 : static_cast<size_t>(device)]; }
@@ -253,7 +252,6 @@ LayerPass place_cache(LlamaCppMemory& r, const FormatTables& tables, const Model
                       const Placement& place) {
   LayerPass pass;
   pass.peak.assign(r.gpus.size() + 1, 0);
-  pass.attends.assign(r.gpus.size() + 1, false);
   const int format_k = tables.find_storage(s.cache_type_k);
   const int format_v = tables.find_storage(s.cache_type_v);
   const StorageType& type_k = tables.storage_types[static_cast<size_t>(format_k >= 0 ? format_k : tables.find_storage("f16"))];
@@ -272,7 +270,6 @@ LayerPass place_cache(LlamaCppMemory& r, const FormatTables& tables, const Model
     const bool recurrent = m.is_recurrent_layer(il);
     if (!recurrent) {
       pass.host_attends = pass.host_attends || place.device(il) == kHost;
-      pass.attends[place.device(il) == kHost ? r.gpus.size() : static_cast<size_t>(place.device(il))] = true;
       (m.is_sliding_layer(il) ? pass.any_sliding : pass.any_full) = true;
     }
     const int64_t cells = recurrent ? 0 : m.is_sliding_layer(il) ? r.swa_cells : r.n_ctx;
@@ -293,13 +290,13 @@ LayerPass place_cache(LlamaCppMemory& r, const FormatTables& tables, const Model
 // their normed hidden state.
 void size_compute(LlamaCppMemory& r, const ModelSpec& m, const LlamaCppSettings& s, LayerPass& pass, int64_t output_device) {
   const int64_t gpus = static_cast<int64_t>(r.gpus.size());
-  // The attention masks (below) are inputs set on the host; a GPU running attention layers gets
-  // its own copy (ggml_backend_sched_split_graph copies a split's inputs from other backends),
-  // the F16 cast with flash attention, the F32 mask without, read by each of its attention layers
-  // and so alive through them, not at the output.
+  // The attention masks (below) are inputs set on the host; a GPU running attention layers (it
+  // holds their KV cells) gets its own copy (ggml_backend_sched_split_graph copies a split's
+  // inputs from other backends), the F16 cast with flash attention, the F32 mask without, read by
+  // each of its attention layers and so alive through them, not at the output.
   r.kq_mask = sat_mul(sat_add(pass.any_full ? r.n_ctx : 0, pass.any_sliding ? r.swa_cells : 0), r.ubatch_tokens, 4);
   for (int64_t g = 0; g < gpus; ++g) {
-    if (pass.attends[static_cast<size_t>(g)]) pass.peak_of(g) = sat_add(pass.peak_of(g), r.flash_attention ? r.kq_mask / 2 : r.kq_mask);
+    if (r.gpus[static_cast<size_t>(g)].kv > 0) pass.peak_of(g) = sat_add(pass.peak_of(g), r.flash_attention ? r.kq_mask / 2 : r.kq_mask);
   }
   int64_t& output_peak = pass.peak_of(output_device);
   const int64_t outputs = std::min(r.ubatch_tokens, llamacpp_reserved_outputs(s));

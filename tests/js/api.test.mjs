@@ -54,6 +54,25 @@ test("a Mac's answer names its unified-memory limit, as the CLI's JSON does; lla
   assert.equal(vramfit.estimate({ ...request, gpus: ["rtx-4090"] }).fit.gpu.unified_memory, undefined);
 });
 
+test("llama.cpp's build and program: readCommand names the program; estimate() answers each build as the CLI does", () => {
+  const command = vramfit.readCommand("llama-bench -c 8192 -np 4");
+  assert.equal(command.fields["llama.cpp"].tool, "llama-bench");
+  const request = { v: 1, model: { preset: "qwen3-4b" }, weights: { format: "gguf-q4_k_m" }, engine: "llama.cpp",
+                    gpu: { id: "rtx-4090" }, "llama.cpp": { "ctx-size": 8192, parallel: 4 } };
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "vramfit-build-")), "build.json");
+  const computeOf = reply => reply.engine.gpus[0].compute_bytes;
+  // Before b9460 the prompt graph holds 512 tokens' logits and their hidden state.
+  const old = { ...request, "llama.cpp": { ...request["llama.cpp"], build: 9459 } };
+  assert.equal(computeOf(vramfit.estimate(old)), 512 * 4 * (151936 + 2560));
+  fs.writeFileSync(file, JSON.stringify(old));
+  assert.deepEqual(vramfit.estimate(old), JSON.parse(cli("infer", "--request", file, "--json")));
+  assert.ok(computeOf(vramfit.estimate(request)) < 100 * 1024 * 1024, "the newest llama-server: one output per sequence");
+  assert.equal(computeOf(vramfit.estimate({ ...request, "llama.cpp": { ...request["llama.cpp"], tool: "llama-bench" } })),
+               512 * 4 * (151936 + 2560), "llama-bench keeps n_batch outputs");
+  const bad = vramfit.estimate({ ...request, "llama.cpp": { tool: "ollama" } });
+  assert.equal(bad.error.field, "llama.cpp.tool");
+});
+
 test("catalog() lists models, GPUs and formats", () => {
   const catalog = vramfit.catalog();
   assert.ok(catalog.models.length >= 25);
