@@ -286,6 +286,10 @@ test("vLLM at -tp 2: the GPU count says 2 from -tp x -pp, no field that says 1",
   assert.ok(!(await layout(page)).some(w => w.label === "##GPU count"), "no GPU count field to disagree");
   await pick(page, size, false, "Engine", ENGINE.llamacpp);
   await waitForState(page, s => s.engine === "llama.cpp", "llama.cpp");
+  // llama.cpp's inputs are longer (its build and program among them): the wheel again, to the GPU section.
+  await page.mouse.move(150, 400);
+  for (let notch = 0; notch < 12; notch++) await page.mouse.wheel(0, 300);
+  await settled(page);
   assert.equal((await widget(page, "##GPU count", { visible: false })).label, "##GPU count", "llama.cpp takes the count");
   assert.deepEqual(errors, []);
   await context.close();
