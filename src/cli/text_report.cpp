@@ -203,7 +203,7 @@ void print_llamacpp_report(std::ostream& out, const Report& r) {
       << l.cache_type_v << t(m.flash_attention ? ", flash attention on" : ", flash attention off") << "\n";
   // Which llama.cpp: what its program and build reserve for the logits (llamacpp_reserved_outputs).
   out << "  " << l.tool << (l.build > 0 ? t(", build ") + std::to_string(l.build) : t(", the newest build"))
-      << t(": the prompt graph reserves logits for ") << std::min(m.ubatch_tokens, llamacpp_reserved_outputs(l))
+      << t(": the prompt graph reserves logits for ") << m.reserved_outputs
       << t(" output(s) (every token of -ub before build 9460 and in programs other than llama-server and llama-cli)") << "\n";
   // With a draft model (-md) its buffers, all together, have a column of their own.
   const LlamaCppMemory& d = r.engine->llamacpp_draft;

@@ -299,8 +299,8 @@ void size_compute(LlamaCppMemory& r, const ModelSpec& m, const LlamaCppSettings&
     if (r.gpus[static_cast<size_t>(g)].kv > 0) pass.peak_of(g) = sat_add(pass.peak_of(g), r.flash_attention ? r.kq_mask / 2 : r.kq_mask);
   }
   int64_t& output_peak = pass.peak_of(output_device);
-  const int64_t outputs = std::min(r.ubatch_tokens, llamacpp_reserved_outputs(s));
-  output_peak = std::max(output_peak, sat_mul(outputs, 4, m.vocab_size + m.hidden_size));
+  r.reserved_outputs = std::min(r.ubatch_tokens, llamacpp_reserved_outputs(s));
+  output_peak = std::max(output_peak, sat_mul(r.reserved_outputs, 4, m.vocab_size + m.hidden_size));
   for (int64_t g = 0; g < gpus; ++g) r.gpus[static_cast<size_t>(g)].compute = pass.peak[static_cast<size_t>(g)];
   // The host computes the input embeddings (get_rows on token_embd) for the batch.
   r.host.compute = std::max(pass.peak.back(), sat_mul(r.ubatch_tokens, 4, m.hidden_size));

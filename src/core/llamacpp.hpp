@@ -143,6 +143,7 @@ struct LlamaCppMemory {
   int64_t rs_cells = 0;                // recurrent states kept, max(1, n_seq_max) (0: no recurrent layer)
   int64_t kq_mask = 0;                 // the attention masks' F32 inputs, n_kv x n_tokens each (host compute)
   int64_t ubatch_tokens = 0;           // tokens of the graph llama.cpp reserves (min(n_ctx, -ub))
+  int64_t reserved_outputs = 0;        // of them, the outputs whose logits it reserves (llamacpp_reserved_outputs)
   int64_t offloaded_layers = 0;        // "offloaded N/M layers to GPU"
   int64_t layer_slots = 0;             // M: the repeating layers and the output layer
   bool flash_attention = true;         // after -fa auto is resolved

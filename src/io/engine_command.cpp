@@ -146,8 +146,11 @@ const EngineFlags* flags_for(const std::string& engine) {
   return nullptr;
 }
 
+// A command's program without its folder ("/opt/bin/llama-server", "C:\\llama\\llama-server.exe").
+std::string program_name(const std::string& word) { return word.substr(word.find_last_of("/\\") + 1); }  // npos + 1: all
+
 bool is_llamacpp_tool(const std::string& word) {
-  const std::string name = word.substr(word.find_last_of("/\\") + 1);  // npos + 1: the whole word
+  const std::string name = program_name(word);
   return name.rfind("llama-", 0) == 0 || name == "main" || name == "server" || name == "llama-server.exe" ||
          name == "llama-cli.exe";
 }
@@ -299,7 +302,7 @@ struct FlagWords {
 std::optional<Error> read_program(const std::vector<std::string>& words, std::string& engine, size_t& i, EngineCommand& command) {
   if (words[0][0] == '-') return std::nullopt;
   const std::string& w0 = words[0];
-  const std::string name = w0.substr(w0.find_last_of('/') == std::string::npos ? 0 : w0.find_last_of('/') + 1);
+  const std::string name = program_name(w0);
   if (is_llamacpp_tool(w0)) {
     engine = "llama.cpp";
     i = 1;
@@ -430,8 +433,8 @@ Result<EngineCommand> read_engine_words(const std::vector<std::string>& words, c
   // The program decides what llama.cpp reserves (llamacpp_reserved_outputs): llama-server,
   // llama-cli, llama-bench ... (main and server, their names until 2024, keep the default).
   if (w.i == 1 && engine == "llama.cpp") {
-    std::string name = words[0].substr(words[0].find_last_of("/\\") + 1);
-    name = name.substr(0, name.find(".exe"));
+    std::string name = program_name(words[0]);
+    name.resize(std::min(name.size(), name.find(".exe")));
     if (name.rfind("llama-", 0) == 0) settings["tool"] = name;
   }
   const EngineFlags* flags = flags_for(engine);
